@@ -1,0 +1,207 @@
+"""Action forms (RULES.md A.18, B.14) and their parsing from JSON.
+
+Tiles are addressed by id. Malformed input raises ``bad_action`` before any
+rule is looked at (§C).
+
+>>> parse_action({"do": "discard", "tile": 7})
+Discard(tile=7)
+>>> lay = parse_action({"do": "lay", "melds": [[1, 2, 3], {"kind": "set", "tiles": [4, 17, 30]}]})
+>>> [(m.tiles, m.kind) for m in lay.melds], lay.atu
+([((1, 2, 3), None), ((4, 17, 30), 'set')], False)
+>>> parse_action({"do": "lay", "melds": [[1, 1, 2]]})
+Traceback (most recent call last):
+...
+server.rules.errors.RuleError: bad_action: a tile id appears twice in the action
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from server.rules.errors import ErrorCode, RuleError
+from server.rules.melds import KINDS
+
+
+@dataclass(frozen=True, slots=True)
+class MeldSpec:
+    tiles: tuple[int, ...]
+    kind: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LayoffSpec:
+    tile: int
+    meld: int
+    end: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    tile: int
+
+
+@dataclass(frozen=True, slots=True)
+class Lay:
+    melds: tuple[MeldSpec, ...]
+    atu: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TakeRow:
+    index: int
+    melds: tuple[MeldSpec, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LayOff:
+    tile: int
+    meld: int
+    end: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BuyJoker:
+    tile: int
+    meld: int
+
+
+@dataclass(frozen=True, slots=True)
+class TakeDiscard:
+    melds: tuple[MeldSpec, ...]
+    layoffs: tuple[LayoffSpec, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class JokerButton:
+    pass
+
+
+Action = Draw | Discard | Lay | TakeRow | LayOff | BuyJoker | TakeDiscard | JokerButton
+
+ACTION_NAMES: dict[type, str] = {
+    Draw: "draw", Discard: "discard", Lay: "lay", TakeRow: "take_row", LayOff: "layoff",
+    BuyJoker: "buy_joker", TakeDiscard: "take_discard", JokerButton: "joker_button",
+}
+
+
+def _bad(message: str) -> RuleError:
+    return RuleError(ErrorCode.BAD_ACTION, message)
+
+
+def _int(data: Mapping[str, Any], key: str) -> int:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _bad(f"'{key}' must be a non-negative integer")
+    return value
+
+
+def _end(data: Mapping[str, Any]) -> str | None:
+    end = data.get("end")
+    if end is not None and end not in ("low", "high"):
+        raise _bad("'end' must be 'low' or 'high'")
+    return end
+
+
+def _meld(raw: Any) -> MeldSpec:
+    kind = None
+    tiles = raw
+    if isinstance(raw, Mapping):
+        kind = raw.get("kind")
+        tiles = raw.get("tiles")
+        if kind is not None and kind not in KINDS:
+            raise _bad(f"meld kind must be one of {', '.join(KINDS)}")
+    if not isinstance(tiles, list | tuple) or not tiles:
+        raise _bad("a meld is a non-empty list of tile ids")
+    for t in tiles:
+        if isinstance(t, bool) or not isinstance(t, int) or t < 0:
+            raise _bad("tile ids are non-negative integers")
+    return MeldSpec(tuple(tiles), kind)
+
+
+def _melds(data: Mapping[str, Any], required: bool) -> tuple[MeldSpec, ...]:
+    raw = data.get("melds", [])
+    if not isinstance(raw, list | tuple) or (required and not raw):
+        raise _bad("'melds' must be a non-empty list of melds")
+    return tuple(_meld(m) for m in raw)
+
+
+def parse_action(data: Mapping[str, Any]) -> Action:
+    """Turn a JSON action (A.18/B.14 with tile ids) into an action object."""
+    if not isinstance(data, Mapping):
+        raise _bad("an action is an object with a 'do' field")
+    do = data.get("do")
+    action: Action
+    if do == "draw":
+        action = Draw()
+    elif do == "discard":
+        action = Discard(_int(data, "tile"))
+    elif do == "lay":
+        atu = data.get("atu", False)
+        if not isinstance(atu, bool):
+            raise _bad("'atu' must be true or false")
+        action = Lay(_melds(data, True), atu)
+    elif do == "take_row":
+        action = TakeRow(_int(data, "index"), _melds(data, False))
+    elif do == "layoff":
+        action = LayOff(_int(data, "tile"), _int(data, "meld"), _end(data))
+    elif do == "buy_joker":
+        action = BuyJoker(_int(data, "tile"), _int(data, "meld"))
+    elif do == "take_discard":
+        raw = data.get("layoffs", [])
+        if not isinstance(raw, list | tuple):
+            raise _bad("'layoffs' must be a list")
+        layoffs = []
+        for item in raw:
+            if not isinstance(item, Mapping):
+                raise _bad("a lay-off is an object with 'tile' and 'meld'")
+            layoffs.append(LayoffSpec(_int(item, "tile"), _int(item, "meld"), _end(item)))
+        action = TakeDiscard(_melds(data, False), tuple(layoffs))
+    elif do == "joker_button":
+        action = JokerButton()
+    else:
+        raise _bad(f"unknown action {do!r}")
+    ids = action_tiles(action)
+    if len(ids) != len(set(ids)):
+        raise _bad("a tile id appears twice in the action")
+    return action
+
+
+def action_tiles(action: Action) -> list[int]:
+    """Every tile id an action names."""
+    if isinstance(action, Discard | LayOff | BuyJoker):
+        return [action.tile]
+    if isinstance(action, Lay | TakeRow):
+        return [t for m in action.melds for t in m.tiles]
+    if isinstance(action, TakeDiscard):
+        return [t for m in action.melds for t in m.tiles] + [lo.tile for lo in action.layoffs]
+    return []
+
+
+def action_to_dict(action: Action) -> dict[str, Any]:
+    """The JSON form of an action (inverse of :func:`parse_action`)."""
+    out: dict[str, Any] = {"do": ACTION_NAMES[type(action)]}
+    if isinstance(action, Discard):
+        out["tile"] = action.tile
+    elif isinstance(action, LayOff | BuyJoker):
+        out["tile"] = action.tile
+        out["meld"] = action.meld
+        if isinstance(action, LayOff) and action.end is not None:
+            out["end"] = action.end
+    if isinstance(action, Lay | TakeRow | TakeDiscard):
+        out["melds"] = [{"kind": m.kind, "tiles": list(m.tiles)} if m.kind else list(m.tiles)
+                        for m in action.melds]
+    if isinstance(action, Lay) and action.atu:
+        out["atu"] = True
+    if isinstance(action, TakeRow):
+        out["index"] = action.index
+    if isinstance(action, TakeDiscard) and action.layoffs:
+        out["layoffs"] = [{"tile": lo.tile, "meld": lo.meld, **({"end": lo.end} if lo.end else {})}
+                          for lo in action.layoffs]
+    return out

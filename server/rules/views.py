@@ -1,0 +1,131 @@
+"""Per-seat views (RULES.md §D): the only way hidden information leaves the engine.
+
+:func:`view_for` gives what one seat may see; :func:`spectator_view` what a
+watcher may see (no hand at all). Until the round is over, a view never holds
+a tile of another seat's hand, the stock order or the seed; then all hands
+are revealed with the scored result.
+
+>>> from server.rules.state import new_round
+>>> s = new_round("remi", players=3, seed=5)
+>>> v = view_for(s, 1)
+>>> v.hand == s.hands[1], [x.tiles for x in v.seats], v.stock_count
+(True, [15, 14, 14], 62)
+>>> set(v.to_dict()) >= {"hand", "seats", "row", "table", "atu", "turn", "phase"}
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from server.rules.state import RoundState, meld_public
+from server.rules.variants import Variant, get_variant
+
+
+@dataclass
+class SeatInfo:
+    """What everybody sees of one seat."""
+
+    seat: int
+    tiles: int
+    opened: bool
+    opened_with: str | None
+    credits: int
+    first_turn: bool
+
+
+@dataclass
+class SeatView:
+    """A seat's (or a spectator's, ``seat`` None) view of a round."""
+
+    variant_id: str
+    players: int
+    seat: int | None
+    first: int
+    turn: int
+    phase: str
+    hand: list[int]
+    seats: list[SeatInfo]
+    table: list[dict[str, Any]]
+    row: list[int]  # the visible part of the row, oldest first
+    row_offset: int  # index in the whole row of row[0]
+    row_length: int
+    row_depth: int | None
+    atu: int | None
+    atu_taken_by: int | None
+    stock_count: int
+    consumed: list[int]
+    last_points_opening: int | None
+    last_doubles_opening: int | None
+    joker_button: bool
+    joker_credits: int
+    button_used: bool
+    over: bool
+    result: dict[str, Any] | None = None
+    hands: list[list[int]] | None = None  # revealed when the round is over
+    opened_with: list[str | None] = field(default_factory=list)
+
+    @property
+    def variant(self) -> Variant:
+        return get_variant(self.variant_id)
+
+    @property
+    def opened(self) -> list[bool]:
+        return [s.opened for s in self.seats]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SeatView:
+        fields = dict(data)
+        fields["seats"] = [SeatInfo(**s) for s in data["seats"]]
+        return cls(**fields)
+
+
+def _view(state: RoundState, seat: int | None) -> SeatView:
+    depth = state.options.row_depth
+    offset = 0 if depth is None else max(0, len(state.row) - depth)
+    result = state.result
+    return SeatView(
+        variant_id=state.variant.id,
+        players=state.players,
+        seat=seat,
+        first=state.first,
+        turn=state.turn,
+        phase=state.phase,
+        hand=list(state.hands[seat]) if seat is not None else [],
+        seats=[SeatInfo(i, len(state.hands[i]), state.opened[i], state.opened_with[i],
+                        state.credits(i), state.first_turn(i)) for i in range(state.players)],
+        table=[meld_public(m) for m in state.table],
+        row=state.row[offset:],
+        row_offset=offset,
+        row_length=len(state.row),
+        row_depth=depth,
+        atu=state.atu,
+        atu_taken_by=state.atu_taken_by,
+        stock_count=len(state.stock),
+        consumed=sorted(state.consumed),
+        last_points_opening=state.last_points_opening,
+        last_doubles_opening=state.last_doubles_opening,
+        joker_button=state.options.joker_button,
+        joker_credits=state.joker_credits[seat] if seat is not None else 0,
+        button_used=state.button_used[seat] if seat is not None else False,
+        over=state.over,
+        result=asdict(result) if result is not None else None,
+        hands=[list(h) for h in state.hands] if state.over else None,
+        opened_with=list(state.opened_with),
+    )
+
+
+def view_for(state: RoundState, seat: int) -> SeatView:
+    """What ``seat`` may see (§D)."""
+    if not 0 <= seat < state.players:
+        raise ValueError("no such seat")
+    return _view(state, seat)
+
+
+def spectator_view(state: RoundState) -> SeatView:
+    """What a watcher may see: no hand until the round is over."""
+    return _view(state, None)
