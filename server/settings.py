@@ -1,0 +1,163 @@
+"""The one settings object of the server.
+
+Every value can be set from the environment with the ``REMI_`` prefix, e.g.
+``REMI_DATABASE_URL``.  A :class:`Settings` is built once (by the CLI, or by a
+test) and handed to :func:`server.app.create_app`, which injects it; nothing
+reads the environment anywhere else.
+
+>>> s = Settings(data_dir=Path("/tmp/remi-doc"), allowed_origins="http://a, http://b")
+>>> s.database_url
+'sqlite+aiosqlite:////tmp/remi-doc/remi.sqlite3'
+>>> s.allowed_origins
+['http://a', 'http://b']
+>>> s.is_sqlite
+True
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+TurnSeconds = Literal[15, 30, 60, 120]
+"""The turn times a room may choose."""
+
+_DEFAULT_ORIGINS = [
+    "http://localhost:8000",
+    "http://127.0.0.1:8000",
+    "http://localhost:5173",
+    "http://127.0.0.1:5173",
+]
+
+
+class Settings(BaseSettings):
+    """Server configuration (environment prefix ``REMI_``)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="REMI_",
+        extra="ignore",
+        validate_default=True,
+    )
+
+    # --- storage -----------------------------------------------------------
+    data_dir: Path = Field(
+        default=Path("data"),
+        description="Directory for the embedded SQLite database and other local files.",
+    )
+    database_url: str = Field(
+        default="",
+        description=(
+            "SQLAlchemy async URL. Empty means sqlite+aiosqlite at <data_dir>/remi.sqlite3; "
+            "use postgresql+asyncpg://user:pass@host/db for PostgreSQL."
+        ),
+    )
+    database_schema: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,62}$",
+        description="PostgreSQL only: schema to use (search_path); created by the migrations.",
+    )
+    database_echo: bool = Field(default=False, description="Log every SQL statement.")
+    migrate_on_startup: bool = Field(
+        default=True, description="Apply Alembic migrations when the app starts."
+    )
+    migrations_dir: Path | None = Field(
+        default=None,
+        description="Alembic script directory; default: the repository's migrations/.",
+    )
+    redis_url: str | None = Field(
+        default=None,
+        description="Optional Redis URL (redis://host:6379/0); /healthz checks it when set.",
+    )
+
+    # --- HTTP --------------------------------------------------------------
+    host: str = Field(default="127.0.0.1", description="Address `serve` binds to.")
+    port: int = Field(default=8000, ge=1, le=65535, description="Port `serve` binds to.")
+    allowed_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: list(_DEFAULT_ORIGINS),
+        description="Origins allowed on the WebSocket handshake and for CORS "
+        "(comma-separated or a JSON list).",
+    )
+    cookie_name: str = Field(default="remi_token", description="Name of the identity cookie.")
+    cookie_secure: bool = Field(
+        default=False, description="Mark the identity cookie Secure (set true behind HTTPS)."
+    )
+    cookie_samesite: Literal["lax", "strict"] = Field(
+        default="lax", description="SameSite attribute of the identity cookie."
+    )
+    cookie_max_age_seconds: int = Field(
+        default=400 * 24 * 3600, ge=60, description="Max-Age of the identity cookie."
+    )
+
+    # --- game timing -------------------------------------------------------
+    default_turn_seconds: TurnSeconds = Field(
+        default=60, description="Turn time of a room that does not choose one."
+    )
+    unresponsive_after_timeouts: int = Field(
+        default=2, ge=1, description="Consecutive turn timeouts that mark a seat unresponsive."
+    )
+    reconnect_grace_seconds: float = Field(
+        default=10.0,
+        ge=0,
+        description="After a disconnect, how long before the seat is marked away.",
+    )
+    empty_room_grace_seconds: float = Field(
+        default=120.0, ge=0, description="A room with no human left ends after this long."
+    )
+    replay_buffer_events: int = Field(
+        default=512, ge=0, description="Events a room keeps to replay to a reconnecting client."
+    )
+
+    # --- WebSocket safety --------------------------------------------------
+    rate_limit_messages: int = Field(
+        default=100, ge=1, description="Messages a connection may send per window."
+    )
+    rate_limit_window_seconds: float = Field(
+        default=20.0, gt=0, description="Length of the message-budget window."
+    )
+    max_frame_bytes: int = Field(
+        default=16 * 1024, ge=256, description="Larger WebSocket frames close the connection."
+    )
+
+    # --- logging -----------------------------------------------------------
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="INFO", description="Root log level."
+    )
+    log_format: Literal["json", "text"] = Field(
+        default="json", description="json: one JSON object a line; text: key=value."
+    )
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_level(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _default_database_url(self) -> Settings:
+        if not self.database_url:
+            path = (self.data_dir / "remi.sqlite3").resolve()
+            self.database_url = f"sqlite+aiosqlite:///{path}"
+        return self
+
+    @property
+    def is_sqlite(self) -> bool:
+        """True when the database is SQLite."""
+        return self.database_url.startswith("sqlite")
+
+    @property
+    def is_postgres(self) -> bool:
+        """True when the database is PostgreSQL."""
+        return self.database_url.startswith("postgresql")
