@@ -1,0 +1,1 @@
+"""Persistence: tables, engine/session factory, migrations and the game log."""

@@ -1,0 +1,103 @@
+"""Async engine and session factory built from :class:`~server.settings.Settings`."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event, make_url, text
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+from sqlalchemy.pool import ConnectionPoolEntry
+
+from server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def _sqlite_path(url: str) -> Path | None:
+    database = make_url(url).database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database)
+
+
+def build_engine(settings: Settings) -> AsyncEngine:
+    """Create the async engine for the configured database.
+
+    SQLite: WAL journal, foreign keys on, a busy timeout, and every transaction
+    opened with ``BEGIN IMMEDIATE`` so that concurrent writers queue instead of
+    failing on lock upgrade. PostgreSQL: ``database_schema`` becomes the
+    connection's search_path.
+    """
+    url = settings.database_url
+    kwargs: dict[str, Any] = {"echo": settings.database_echo}
+    if settings.is_sqlite:
+        path = _sqlite_path(url)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        kwargs["connect_args"] = {"timeout": 30}
+    elif settings.is_postgres:
+        kwargs["pool_pre_ping"] = True
+        if settings.database_schema:
+            kwargs["connect_args"] = {
+                "server_settings": {"search_path": settings.database_schema}
+            }
+    engine = create_async_engine(url, **kwargs)
+    if settings.is_sqlite:
+        _configure_sqlite(engine)
+    return engine
+
+
+def _configure_sqlite(engine: AsyncEngine) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+        # Take transaction control away from the driver; see _on_begin.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+class Database:
+    """Owns the engine and hands out sessions::
+
+        async with db.transaction() as session:
+            session.add(obj)
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.engine = build_engine(settings)
+        self.sessionmaker = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncSession]:
+        """A session inside one transaction, committed on success, rolled back on error."""
+        async with self.sessionmaker() as session, session.begin():
+            yield session
+
+    async def ping(self) -> None:
+        """Run a trivial query; raises if the database is unreachable."""
+        async with self.engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+
+    async def dispose(self) -> None:
+        """Close every pooled connection."""
+        await self.engine.dispose()

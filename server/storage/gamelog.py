@@ -1,0 +1,306 @@
+"""Durable game log for the room actor: rounds, the append-only action log, scores.
+
+The room actor calls these in the order things happen, awaiting each before it
+acknowledges or broadcasts anything:
+
+1. :meth:`GameLog.begin_round` when it deals (stores the seed and options);
+2. :meth:`GameLog.append_action` for every accepted action (``seq`` counts
+   from 1 in the round; the unique key (round_id, seq) refuses a second
+   writer of the same slot with :class:`DuplicateAction`);
+3. :meth:`GameLog.finish_round` with the engine's result and per-seat
+   additions, in one transaction;
+4. :meth:`GameLog.record_match` when the end condition is met: exactly once
+   per room (the primary key on ``match_results.room_id``), and the room
+   becomes ``finished``.
+
+On start-up :meth:`GameLog.unfinished_rooms` and :meth:`GameLog.load` give
+everything needed to rebuild each live room by replaying its current round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from server.storage.database import Database
+from server.storage.models import Action, MatchResult, Room, Round, RoundScore, Seat, utcnow
+
+
+class DuplicateAction(Exception):
+    """The (round, seq) slot is already in the log."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedAction:
+    """One entry of a round's action log."""
+
+    seq: int
+    seat: int
+    action: dict[str, Any]
+    client_seq: int | None
+    source: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """A round as stored; ``actions`` only for the round being replayed."""
+
+    id: int
+    number: int
+    variant: str
+    seed: str
+    first_seat: int
+    options: dict[str, Any]
+    finished: bool
+    result: dict[str, Any] | None
+    created_at: datetime
+    actions: list[LoggedAction] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """A seat as stored."""
+
+    seat: int
+    player_id: str | None
+    bot_level: str | None
+    rack: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class RoomRecord:
+    """Everything needed to bring a playing room back to life."""
+
+    id: str
+    status: str
+    version: int
+    owner_id: str
+    settings: dict[str, Any]
+    seats: list[SeatRecord]
+    rounds: list[RoundRecord]
+    """Every round, oldest first; the last one carries its actions if unfinished."""
+    totals: list[int]
+    """Sum of the finished rounds' scores, per seat."""
+
+    @property
+    def current_round(self) -> RoundRecord | None:
+        """The unfinished round, if any."""
+        if self.rounds and not self.rounds[-1].finished:
+            return self.rounds[-1]
+        return None
+
+
+class GameLog:
+    """Durable writes of the live game; see the module docstring for the order."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def begin_round(
+        self,
+        room_id: str,
+        number: int,
+        variant: str,
+        seed: str,
+        first_seat: int,
+        options: dict[str, Any],
+    ) -> int:
+        """Store a new round; returns its id."""
+        row = Round(
+            room_id=room_id,
+            number=number,
+            variant=variant,
+            seed=seed,
+            first_seat=first_seat,
+            options=options,
+            finished=False,
+        )
+        async with self._db.transaction() as session:
+            session.add(row)
+        return row.id
+
+    async def append_action(
+        self,
+        round_id: int,
+        seq: int,
+        seat: int,
+        action: dict[str, Any],
+        *,
+        client_seq: int | None = None,
+        source: str = "player",
+    ) -> None:
+        """Append one accepted action; committed when this returns."""
+        try:
+            async with self._db.transaction() as session:
+                session.add(
+                    Action(
+                        round_id=round_id,
+                        seq=seq,
+                        seat=seat,
+                        action=action,
+                        client_seq=client_seq,
+                        source=source,
+                    )
+                )
+        except IntegrityError as exc:
+            raise DuplicateAction(f"round {round_id} already has action {seq}") from exc
+
+    async def finish_round(
+        self, round_id: int, result: dict[str, Any], scores: Sequence[int]
+    ) -> None:
+        """Mark the round finished with its result and store each seat's addition."""
+        async with self._db.transaction() as session:
+            rnd = await session.get(Round, round_id, with_for_update=True)
+            if rnd is None:
+                raise KeyError(round_id)
+            if rnd.finished:
+                return
+            rnd.finished = True
+            rnd.result = result
+            rnd.finished_at = utcnow()
+            session.add_all(
+                RoundScore(room_id=rnd.room_id, round_number=rnd.number, seat=i, score=s)
+                for i, s in enumerate(scores)
+            )
+
+    async def record_match(
+        self,
+        room_id: str,
+        totals: Sequence[int],
+        winners: Sequence[int],
+        rounds_played: int,
+    ) -> bool:
+        """Store the match result and finish the room; False if it was already stored."""
+        try:
+            async with self._db.transaction() as session:
+                session.add(
+                    MatchResult(
+                        room_id=room_id,
+                        totals=list(totals),
+                        winners=list(winners),
+                        rounds_played=rounds_played,
+                    )
+                )
+                await session.flush()
+                await session.execute(
+                    update(Room)
+                    .where(Room.id == room_id)
+                    .values(status="finished", finished_at=utcnow(), version=Room.version + 1)
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    async def set_rack(self, room_id: str, seat: int, rack: dict[str, Any] | None) -> None:
+        """Persist a seat's rack layout."""
+        async with self._db.transaction() as session:
+            await session.execute(
+                update(Seat).where(Seat.room_id == room_id, Seat.seat == seat).values(rack=rack)
+            )
+
+    async def set_version(self, room_id: str, version: int) -> None:
+        """Raise the room's stored version to ``version`` (never lowers it)."""
+        async with self._db.transaction() as session:
+            await session.execute(
+                update(Room).where(Room.id == room_id, Room.version < version).values(
+                    version=version
+                )
+            )
+
+    async def unfinished_rooms(self) -> list[str]:
+        """Ids of rooms whose match is being played."""
+        async with self._db.transaction() as session:
+            rows = await session.scalars(
+                select(Room.id).where(Room.status == "playing").order_by(Room.created_at)
+            )
+            return list(rows)
+
+    async def load(self, room_id: str) -> RoomRecord:
+        """A room with its seats, rounds, totals and the current round's actions."""
+        async with self._db.transaction() as session:
+            room = await session.get(Room, room_id)
+            if room is None:
+                raise KeyError(room_id)
+            seats = list(
+                await session.scalars(
+                    select(Seat).where(Seat.room_id == room_id).order_by(Seat.seat)
+                )
+            )
+            rounds = list(
+                await session.scalars(
+                    select(Round).where(Round.room_id == room_id).order_by(Round.number)
+                )
+            )
+            scores = list(
+                await session.scalars(select(RoundScore).where(RoundScore.room_id == room_id))
+            )
+            actions: list[Action] = []
+            if rounds and not rounds[-1].finished:
+                actions = list(
+                    await session.scalars(
+                        select(Action)
+                        .where(Action.round_id == rounds[-1].id)
+                        .order_by(Action.seq)
+                    )
+                )
+        totals = [0] * len(seats)
+        for sc in scores:
+            if 0 <= sc.seat < len(totals):
+                totals[sc.seat] += sc.score
+        records = [
+            RoundRecord(
+                id=r.id,
+                number=r.number,
+                variant=r.variant,
+                seed=r.seed,
+                first_seat=r.first_seat,
+                options=r.options,
+                finished=r.finished,
+                result=r.result,
+                created_at=r.created_at,
+            )
+            for r in rounds
+        ]
+        if actions:
+            last = records[-1]
+            records[-1] = RoundRecord(
+                id=last.id,
+                number=last.number,
+                variant=last.variant,
+                seed=last.seed,
+                first_seat=last.first_seat,
+                options=last.options,
+                finished=last.finished,
+                result=last.result,
+                created_at=last.created_at,
+                actions=[
+                    LoggedAction(
+                        seq=a.seq,
+                        seat=a.seat,
+                        action=a.action,
+                        client_seq=a.client_seq,
+                        source=a.source,
+                        created_at=a.created_at,
+                    )
+                    for a in actions
+                ],
+            )
+        return RoomRecord(
+            id=room.id,
+            status=room.status,
+            version=room.version,
+            owner_id=room.owner_id,
+            settings=room.settings,
+            seats=[
+                SeatRecord(seat=s.seat, player_id=s.player_id, bot_level=s.bot_level, rack=s.rack)
+                for s in seats
+            ],
+            rounds=records,
+            totals=totals,
+        )

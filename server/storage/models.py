@@ -1,0 +1,199 @@
+"""Database tables (SQLAlchemy 2 declarative).
+
+The schema itself is created by the Alembic migrations in ``migrations/``;
+these classes must stay in step with them (``tests/server/storage`` checks
+that the migrated database and this metadata agree).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+ROOM_STATUSES = ("waiting", "playing", "finished")
+BOT_LEVELS = ("easy", "normal", "hard")
+
+JsonType = JSON().with_variant(JSONB(), "postgresql")
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timestamp stored in UTC and always read back timezone-aware.
+
+    SQLite keeps no zone, so naive values coming back are tagged as UTC.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value.astimezone(UTC) if value is not None else None
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value
+
+
+class Base(DeclarativeBase):
+    """Declarative base with a fixed constraint naming convention."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        datetime: UTCDateTime(),
+        dict[str, Any]: JsonType,
+    }
+
+
+class Player(Base):
+    """A guest identity. Only the SHA-256 of its token is stored."""
+
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    display_name: Mapped[str] = mapped_column(String(64))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Room(Base):
+    """A table: its settings, owner and lifecycle status.
+
+    ``version`` increases with every change of the room's persisted state.
+    """
+
+    __tablename__ = "rooms"
+    __table_args__ = (
+        CheckConstraint("status IN ('waiting', 'playing', 'finished')", name="status"),
+        Index("ix_rooms_lobby", "public", "status", "created_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    invite_code: Mapped[str | None] = mapped_column(String(32), unique=True)
+    owner_id: Mapped[str] = mapped_column(ForeignKey("players.id"), index=True)
+    public: Mapped[bool] = mapped_column(Boolean)
+    settings: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    status: Mapped[str] = mapped_column(String(16), default="waiting")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Seat(Base):
+    """One seat of a room: a player, a bot (``bot_level``) or empty.
+
+    A seat keeps its player while the player is away (a bot plays for them);
+    ``bot_level`` with no player is a seat filled by a bot at the start.
+    ``rack`` is the seat's rack layout (order and gaps of its tiles).
+    """
+
+    __tablename__ = "seats"
+    __table_args__ = (
+        UniqueConstraint("room_id", "player_id"),
+        CheckConstraint("seat >= 0 AND seat < 4", name="seat_range"),
+        CheckConstraint(
+            "bot_level IS NULL OR bot_level IN ('easy', 'normal', 'hard')", name="bot_level"
+        ),
+    )
+
+    room_id: Mapped[str] = mapped_column(
+        ForeignKey("rooms.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"), index=True)
+    bot_level: Mapped[str | None] = mapped_column(String(16))
+    rack: Mapped[dict[str, Any] | None] = mapped_column(JsonType, default=None)
+
+
+class Round(Base):
+    """One deal of a match: everything needed to replay it from its action log."""
+
+    __tablename__ = "rounds"
+    __table_args__ = (UniqueConstraint("room_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    variant: Mapped[str] = mapped_column(String(32))
+    seed: Mapped[str] = mapped_column(String(128))
+    first_seat: Mapped[int] = mapped_column(Integer)
+    options: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    finished: Mapped[bool] = mapped_column(Boolean, default=False)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JsonType, default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class Action(Base):
+    """Append-only action log of a round; ``seq`` counts from 1 within the round."""
+
+    __tablename__ = "actions"
+
+    round_id: Mapped[int] = mapped_column(
+        ForeignKey("rounds.id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    seat: Mapped[int] = mapped_column(Integer)
+    action: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    client_seq: Mapped[int | None] = mapped_column(Integer)
+    source: Mapped[str] = mapped_column(String(16), default="player")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RoundScore(Base):
+    """A seat's addition to its total in one finished round."""
+
+    __tablename__ = "round_scores"
+
+    room_id: Mapped[str] = mapped_column(
+        ForeignKey("rooms.id", ondelete="CASCADE"), primary_key=True
+    )
+    round_number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    score: Mapped[int] = mapped_column(Integer)
+
+
+class MatchResult(Base):
+    """A finished match: one row per room, so it is recorded exactly once."""
+
+    __tablename__ = "match_results"
+
+    room_id: Mapped[str] = mapped_column(
+        ForeignKey("rooms.id", ondelete="CASCADE"), primary_key=True
+    )
+    totals: Mapped[list[int]] = mapped_column(JsonType)
+    winners: Mapped[list[int]] = mapped_column(JsonType)
+    rounds_played: Mapped[int] = mapped_column(Integer)
+    finished_at: Mapped[datetime] = mapped_column(default=utcnow)
