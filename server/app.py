@@ -1,16 +1,84 @@
-"""FastAPI application factory (placeholder until the game server lands)."""
+"""FastAPI application factory.
+
+``create_app(settings)`` builds one app around one :class:`~server.services.Services`
+container (engine, metrics registry, services) stored on ``app.state.services``
+and reached by handlers through :func:`server.api.deps.get_services`. The
+lifespan applies the migrations, connects Redis when configured, and closes
+everything on shutdown. Several apps can live in one process (tests do).
+"""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from redis.asyncio import Redis
+
+from server.api import health, players, rooms
+from server.api.errors import install_error_handlers
+from server.rooms.service import RoomEvents
+from server.services import Services, build_services
+from server.settings import Settings
+from server.storage.migrate import migrate
+
+log = logging.getLogger(__name__)
 
 
-def create_app() -> FastAPI:
-    """Build the ASGI app."""
-    app = FastAPI(title="Remi online")
+def create_app(settings: Settings | None = None, events: RoomEvents | None = None) -> FastAPI:
+    """Build the ASGI app; ``settings`` default to the environment (``REMI_*``)."""
+    settings = settings if settings is not None else Settings()
+    services = build_services(settings, events)
 
-    @app.get("/healthz")
-    async def healthz() -> dict[str, str]:
-        return {"status": "ok"}
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await _startup(services)
+        try:
+            yield
+        finally:
+            await _shutdown(services)
 
+    app = FastAPI(
+        title="Remi online",
+        version="0.1.0",
+        description="Authoritative multiplayer server for Remi, Remi Etalat and Remi 101.",
+        lifespan=lifespan,
+    )
+    app.state.services = services
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=settings.allowed_origins,
+        allow_credentials=True,
+        allow_methods=["GET", "POST", "DELETE"],
+        allow_headers=["Authorization", "Content-Type"],
+    )
+    install_error_handlers(app)
+    app.include_router(health.router)
+    app.include_router(players.router)
+    app.include_router(rooms.router)
     return app
+
+
+async def _startup(services: Services) -> None:
+    settings = services.settings
+    if settings.migrate_on_startup:
+        await migrate(settings, services.db.engine)
+    if settings.redis_url:
+        services.redis = Redis.from_url(settings.redis_url)
+    log.info(
+        "app_started",
+        extra={
+            "database": services.db.engine.url.render_as_string(hide_password=True),
+            "redis": bool(settings.redis_url),
+        },
+    )
+
+
+async def _shutdown(services: Services) -> None:
+    if services.redis is not None:
+        await services.redis.aclose()
+        services.redis = None
+    await services.db.dispose()
+    log.info("app_stopped")

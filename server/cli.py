@@ -1,24 +1,71 @@
-"""Command-line entry point: ``python -m server.cli serve``."""
+"""Command-line entry point.
+
+``python -m server.cli serve [--host H] [--port P]``: apply the migrations, then run
+uvicorn. ``python -m server.cli migrate [--revision R]``: apply the migrations only.
+Every other setting comes from the ``REMI_*`` environment (see docs/operations.md).
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import logging
 
 import uvicorn
 
 from server.app import create_app
+from server.logs import configure_logging
+from server.settings import Settings
+from server.storage.migrate import migrate
+
+log = logging.getLogger("server.cli")
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="remi")
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="remi", description="Remi online server")
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the HTTP/WebSocket server")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    args = parser.parse_args(argv)
+    serve = sub.add_parser("serve", help="apply migrations, then run the HTTP/WebSocket server")
+    serve.add_argument("--host", default=None, help="bind address (default REMI_HOST)")
+    serve.add_argument("--port", type=int, default=None, help="port (default REMI_PORT)")
+    mig = sub.add_parser("migrate", help="apply the database migrations and exit")
+    mig.add_argument("--revision", default="head", help="target revision (default head)")
+    return parser
+
+
+def serve(settings: Settings) -> None:
+    """Migrate, then serve until interrupted."""
+    asyncio.run(migrate(settings))
+    app = create_app(settings.model_copy(update={"migrate_on_startup": False}))
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_config=None,
+        ws_max_size=settings.max_frame_bytes,
+        ws_per_message_deflate=False,
+        proxy_headers=True,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run a command; returns the process exit status."""
+    args = _parser().parse_args(argv)
+    settings = Settings()
+    configure_logging(settings)
     if args.command == "serve":
-        uvicorn.run(create_app(), host=args.host, port=args.port)
+        update: dict[str, object] = {}
+        if args.host is not None:
+            update["host"] = args.host
+        if args.port is not None:
+            update["port"] = args.port
+        serve(settings.model_copy(update=update))
+        return 0
+    if args.command == "migrate":
+        revision = asyncio.run(migrate(settings, revision=args.revision))
+        log.info("migrate_done", extra={"revision": revision})
+        return 0
+    return 2  # pragma: no cover - argparse rejects unknown commands
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

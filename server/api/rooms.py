@@ -1,0 +1,103 @@
+"""Room routes: lobby, create, join by code, take a seat, start, score sheet."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, status
+from pydantic import BaseModel, Field
+
+from server.api.deps import CurrentPlayer, OptionalPlayer, ServicesDep
+from server.rooms.options import RoomSettings
+from server.rooms.service import RoomView, ScoreSheet
+
+router = APIRouter(prefix="/api/rooms", tags=["rooms"])
+
+RoomId = Annotated[str, Path(min_length=1, max_length=32)]
+CodeQuery = Annotated[
+    str | None, Query(max_length=64, description="Invite code of a private room.")
+]
+
+
+class Lobby(BaseModel):
+    """Public rooms waiting for players."""
+
+    rooms: list[RoomView]
+
+
+class JoinByCode(BaseModel):
+    """Body of POST /api/rooms/join-by-code."""
+
+    code: str = Field(min_length=1, max_length=64)
+
+
+class SeatRequest(BaseModel):
+    """Optional body of POST /api/rooms/{id}/seats/{seat}."""
+
+    code: str | None = Field(
+        default=None, max_length=64, description="Invite code, for a private room."
+    )
+
+
+@router.post("", status_code=status.HTTP_201_CREATED)
+async def create_room(
+    settings: RoomSettings, player: CurrentPlayer, services: ServicesDep
+) -> RoomView:
+    """Create a room with these settings; the creator owns it and sits on seat 0."""
+    return await services.rooms.create_room(player, settings)
+
+
+@router.get("")
+async def lobby(
+    services: ServicesDep, limit: Annotated[int, Query(ge=1, le=200)] = 100
+) -> Lobby:
+    """Public rooms that are waiting for players, newest first."""
+    return Lobby(rooms=await services.rooms.lobby(limit))
+
+
+@router.post("/join-by-code")
+async def join_by_code(
+    body: JoinByCode, player: CurrentPlayer, services: ServicesDep
+) -> RoomView:
+    """Join a private room by its invite code (takes the first free seat while waiting)."""
+    return await services.rooms.join_by_code(body.code, player)
+
+
+@router.get("/{room_id}")
+async def get_room(
+    room_id: RoomId, services: ServicesDep, player: OptionalPlayer, code: CodeQuery = None
+) -> RoomView:
+    """One room (a private one only for its members or with ``?code=``)."""
+    return await services.rooms.get_room(room_id, player.id if player else None, code)
+
+
+@router.post("/{room_id}/seats/{seat}")
+async def take_seat(
+    room_id: RoomId,
+    seat: Annotated[int, Path(ge=0, le=3)],
+    player: CurrentPlayer,
+    services: ServicesDep,
+    body: SeatRequest | None = None,
+) -> RoomView:
+    """Take a seat (or move to it) while the room is waiting."""
+    return await services.rooms.take_seat(room_id, seat, player, body.code if body else None)
+
+
+@router.post("/{room_id}/leave")
+async def leave(room_id: RoomId, player: CurrentPlayer, services: ServicesDep) -> RoomView:
+    """Give up one's seat while the room is waiting."""
+    return await services.rooms.leave_seat(room_id, player)
+
+
+@router.post("/{room_id}/start")
+async def start(room_id: RoomId, player: CurrentPlayer, services: ServicesDep) -> RoomView:
+    """Start the match (owner only); empty seats get bots if the room says so."""
+    return await services.rooms.start(room_id, player)
+
+
+@router.get("/{room_id}/scores")
+async def scores(
+    room_id: RoomId, services: ServicesDep, player: OptionalPlayer, code: CodeQuery = None
+) -> ScoreSheet:
+    """The score sheet: each finished round's additions and the totals."""
+    return await services.rooms.score_sheet(room_id, player.id if player else None, code)

@@ -1,0 +1,529 @@
+"""Room service: the lobby-side life of a room, shared by the HTTP API and the room actor.
+
+Everything here is one short database transaction; nothing is kept in memory,
+so any number of callers (HTTP handlers, the room actor, tests) can use one
+:class:`RoomService`. A room moves ``waiting`` → ``playing`` (``start``) →
+``finished`` (:meth:`server.storage.gamelog.GameLog.record_match`). Seats can
+change only while the room is waiting.
+
+Every failure is a :class:`RoomError` carrying an HTTP status, a stable
+machine-readable ``code`` and a human message.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from server.identity import PlayerInfo, new_id
+from server.rooms.options import RoomSettings
+from server.settings import Settings
+from server.storage.database import Database
+from server.storage.models import (
+    ROOM_STATUSES,
+    MatchResult,
+    Player,
+    Room,
+    RoundScore,
+    Seat,
+    utcnow,
+)
+
+log = logging.getLogger(__name__)
+
+INVITE_CODE_BYTES = 12
+"""Random bytes in an invite code (96 bits, 16 URL-safe characters)."""
+
+
+class RoomError(Exception):
+    """A refused room operation: HTTP ``status``, stable ``code``, human ``message``."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def _not_found(room_id: str) -> RoomError:
+    return RoomError(404, "room_not_found", f"no room {room_id!r}")
+
+
+# --- views -------------------------------------------------------------------
+
+
+class _View(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class PlayerRef(_View):
+    """A player as others see them."""
+
+    id: str
+    display_name: str
+
+
+class SeatView(_View):
+    """Who sits on a seat: a player, a bot (``bot_level``), or nobody."""
+
+    seat: int
+    player: PlayerRef | None = None
+    bot_level: str | None = None
+
+
+class RoomView(_View):
+    """A room as seen by one viewer (the invite code only for its members)."""
+
+    id: str
+    status: str
+    version: int
+    owner: PlayerRef
+    settings: RoomSettings
+    created_at: datetime
+    started_at: datetime | None
+    seats: list[SeatView]
+    free_seats: int
+    invite_code: str | None = Field(
+        default=None, description="Private rooms, shown to the owner and seated players."
+    )
+    your_seat: int | None = Field(default=None, description="The viewer's seat, if any.")
+
+
+class RoundLine(_View):
+    """One finished round on the score sheet: each seat's addition."""
+
+    number: int
+    scores: list[int | None]
+
+
+class ScoreSheet(_View):
+    """A room's scores: each round's additions and the totals."""
+
+    room_id: str
+    status: str
+    seats: list[SeatView]
+    rounds: list[RoundLine]
+    totals: list[int]
+    finished: bool
+    winners: list[int] | None = None
+
+
+class MatchSummary(_View):
+    """One finished match in a player's history."""
+
+    room_id: str
+    variant: str
+    finished_at: datetime
+    rounds_played: int
+    seat: int
+    seats: list[SeatView]
+    totals: list[int]
+    winners: list[int]
+    won: bool
+
+
+# --- hooks for the live side -------------------------------------------------
+
+
+class RoomEvents(Protocol):
+    """What the live side (the room actors) is told about lobby changes."""
+
+    async def room_changed(self, room: RoomView) -> None:
+        """Seats or settings of a waiting room changed."""
+
+    async def room_started(self, room: RoomView) -> None:
+        """The owner started the match: the actor should deal round 1."""
+
+
+class NoRoomEvents:
+    """The default :class:`RoomEvents`: nobody listens."""
+
+    async def room_changed(self, room: RoomView) -> None:
+        return None
+
+    async def room_started(self, room: RoomView) -> None:
+        return None
+
+
+# --- the service -------------------------------------------------------------
+
+
+class RoomService:
+    """Create, list, join, seat and start rooms; read score sheets and histories."""
+
+    def __init__(self, db: Database, settings: Settings, events: RoomEvents | None = None) -> None:
+        self._db = db
+        self._settings = settings
+        self.events: RoomEvents = events if events is not None else NoRoomEvents()
+
+    # -- commands ---------------------------------------------------------
+
+    async def create_room(self, owner: PlayerInfo, settings: RoomSettings) -> RoomView:
+        """Create a waiting room; the owner takes seat 0."""
+        if settings.turn_seconds is None:
+            settings = settings.model_copy(
+                update={"turn_seconds": self._settings.default_turn_seconds}
+            )
+        room = Room(
+            id=new_id(),
+            invite_code=None if settings.public else secrets.token_urlsafe(INVITE_CODE_BYTES),
+            owner_id=owner.id,
+            public=settings.public,
+            settings=settings.model_dump(mode="json"),
+            status="waiting",
+            version=1,
+            created_at=utcnow(),
+        )
+        async with self._db.transaction() as session:
+            session.add(room)
+            await session.flush()
+            session.add_all(
+                Seat(room_id=room.id, seat=i, player_id=owner.id if i == 0 else None)
+                for i in range(settings.seats)
+            )
+            await session.flush()
+            view = await self._view(session, room, owner.id)
+        log.info(
+            "room_created",
+            extra={"room_id": room.id, "owner_id": owner.id, "variant": settings.variant},
+        )
+        return view
+
+    async def take_seat(
+        self, room_id: str, seat: int, player: PlayerInfo, code: str | None = None
+    ) -> RoomView:
+        """Sit ``player`` on ``seat`` (moving them if already seated)."""
+        async with self._db.transaction() as session:
+            room = await self._load_room(session, room_id, for_update=True)
+            seats = await self._seats(session, room.id)
+            self._check_access(room, player.id, code, seats)
+            self._check_waiting(room)
+            if not 0 <= seat < len(seats):
+                raise RoomError(
+                    422, "invalid_seat", f"seat must be between 0 and {len(seats) - 1}"
+                )
+            target = seats[seat]
+            if target.player_id != player.id:
+                if target.player_id is not None or target.bot_level is not None:
+                    raise RoomError(409, "seat_taken", f"seat {seat} is taken")
+                await self._move(session, seats, target, player.id)
+                room.version += 1
+            view = await self._view(session, room, player.id)
+        log.info("seat_taken", extra={"room_id": room_id, "player_id": player.id, "seat": seat})
+        await self.events.room_changed(view)
+        return view
+
+    async def join_by_code(self, code: str, player: PlayerInfo) -> RoomView:
+        """Find a private room by invite code; take its first free seat if waiting."""
+        async with self._db.transaction() as session:
+            room = await session.scalar(
+                select(Room).where(Room.invite_code == code).with_for_update()
+            )
+            if room is None:
+                raise RoomError(404, "invite_not_found", "no room has this invite code")
+            seats = await self._seats(session, room.id)
+            changed = False
+            if room.status == "waiting" and not any(s.player_id == player.id for s in seats):
+                free = [s for s in seats if s.player_id is None and s.bot_level is None]
+                if not free:
+                    raise RoomError(409, "room_full", "every seat of this room is taken")
+                await self._move(session, seats, free[0], player.id)
+                room.version += 1
+                changed = True
+            view = await self._view(session, room, player.id)
+        if changed:
+            log.info("room_joined", extra={"room_id": room.id, "player_id": player.id})
+            await self.events.room_changed(view)
+        return view
+
+    async def leave_seat(self, room_id: str, player: PlayerInfo) -> RoomView:
+        """Free the player's seat in a waiting room (a no-op if not seated)."""
+        async with self._db.transaction() as session:
+            room = await self._load_room(session, room_id, for_update=True)
+            seats = await self._seats(session, room.id)
+            mine = [s for s in seats if s.player_id == player.id]
+            if mine:
+                self._check_waiting(room)
+                mine[0].player_id = None
+                room.version += 1
+            # Leaving a private room forfeits access unless owner: show the public view.
+            view = await self._view(session, room, player.id)
+        if mine:
+            await self.events.room_changed(view)
+        return view
+
+    async def start(self, room_id: str, player: PlayerInfo) -> RoomView:
+        """Owner only: fill empty seats with bots (if chosen) and start the match."""
+        async with self._db.transaction() as session:
+            room = await self._load_room(session, room_id, for_update=True)
+            seats = await self._seats(session, room.id)
+            self._check_access(room, player.id, None, seats)
+            if room.owner_id != player.id:
+                raise RoomError(403, "not_owner", "only the room's owner can start the match")
+            self._check_waiting(room)
+            settings = RoomSettings.model_validate(room.settings)
+            if not any(s.player_id is not None for s in seats):
+                raise RoomError(409, "no_players", "nobody is seated")
+            empty = [s for s in seats if s.player_id is None and s.bot_level is None]
+            if empty and not settings.fill_with_bots:
+                listed = ", ".join(str(s.seat) for s in empty)
+                raise RoomError(
+                    409,
+                    "seats_empty",
+                    f"seat(s) {listed} are empty: wait for players or enable fill_with_bots",
+                )
+            for s in empty:
+                s.bot_level = settings.bot_level
+            room.status = "playing"
+            room.started_at = utcnow()
+            room.version += 1
+            view = await self._view(session, room, player.id)
+        log.info("room_started", extra={"room_id": room_id, "bots": len(empty)})
+        await self.events.room_started(view)
+        return view
+
+    # -- queries ----------------------------------------------------------
+
+    async def get_room(
+        self, room_id: str, viewer_id: str | None = None, code: str | None = None
+    ) -> RoomView:
+        """A room; private rooms only for members or with the invite code."""
+        async with self._db.transaction() as session:
+            room = await self._load_room(session, room_id)
+            seats = await self._seats(session, room.id)
+            self._check_access(room, viewer_id, code, seats)
+            return await self._view(session, room, viewer_id, seats)
+
+    async def lobby(self, limit: int = 100) -> list[RoomView]:
+        """Public rooms that are waiting for players, newest first."""
+        async with self._db.transaction() as session:
+            rooms = list(
+                await session.scalars(
+                    select(Room)
+                    .where(Room.public.is_(True), Room.status == "waiting")
+                    .order_by(Room.created_at.desc(), Room.id)
+                    .limit(limit)
+                )
+            )
+            seat_map = await self._seats_of(session, [r.id for r in rooms])
+            owners = await self._players(session, {r.owner_id for r in rooms})
+            return [
+                _room_view(r, seat_map.get(r.id, []), owners, None, show_code=False)
+                for r in rooms
+            ]
+
+    async def score_sheet(
+        self, room_id: str, viewer_id: str | None = None, code: str | None = None
+    ) -> ScoreSheet:
+        """Totals and each finished round's additions."""
+        async with self._db.transaction() as session:
+            room = await self._load_room(session, room_id)
+            seats = await self._seats(session, room.id)
+            self._check_access(room, viewer_id, code, seats)
+            players = await self._players(session, {s.player_id for s in seats if s.player_id})
+            rows = await session.scalars(
+                select(RoundScore)
+                .where(RoundScore.room_id == room.id)
+                .order_by(RoundScore.round_number, RoundScore.seat)
+            )
+            n = len(seats)
+            lines: dict[int, list[int | None]] = {}
+            for row in rows:
+                line = lines.setdefault(row.round_number, [None] * n)
+                if 0 <= row.seat < n:
+                    line[row.seat] = row.score
+            result = await session.get(MatchResult, room.id)
+        totals = [sum(line[i] or 0 for line in lines.values()) for i in range(n)]
+        if result is not None:
+            totals = list(result.totals)
+        return ScoreSheet(
+            room_id=room.id,
+            status=room.status,
+            seats=[_seat_view(s, players) for s in seats],
+            rounds=[RoundLine(number=k, scores=v) for k, v in sorted(lines.items())],
+            totals=totals,
+            finished=result is not None,
+            winners=list(result.winners) if result is not None else None,
+        )
+
+    async def player_matches(self, player_id: str, limit: int = 50) -> list[MatchSummary]:
+        """The player's finished matches, newest first."""
+        async with self._db.transaction() as session:
+            if await session.get(Player, player_id) is None:
+                raise RoomError(404, "player_not_found", f"no player {player_id!r}")
+            rows = (
+                await session.execute(
+                    select(MatchResult, Room, Seat.seat)
+                    .join(Room, Room.id == MatchResult.room_id)
+                    .join(Seat, Seat.room_id == Room.id)
+                    .where(Seat.player_id == player_id)
+                    .order_by(MatchResult.finished_at.desc(), Room.id)
+                    .limit(limit)
+                )
+            ).all()
+            seat_map = await self._seats_of(session, [room.id for _, room, _ in rows])
+            players = await self._players(
+                session,
+                {s.player_id for ss in seat_map.values() for s in ss if s.player_id},
+            )
+        out = []
+        for result, room, seat in rows:
+            out.append(
+                MatchSummary(
+                    room_id=room.id,
+                    variant=str(room.settings.get("variant", "")),
+                    finished_at=result.finished_at,
+                    rounds_played=result.rounds_played,
+                    seat=seat,
+                    seats=[_seat_view(s, players) for s in seat_map.get(room.id, [])],
+                    totals=list(result.totals),
+                    winners=list(result.winners),
+                    won=seat in result.winners,
+                )
+            )
+        return out
+
+    async def count_by_status(self) -> dict[str, int]:
+        """Number of rooms in each status (every status present, zero included)."""
+        async with self._db.transaction() as session:
+            rows = (
+                await session.execute(select(Room.status, func.count()).group_by(Room.status))
+            ).all()
+        counts = dict.fromkeys(ROOM_STATUSES, 0)
+        counts.update({status: int(n) for status, n in rows})
+        return counts
+
+    # -- helpers ----------------------------------------------------------
+
+    @staticmethod
+    async def _load_room(session: AsyncSession, room_id: str, for_update: bool = False) -> Room:
+        stmt = select(Room).where(Room.id == room_id)
+        if for_update:
+            stmt = stmt.with_for_update()
+        room = await session.scalar(stmt)
+        if room is None:
+            raise _not_found(room_id)
+        return room
+
+    @staticmethod
+    async def _seats(session: AsyncSession, room_id: str) -> list[Seat]:
+        return list(
+            await session.scalars(select(Seat).where(Seat.room_id == room_id).order_by(Seat.seat))
+        )
+
+    @staticmethod
+    async def _seats_of(session: AsyncSession, room_ids: Sequence[str]) -> dict[str, list[Seat]]:
+        out: dict[str, list[Seat]] = {}
+        if not room_ids:
+            return out
+        rows = await session.scalars(
+            select(Seat).where(Seat.room_id.in_(set(room_ids))).order_by(Seat.room_id, Seat.seat)
+        )
+        for s in rows:
+            out.setdefault(s.room_id, []).append(s)
+        return out
+
+    @staticmethod
+    async def _players(session: AsyncSession, ids: Iterable[str | None]) -> dict[str, Player]:
+        wanted = {i for i in ids if i}
+        if not wanted:
+            return {}
+        rows = await session.scalars(select(Player).where(Player.id.in_(wanted)))
+        return {p.id: p for p in rows}
+
+    @staticmethod
+    async def _move(session: AsyncSession, seats: list[Seat], target: Seat, player_id: str) -> None:
+        for s in seats:
+            if s.player_id == player_id:
+                s.player_id = None
+        # Free the old seat first: (room_id, player_id) is unique.
+        await session.flush()
+        target.player_id = player_id
+        try:
+            await session.flush()
+        except IntegrityError as exc:
+            raise RoomError(409, "seat_taken", f"seat {target.seat} is taken") from exc
+
+    @staticmethod
+    def _check_waiting(room: Room) -> None:
+        if room.status != "waiting":
+            raise RoomError(
+                409, "room_not_waiting", f"the room is {room.status}; seats can no longer change"
+            )
+
+    @staticmethod
+    def _check_access(
+        room: Room, viewer_id: str | None, code: str | None, seats: list[Seat]
+    ) -> None:
+        if room.public or room.invite_code is None:
+            return
+        if viewer_id is not None and (
+            viewer_id == room.owner_id or any(s.player_id == viewer_id for s in seats)
+        ):
+            return
+        if code is not None and secrets.compare_digest(code, room.invite_code):
+            return
+        # A private room does not admit that it exists.
+        raise _not_found(room.id)
+
+    async def _view(
+        self,
+        session: AsyncSession,
+        room: Room,
+        viewer_id: str | None,
+        seats: list[Seat] | None = None,
+    ) -> RoomView:
+        if seats is None:
+            seats = await self._seats(session, room.id)
+        players = await self._players(
+            session, {room.owner_id} | {s.player_id for s in seats if s.player_id}
+        )
+        member = viewer_id is not None and (
+            viewer_id == room.owner_id or any(s.player_id == viewer_id for s in seats)
+        )
+        return _room_view(room, seats, players, viewer_id, show_code=member)
+
+
+def _ref(player: Player | None, player_id: str) -> PlayerRef:
+    name = player.display_name if player is not None else "?"
+    return PlayerRef(id=player_id, display_name=name)
+
+
+def _seat_view(seat: Seat, players: dict[str, Player]) -> SeatView:
+    return SeatView(
+        seat=seat.seat,
+        player=_ref(players.get(seat.player_id), seat.player_id) if seat.player_id else None,
+        bot_level=seat.bot_level,
+    )
+
+
+def _room_view(
+    room: Room,
+    seats: list[Seat],
+    players: dict[str, Player],
+    viewer_id: str | None,
+    *,
+    show_code: bool,
+) -> RoomView:
+    your_seat = next((s.seat for s in seats if viewer_id and s.player_id == viewer_id), None)
+    return RoomView(
+        id=room.id,
+        status=room.status,
+        version=room.version,
+        owner=_ref(players.get(room.owner_id), room.owner_id),
+        settings=RoomSettings.model_validate(room.settings),
+        created_at=room.created_at,
+        started_at=room.started_at,
+        seats=[_seat_view(s, players) for s in seats],
+        free_seats=sum(1 for s in seats if s.player_id is None and s.bot_level is None),
+        invite_code=room.invite_code if show_code else None,
+        your_seat=your_seat,
+    )

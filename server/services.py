@@ -1,0 +1,40 @@
+"""The app's service container: built once per app from the settings, then injected."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from redis.asyncio import Redis
+
+from server.identity import IdentityService
+from server.metrics import Metrics
+from server.rooms.service import RoomEvents, RoomService
+from server.settings import Settings
+from server.storage.database import Database
+from server.storage.gamelog import GameLog
+
+
+@dataclass
+class Services:
+    """Everything a request handler or a room actor needs, created once per app."""
+
+    settings: Settings
+    db: Database
+    metrics: Metrics
+    identity: IdentityService
+    rooms: RoomService
+    gamelog: GameLog
+    redis: Redis | None = field(default=None)
+
+
+def build_services(settings: Settings, events: RoomEvents | None = None) -> Services:
+    """Create the container; connects to nothing yet (see the app's lifespan)."""
+    db = Database(settings)
+    return Services(
+        settings=settings,
+        db=db,
+        metrics=Metrics(),
+        identity=IdentityService(db),
+        rooms=RoomService(db, settings, events),
+        gamelog=GameLog(db),
+    )
