@@ -92,9 +92,7 @@ class IdentityService:
         if not token or len(token) > 256:
             return None
         async with self._db.transaction() as session:
-            row = await session.scalar(
-                select(Player).where(Player.token_hash == hash_token(token))
-            )
+            row = await session.scalar(select(Player).where(Player.token_hash == hash_token(token)))
         return PlayerInfo.of(row) if row is not None else None
 
     async def get(self, player_id: str) -> PlayerInfo | None:

@@ -140,6 +140,13 @@ class Settings(BaseSettings):
             return [part.strip() for part in text.split(",") if part.strip()]
         return value
 
+    @field_validator("default_turn_seconds", mode="before")
+    @classmethod
+    def _int_from_env(cls, value: object) -> object:
+        if isinstance(value, str) and value.strip().isdigit():
+            return int(value)
+        return value
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper_level(cls, value: object) -> object:

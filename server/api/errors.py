@@ -36,14 +36,25 @@ def validation_errors(exc: RequestValidationError) -> list[dict[str, str]]:
     """Each problem as ``{"field": "settings.seats", "message": "..."}``."""
     out = []
     for err in exc.errors():
-        loc = [p for p in err.get("loc", ()) if not _is_union_tag(p)]
+        loc = _strip_union_tags(list(err.get("loc", ())))
         out.append({"field": _field(loc), "message": _message(str(err.get("msg", "")))})
     return out
 
 
-def _is_union_tag(part: Any) -> bool:
-    # Discriminated unions put the tag value ("rounds", ...) in the location.
-    return part in ("endless", "rounds", "target")
+_UNION_TAGS = {"end": ("endless", "rounds", "target")}
+
+
+def _strip_union_tags(loc: list[Any]) -> list[Any]:
+    # A discriminated union puts its tag in the location: ("end", "rounds", "rounds").
+    out: list[Any] = []
+    skipped = False
+    for part in loc:
+        if not skipped and out and part in _UNION_TAGS.get(str(out[-1]), ()):
+            skipped = True
+            continue
+        out.append(part)
+        skipped = False
+    return out
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -48,17 +48,13 @@ async def create_room(
 
 
 @router.get("")
-async def lobby(
-    services: ServicesDep, limit: Annotated[int, Query(ge=1, le=200)] = 100
-) -> Lobby:
+async def lobby(services: ServicesDep, limit: Annotated[int, Query(ge=1, le=200)] = 100) -> Lobby:
     """Public rooms that are waiting for players, newest first."""
     return Lobby(rooms=await services.rooms.lobby(limit))
 
 
 @router.post("/join-by-code")
-async def join_by_code(
-    body: JoinByCode, player: CurrentPlayer, services: ServicesDep
-) -> RoomView:
+async def join_by_code(body: JoinByCode, player: CurrentPlayer, services: ServicesDep) -> RoomView:
     """Join a private room by its invite code (takes the first free seat while waiting)."""
     return await services.rooms.join_by_code(body.code, player)
 

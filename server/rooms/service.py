@@ -207,9 +207,7 @@ class RoomService:
             self._check_access(room, player.id, code, seats)
             self._check_waiting(room)
             if not 0 <= seat < len(seats):
-                raise RoomError(
-                    422, "invalid_seat", f"seat must be between 0 and {len(seats) - 1}"
-                )
+                raise RoomError(422, "invalid_seat", f"seat must be between 0 and {len(seats) - 1}")
             target = seats[seat]
             if target.player_id != player.id:
                 if target.player_id is not None or target.bot_level is not None:
@@ -316,8 +314,7 @@ class RoomService:
             seat_map = await self._seats_of(session, [r.id for r in rooms])
             owners = await self._players(session, {r.owner_id for r in rooms})
             return [
-                _room_view(r, seat_map.get(r.id, []), owners, None, show_code=False)
-                for r in rooms
+                _room_view(r, seat_map.get(r.id, []), owners, None, show_code=False) for r in rooms
             ]
 
     async def score_sheet(

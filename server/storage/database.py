@@ -48,9 +48,7 @@ def build_engine(settings: Settings) -> AsyncEngine:
     elif settings.is_postgres:
         kwargs["pool_pre_ping"] = True
         if settings.database_schema:
-            kwargs["connect_args"] = {
-                "server_settings": {"search_path": settings.database_schema}
-            }
+            kwargs["connect_args"] = {"server_settings": {"search_path": settings.database_schema}}
     engine = create_async_engine(url, **kwargs)
     if settings.is_sqlite:
         _configure_sqlite(engine)
@@ -78,8 +76,8 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
 class Database:
     """Owns the engine and hands out sessions::
 
-        async with db.transaction() as session:
-            session.add(obj)
+    async with db.transaction() as session:
+        session.add(obj)
     """
 
     def __init__(self, settings: Settings) -> None:

@@ -208,9 +208,9 @@ class GameLog:
         """Raise the room's stored version to ``version`` (never lowers it)."""
         async with self._db.transaction() as session:
             await session.execute(
-                update(Room).where(Room.id == room_id, Room.version < version).values(
-                    version=version
-                )
+                update(Room)
+                .where(Room.id == room_id, Room.version < version)
+                .values(version=version)
             )
 
     async def unfinished_rooms(self) -> list[str]:
@@ -244,9 +244,7 @@ class GameLog:
             if rounds and not rounds[-1].finished:
                 actions = list(
                     await session.scalars(
-                        select(Action)
-                        .where(Action.round_id == rounds[-1].id)
-                        .order_by(Action.seq)
+                        select(Action).where(Action.round_id == rounds[-1].id).order_by(Action.seq)
                     )
                 )
         totals = [0] * len(seats)

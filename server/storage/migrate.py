@@ -70,6 +70,4 @@ async def migrate(
 async def current_revision(engine: AsyncEngine) -> str | None:
     """The revision the database is at (None before the first migration)."""
     async with engine.connect() as conn:
-        return await conn.run_sync(
-            lambda c: MigrationContext.configure(c).get_current_revision()
-        )
+        return await conn.run_sync(lambda c: MigrationContext.configure(c).get_current_revision())
