@@ -1,0 +1,348 @@
+"""Rooms over HTTP: validation, lobby, seats, private invites, start, scores, history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from server.services import Services
+
+Players = Any  # the ``players`` fixture (tests/server/conftest.py)
+
+
+def services_of(app: FastAPI) -> Services:
+    services = app.state.services
+    assert isinstance(services, Services)
+    return services
+
+
+async def create_room(client: httpx.AsyncClient, token: str, **settings: Any) -> dict[str, Any]:
+    response = await client.post(
+        "/api/rooms", json=settings, headers={"Authorization": f"Bearer {token}"}
+    )
+    assert response.status_code == 201, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+# --- validation --------------------------------------------------------------
+
+INVALID: list[tuple[dict[str, Any], str, str]] = [
+    ({"variant": "poker"}, "variant", "Input should be"),
+    ({"seats": 1}, "seats", "greater than or equal to 2"),
+    ({"seats": 5}, "seats", "less than or equal to 4"),
+    ({"short_game": True}, "body", "short_game needs exactly 2 seats"),
+    ({"short_game": True, "seats": 2, "variant": "remi101"}, "body", "family A"),
+    ({"end": {"kind": "rounds", "rounds": 0}}, "end.rounds", "greater than or equal to 1"),
+    ({"end": {"kind": "target"}}, "end.points", "Field required"),
+    ({"end": {"kind": "forever"}}, "end", "does not match any of the expected tags"),
+    ({"turn_seconds": 45}, "turn_seconds", "Input should be 15, 30, 60 or 120"),
+    ({"bot_level": "godlike"}, "bot_level", "Input should be"),
+    ({"row_depth": 0}, "row_depth", "greater than or equal to 1"),
+    ({"variant": "remi101", "row_depth": 3}, "body", "row_depth applies only"),
+    ({"variant": "remi", "joker_button": True}, "body", "joker_button exists only in Remi 101"),
+    ({"colour": "red"}, "colour", "Extra inputs are not permitted"),
+]
+
+
+@pytest.mark.parametrize(("body", "field", "message"), INVALID)
+async def test_room_settings_are_validated(
+    client: httpx.AsyncClient, players: Players, body: dict[str, Any], field: str, message: str
+) -> None:
+    _, token = await players.create()
+    response = await client.post("/api/rooms", json=body, headers=players.auth(token))
+    assert response.status_code == 422, response.text
+    out = response.json()
+    assert out["code"] == "invalid_request"
+    fields = {e["field"]: e["message"] for e in out["errors"]}
+    assert field in fields, out
+    assert message in fields[field], out
+    assert message in out["detail"]
+
+
+async def test_valid_settings_round_trip(client: httpx.AsyncClient, players: Players) -> None:
+    _, token = await players.create()
+    cases = [
+        {"variant": "remi", "seats": 2, "short_game": True, "row_depth": 3},
+        {"variant": "etalat51", "end": {"kind": "rounds", "rounds": 5}, "turn_seconds": 15},
+        {
+            "variant": "remi101-rising",
+            "joker_button": True,
+            "end": {"kind": "target", "points": 1000},
+        },
+        {"variant": "remi45", "fill_with_bots": True, "bot_level": "hard", "seats": 3},
+    ]
+    for case in cases:
+        room = await create_room(client, token, **case)
+        for key, value in case.items():
+            assert room["settings"][key] == value
+    default = await create_room(client, token)
+    assert default["settings"]["turn_seconds"] == 60  # the server's default
+    assert default["settings"]["end"] == {"kind": "endless"}
+    assert default["settings"]["row_depth"] is None
+
+
+async def test_create_room_needs_a_player(client: httpx.AsyncClient) -> None:
+    response = await client.post("/api/rooms", json={})
+    assert response.status_code == 401
+
+
+# --- lifecycle ---------------------------------------------------------------
+
+
+async def test_create_list_seat_start(
+    client: httpx.AsyncClient, players: Players, app: FastAPI
+) -> None:
+    owner_id, owner = await players.create("Owner")
+    guest_id, guest = await players.create("Guest")
+    room = await create_room(client, owner, variant="remi51", seats=3)
+    assert room["status"] == "waiting"
+    assert room["owner"] == {"id": owner_id, "display_name": "Owner"}
+    assert room["your_seat"] == 0
+    assert room["free_seats"] == 2
+    assert room["invite_code"] is None
+    assert [s["player"] for s in room["seats"]][1:] == [None, None]
+
+    lobby = (await client.get("/api/rooms")).json()["rooms"]
+    assert [r["id"] for r in lobby] == [room["id"]]
+
+    seated = await client.post(f"/api/rooms/{room['id']}/seats/2", headers=players.auth(guest))
+    assert seated.status_code == 200, seated.text
+    view = seated.json()
+    assert view["your_seat"] == 2
+    assert view["seats"][2]["player"]["id"] == guest_id
+    assert view["version"] > room["version"]
+
+    taken = await client.post(f"/api/rooms/{room['id']}/seats/0", headers=players.auth(guest))
+    assert taken.status_code == 409
+    assert taken.json()["code"] == "seat_taken"
+
+    moved = await client.post(f"/api/rooms/{room['id']}/seats/1", headers=players.auth(guest))
+    assert moved.json()["your_seat"] == 1
+    assert moved.json()["seats"][2]["player"] is None
+
+    bad_seat = await client.post(f"/api/rooms/{room['id']}/seats/3", headers=players.auth(guest))
+    assert bad_seat.status_code == 422
+    assert bad_seat.json()["code"] == "invalid_seat"
+
+    not_owner = await client.post(f"/api/rooms/{room['id']}/start", headers=players.auth(guest))
+    assert not_owner.status_code == 403
+    assert not_owner.json()["code"] == "not_owner"
+
+    empty = await client.post(f"/api/rooms/{room['id']}/start", headers=players.auth(owner))
+    assert empty.status_code == 409
+    assert empty.json()["code"] == "seats_empty"
+    assert "2" in empty.json()["detail"]
+
+    _, third = await players.create("Third")
+    await client.post(f"/api/rooms/{room['id']}/seats/2", headers=players.auth(third))
+    started = await client.post(f"/api/rooms/{room['id']}/start", headers=players.auth(owner))
+    assert started.status_code == 200, started.text
+    assert started.json()["status"] == "playing"
+    assert started.json()["started_at"] is not None
+
+    assert (await client.get("/api/rooms")).json()["rooms"] == []
+    _, late = await players.create("Late")
+    late_seat = await client.post(f"/api/rooms/{room['id']}/seats/2", headers=players.auth(late))
+    assert late_seat.status_code == 409
+    again = await client.post(f"/api/rooms/{room['id']}/start", headers=players.auth(owner))
+    assert again.json()["code"] == "room_not_waiting"
+
+    assert await services_of(app).rooms.count_by_status() == {
+        "waiting": 0,
+        "playing": 1,
+        "finished": 0,
+    }
+
+
+async def test_start_fills_empty_seats_with_bots(
+    client: httpx.AsyncClient, players: Players
+) -> None:
+    _, owner = await players.create()
+    room = await create_room(client, owner, seats=4, fill_with_bots=True, bot_level="easy")
+    started = await client.post(f"/api/rooms/{room['id']}/start", headers=players.auth(owner))
+    assert started.status_code == 200
+    seats = started.json()["seats"]
+    assert seats[0]["player"] is not None and seats[0]["bot_level"] is None
+    assert [s["bot_level"] for s in seats[1:]] == ["easy", "easy", "easy"]
+
+
+async def test_start_needs_a_human(client: httpx.AsyncClient, players: Players) -> None:
+    _, owner = await players.create()
+    room = await create_room(client, owner, fill_with_bots=True)
+    left = await client.post(f"/api/rooms/{room['id']}/leave", headers=players.auth(owner))
+    assert left.json()["your_seat"] is None
+    response = await client.post(f"/api/rooms/{room['id']}/start", headers=players.auth(owner))
+    assert response.status_code == 409
+    assert response.json()["code"] == "no_players"
+
+
+async def test_unknown_room_is_404(client: httpx.AsyncClient, players: Players) -> None:
+    _, token = await players.create()
+    assert (await client.get("/api/rooms/nope")).status_code == 404
+    response = await client.post("/api/rooms/nope/seats/0", headers=players.auth(token))
+    assert response.status_code == 404
+    assert response.json()["code"] == "room_not_found"
+    assert (await client.get("/api/rooms/nope/scores")).status_code == 404
+
+
+async def test_lobby_lists_only_public_waiting_rooms(
+    client: httpx.AsyncClient, players: Players
+) -> None:
+    _, token = await players.create()
+    public = await create_room(client, token)
+    await create_room(client, token, public=False)
+    started = await create_room(client, token, seats=2, fill_with_bots=True)
+    await client.post(f"/api/rooms/{started['id']}/start", headers=players.auth(token))
+    newer = await create_room(client, token, variant="remi101")
+    lobby = (await client.get("/api/rooms")).json()["rooms"]
+    assert [r["id"] for r in lobby] == [newer["id"], public["id"]]
+    assert all(r["invite_code"] is None for r in lobby)
+    assert lobby[0]["free_seats"] == 3
+
+
+# --- private rooms -----------------------------------------------------------
+
+
+async def test_private_room_invite_code(client: httpx.AsyncClient, players: Players) -> None:
+    _, owner = await players.create("Owner")
+    guest_id, guest = await players.create("Guest")
+    room = await create_room(client, owner, public=False, seats=2)
+    code = room["invite_code"]
+    assert code is not None and len(code) >= 16  # 96 random bits
+
+    # Outsiders can't see it, seat in it, or find it in the lobby.
+    assert (await client.get(f"/api/rooms/{room['id']}")).status_code == 404
+    hidden = await client.get(f"/api/rooms/{room['id']}", headers=players.auth(guest))
+    assert hidden.status_code == 404
+    no_code = await client.post(f"/api/rooms/{room['id']}/seats/1", headers=players.auth(guest))
+    assert no_code.status_code == 404
+    wrong = await client.post(
+        "/api/rooms/join-by-code", json={"code": code + "x"}, headers=players.auth(guest)
+    )
+    assert wrong.status_code == 404
+    assert wrong.json()["code"] == "invite_not_found"
+
+    # The code lets them in; they then see the code too.
+    peek = await client.get(f"/api/rooms/{room['id']}", params={"code": code})
+    assert peek.status_code == 200
+    assert peek.json()["invite_code"] is None
+    joined = await client.post(
+        "/api/rooms/join-by-code", json={"code": code}, headers=players.auth(guest)
+    )
+    assert joined.status_code == 200, joined.text
+    assert joined.json()["id"] == room["id"]
+    assert joined.json()["your_seat"] == 1
+    assert joined.json()["invite_code"] == code
+    # Joining again changes nothing.
+    again = await client.post(
+        "/api/rooms/join-by-code", json={"code": code}, headers=players.auth(guest)
+    )
+    assert again.json()["your_seat"] == 1
+    assert again.json()["version"] == joined.json()["version"]
+    # Full.
+    _, third = await players.create("Third")
+    full = await client.post(
+        "/api/rooms/join-by-code", json={"code": code}, headers=players.auth(third)
+    )
+    assert full.status_code == 409
+    assert full.json()["code"] == "room_full"
+    seen = await client.get(f"/api/rooms/{room['id']}", headers=players.auth(guest))
+    assert seen.json()["seats"][1]["player"]["id"] == guest_id
+
+
+async def test_private_room_seat_with_code(client: httpx.AsyncClient, players: Players) -> None:
+    _, owner = await players.create()
+    _, guest = await players.create()
+    room = await create_room(client, owner, public=False, seats=3)
+    response = await client.post(
+        f"/api/rooms/{room['id']}/seats/2",
+        json={"code": room["invite_code"]},
+        headers=players.auth(guest),
+    )
+    assert response.status_code == 200
+    assert response.json()["your_seat"] == 2
+
+
+async def test_invite_codes_differ(client: httpx.AsyncClient, players: Players) -> None:
+    _, owner = await players.create()
+    codes = {(await create_room(client, owner, public=False))["invite_code"] for _ in range(4)}
+    assert len(codes) == 4
+
+
+# --- scores and history ------------------------------------------------------
+
+
+async def test_score_sheet_and_history(
+    client: httpx.AsyncClient, players: Players, app: FastAPI
+) -> None:
+    owner_id, owner = await players.create("Owner")
+    guest_id, guest = await players.create("Guest")
+    room = await create_room(client, owner, seats=3, fill_with_bots=True, variant="remi101")
+    room_id = room["id"]
+    await client.post(f"/api/rooms/{room_id}/seats/1", headers=players.auth(guest))
+    await client.post(f"/api/rooms/{room_id}/start", headers=players.auth(owner))
+
+    empty = (await client.get(f"/api/rooms/{room_id}/scores")).json()
+    assert empty["rounds"] == []
+    assert empty["totals"] == [0, 0, 0]
+    assert empty["finished"] is False
+    assert empty["winners"] is None
+
+    log = services_of(app).gamelog
+    r1 = await log.begin_round(room_id, 1, "remi101", "seed-1", 0, {"joker_button": False})
+    await log.finish_round(r1, {"winner": 0}, [101, -30, -202])
+    r2 = await log.begin_round(room_id, 2, "remi101", "seed-2", 1, {"joker_button": False})
+    await log.finish_round(r2, {"winner": 1}, [-12, 101, -5])
+
+    sheet = (await client.get(f"/api/rooms/{room_id}/scores")).json()
+    assert sheet["rounds"] == [
+        {"number": 1, "scores": [101, -30, -202]},
+        {"number": 2, "scores": [-12, 101, -5]},
+    ]
+    assert sheet["totals"] == [89, 71, -207]
+    assert [s["player"]["id"] if s["player"] else None for s in sheet["seats"]] == [
+        owner_id,
+        guest_id,
+        None,
+    ]
+    assert sheet["seats"][2]["bot_level"] == "normal"
+
+    assert await log.record_match(room_id, [89, 71, -207], [0], rounds_played=2)
+    assert not await log.record_match(room_id, [1, 2, 3], [2], rounds_played=9)
+
+    final = (await client.get(f"/api/rooms/{room_id}/scores")).json()
+    assert final["finished"] is True
+    assert final["status"] == "finished"
+    assert final["winners"] == [0]
+    assert final["totals"] == [89, 71, -207]
+
+    history = await client.get(f"/api/players/{guest_id}/matches")
+    assert history.status_code == 200
+    matches = history.json()["matches"]
+    assert len(matches) == 1
+    match = matches[0]
+    assert match["room_id"] == room_id
+    assert match["variant"] == "remi101"
+    assert match["seat"] == 1
+    assert match["won"] is False
+    assert match["totals"] == [89, 71, -207]
+    assert match["rounds_played"] == 2
+    owner_history = (await client.get(f"/api/players/{owner_id}/matches")).json()["matches"]
+    assert owner_history[0]["won"] is True
+    assert (await client.get("/api/players/nobody/matches")).status_code == 404
+
+
+async def test_private_scores_need_membership(client: httpx.AsyncClient, players: Players) -> None:
+    _, owner = await players.create()
+    room = await create_room(client, owner, public=False)
+    assert (await client.get(f"/api/rooms/{room['id']}/scores")).status_code == 404
+    mine = await client.get(f"/api/rooms/{room['id']}/scores", headers=players.auth(owner))
+    assert mine.status_code == 200
+    with_code = await client.get(
+        f"/api/rooms/{room['id']}/scores", params={"code": room["invite_code"]}
+    )
+    assert with_code.status_code == 200

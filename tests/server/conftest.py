@@ -1,0 +1,161 @@
+"""Fixtures for the server tests.
+
+Every app/storage test runs twice: on SQLite (a file under tmp_path) and on
+PostgreSQL (a fresh schema in the ``test`` database, dropped afterwards).
+PostgreSQL is at ``REMI_TEST_POSTGRES_URL`` (default
+postgresql+asyncpg://postgres@127.0.0.1:5432/test). When it is unreachable the
+PostgreSQL variants skip locally and fail when ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import httpx
+import pytest
+from fastapi import FastAPI
+from redis.asyncio import Redis
+
+from server.app import create_app
+from server.settings import Settings
+
+PG_URL = os.environ.get(
+    "REMI_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+)
+REDIS_URL = os.environ.get("REMI_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def _unavailable(what: str, why: str) -> None:
+    message = f"{what} is not reachable: {why}"
+    if _in_ci():
+        pytest.fail(f"{message} (CI=true: this test is required)")
+    pytest.skip(message)
+
+
+def _plain_pg_dsn() -> str:
+    return PG_URL.replace("postgresql+asyncpg://", "postgresql://", 1)
+
+
+async def _pg_probe() -> str | None:
+    try:
+        conn = await asyncpg.connect(_plain_pg_dsn(), timeout=5)
+    except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
+        return repr(exc)
+    await conn.close()
+    return None
+
+
+async def _redis_probe() -> str | None:
+    client = Redis.from_url(REDIS_URL, socket_connect_timeout=3)
+    try:
+        await client.ping()
+    except Exception as exc:
+        return repr(exc)
+    finally:
+        await client.aclose()
+    return None
+
+
+@pytest.fixture(scope="session")
+def postgres_problem() -> str | None:
+    """None when PostgreSQL answers, else why not (probed once per session)."""
+    return asyncio.run(_pg_probe())
+
+
+@pytest.fixture(scope="session")
+def redis_problem() -> str | None:
+    """None when Redis answers, else why not (probed once per session)."""
+    return asyncio.run(_redis_probe())
+
+
+def base_settings(**overrides: Any) -> Settings:
+    """Settings for a test: nothing taken from a developer's REMI_ environment by accident."""
+    values: dict[str, Any] = {
+        "redis_url": None,
+        "database_schema": None,
+        "migrate_on_startup": True,
+        "cookie_secure": False,
+        "log_format": "text",
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def settings(
+    request: pytest.FixtureRequest, tmp_path: Path, postgres_problem: str | None
+) -> AsyncIterator[Settings]:
+    """Settings on SQLite or on a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        yield base_settings(data_dir=tmp_path, database_url="")
+        return
+    if postgres_problem is not None:
+        _unavailable("PostgreSQL", postgres_problem)
+    schema = f"t_{secrets.token_hex(6)}"
+    yield base_settings(data_dir=tmp_path, database_url=PG_URL, database_schema=schema)
+    conn = await asyncpg.connect(_plain_pg_dsn(), timeout=5)
+    try:
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    finally:
+        await conn.close()
+
+
+@pytest.fixture
+async def redis_url(redis_problem: str | None) -> str:
+    """A reachable Redis URL (skips locally, fails in CI, when there is none)."""
+    if redis_problem is not None:
+        _unavailable("Redis", redis_problem)
+    return REDIS_URL
+
+
+@pytest.fixture
+async def app(settings: Settings) -> AsyncIterator[FastAPI]:
+    """A started app (lifespan entered: migrations applied)."""
+    application = create_app(settings)
+    async with application.router.lifespan_context(application):
+        yield application
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """An HTTP client talking to the app in-process."""
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+        yield c
+
+
+class Players:
+    """Creates players through the API (fixture ``players``)."""
+
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self._client = client
+
+    async def create(self, name: str = "Ana", *, keep_cookie: bool = False) -> tuple[str, str]:
+        """Create a player; returns (player id, token). Drops the cookie unless asked."""
+        response = await self._client.post("/api/players", json={"display_name": name})
+        assert response.status_code == 201, response.text
+        body = response.json()
+        if not keep_cookie:
+            self._client.cookies.clear()
+        return body["player"]["id"], body["token"]
+
+    @staticmethod
+    def auth(token: str) -> dict[str, str]:
+        """The Authorization header for a token."""
+        return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+def players(client: httpx.AsyncClient) -> Players:
+    """Player factory on the test client."""
+    return Players(client)

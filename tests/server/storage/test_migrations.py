@@ -1,0 +1,73 @@
+"""Alembic migrations on SQLite and PostgreSQL: apply, idempotent, match the models."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect
+from sqlalchemy.engine import Connection
+
+from server.settings import Settings
+from server.storage.database import build_engine
+from server.storage.migrate import alembic_config, current_revision, head_revision, migrate
+from server.storage.models import Base
+
+TABLES = {
+    "players",
+    "rooms",
+    "seats",
+    "rounds",
+    "actions",
+    "round_scores",
+    "match_results",
+    "alembic_version",
+}
+
+
+def _diff(conn: Connection) -> list[Any]:
+    ctx = MigrationContext.configure(conn, opts={"compare_type": True})
+    return list(compare_metadata(ctx, Base.metadata))
+
+
+async def test_migrate_creates_schema_matching_models(settings: Settings) -> None:
+    engine = build_engine(settings)
+    try:
+        assert await current_revision(engine) is None
+        revision = await migrate(settings, engine)
+        assert revision == head_revision(settings)
+        assert await current_revision(engine) == revision
+        async with engine.connect() as conn:
+            tables = set(await conn.run_sync(lambda c: inspect(c).get_table_names()))
+            assert tables == TABLES
+            assert await conn.run_sync(_diff) == []
+        # Applying again is a no-op.
+        assert await migrate(settings, engine) == revision
+    finally:
+        await engine.dispose()
+
+
+def _downgrade(conn: Connection, settings: Settings) -> None:
+    cfg = alembic_config(settings)
+    cfg.attributes["connection"] = conn
+    command.downgrade(cfg, "base")
+
+
+async def test_downgrade_then_upgrade(settings: Settings) -> None:
+    engine = build_engine(settings)
+    try:
+        await migrate(settings, engine)
+        async with engine.begin() as conn:
+            await conn.run_sync(_downgrade, settings)
+        async with engine.connect() as conn:
+            tables = set(await conn.run_sync(lambda c: inspect(c).get_table_names()))
+        assert tables <= {"alembic_version"}
+        assert await migrate(settings, engine) == head_revision(settings)
+    finally:
+        await engine.dispose()
+
+
+async def test_migrate_with_its_own_engine(settings: Settings) -> None:
+    assert await migrate(settings) == head_revision(settings)

@@ -1,0 +1,51 @@
+"""The command line: migrate, and serve (uvicorn replaced by a recorder)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+
+from server import cli
+
+
+@pytest.fixture
+def data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    for name in ("REMI_DATABASE_URL", "REMI_REDIS_URL", "REMI_HOST", "REMI_PORT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("REMI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("REMI_LOG_FORMAT", "text")
+    return tmp_path / "data"
+
+
+def _tables(path: Path) -> set[str]:
+    with sqlite3.connect(path) as conn:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def test_migrate_command(data_dir: Path) -> None:
+    assert cli.main(["migrate"]) == 0
+    assert {"players", "rooms", "actions", "alembic_version"} <= _tables(data_dir / "remi.sqlite3")
+    assert cli.main(["migrate"]) == 0  # idempotent
+
+
+def test_serve_migrates_then_runs_uvicorn(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[Any, dict[str, Any]]] = []
+    monkeypatch.setattr(cli.uvicorn, "run", lambda app, **kw: calls.append((app, kw)))
+    assert cli.main(["serve", "--host", "127.0.0.2", "--port", "8123"]) == 0
+    assert "players" in _tables(data_dir / "remi.sqlite3")
+    [(app, kwargs)] = calls
+    assert isinstance(app, FastAPI)
+    assert kwargs["host"] == "127.0.0.2"
+    assert kwargs["port"] == 8123
+    assert kwargs["ws_max_size"] == 16 * 1024
+    assert kwargs["ws_per_message_deflate"] is False
+    assert app.state.services.settings.migrate_on_startup is False
+
+
+def test_unknown_command() -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["dance"])
