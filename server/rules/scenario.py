@@ -241,11 +241,14 @@ def build_state(data: Mapping[str, Any]) -> RoundState:
         raise ScenarioFileError(str(exc)) from None
 
 
+_FILE_ERRORS = (ScenarioFileError, KeyError, TypeError, ValueError, IndexError, AttributeError)
+
+
 def run_scenario(data: Mapping[str, Any]) -> tuple[bool, str]:
     """Run one scenario; (passed, message)."""
     try:
         state = build_state(data)
-    except (ScenarioFileError, KeyError, TypeError, ValueError) as exc:
+    except _FILE_ERRORS as exc:
         return False, f"bad file: {exc}"
     step_no = 0
     try:
@@ -277,8 +280,11 @@ def run_scenario(data: Mapping[str, Any]) -> tuple[bool, str]:
     except StepFailure as exc:
         where = f"step {step_no}: " if step_no else "result: "
         return False, where + str(exc)
-    except ScenarioFileError as exc:
-        return False, f"step {step_no}: bad file: {exc}"
+    except _FILE_ERRORS as exc:
+        # A malformed step (missing "seat", not an object, unknown seat in a
+        # check...) fails this scenario only; the run goes on to the next file.
+        where = f"step {step_no}: " if step_no else "result: "
+        return False, f"{where}bad file: {exc!r}"
     return True, ""
 
 

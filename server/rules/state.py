@@ -327,10 +327,10 @@ class RoundState:
         if action.atu:  # A.12
             if self.atu is None:
                 raise RuleError(ErrorCode.BAD_ACTION, "this round has no atu")
+            if self.atu not in action_tiles(action):  # malformed: bad_action first (§C)
+                raise RuleError(ErrorCode.BAD_ACTION, "'atu' is set but no meld holds the atu")
             if self.atu_taken_by is not None:
                 raise RuleError(ErrorCode.ATU_TAKEN, "the atu has already been taken")
-            if self.atu not in action_tiles(action):
-                raise RuleError(ErrorCode.BAD_ACTION, "'atu' is set but no meld holds the atu")
             extra.append(self.atu)
         tiles = action_tiles(action)
         self._require_hand(seat, tiles, extra)
