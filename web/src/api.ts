@@ -1,0 +1,161 @@
+// The HTTP API (server/api): guest players, rooms, lobby, seats, start, scores.
+// The identity travels as the HttpOnly cookie the server sets; the token is also kept
+// in localStorage so the player can carry it to another device.
+
+export interface PlayerRef {
+  id: string;
+  display_name: string;
+}
+
+export interface Player extends PlayerRef {
+  created_at: string;
+}
+
+export type EndCondition =
+  | { kind: "endless" }
+  | { kind: "rounds"; rounds: number }
+  | { kind: "target"; points: number };
+
+export interface RoomSettings {
+  variant: string;
+  seats: number;
+  short_game: boolean;
+  end: EndCondition;
+  turn_seconds: number | null;
+  public: boolean;
+  fill_with_bots: boolean;
+  bot_level: "easy" | "normal" | "hard";
+  row_depth: number | null;
+  joker_button: boolean;
+}
+
+export interface RoomSeat {
+  seat: number;
+  player: PlayerRef | null;
+  bot_level: string | null;
+}
+
+export interface RoomView {
+  id: string;
+  status: "waiting" | "playing" | "finished" | string;
+  version: number;
+  owner: PlayerRef;
+  settings: RoomSettings;
+  created_at: string;
+  started_at: string | null;
+  seats: RoomSeat[];
+  free_seats: number;
+  invite_code: string | null;
+  your_seat: number | null;
+}
+
+export interface ScoreSheet {
+  room_id: string;
+  status: string;
+  seats: RoomSeat[];
+  rounds: { number: number; scores: (number | null)[] }[];
+  totals: number[];
+  finished: boolean;
+  winners: number[] | null;
+}
+
+export class ApiError extends Error {
+  constructor(
+    public status: number,
+    public code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      credentials: "same-origin",
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new ApiError(0, "network", String(err));
+  }
+  if (res.status === 204) return undefined as T;
+  let data: unknown = null;
+  try {
+    data = await res.json();
+  } catch {
+    /* not JSON */
+  }
+  if (!res.ok) {
+    const d = (data ?? {}) as { code?: string; detail?: unknown };
+    const detail = typeof d.detail === "string" ? d.detail : JSON.stringify(d.detail ?? res.statusText);
+    throw new ApiError(res.status, d.code ?? `http_${res.status}`, detail);
+  }
+  return data as T;
+}
+
+const TOKEN_KEY = "remi.token";
+
+export function savedToken(): string | null {
+  try {
+    return localStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function saveToken(token: string): void {
+  try {
+    localStorage.setItem(TOKEN_KEY, token);
+  } catch {
+    /* ignore */
+  }
+}
+
+export async function me(): Promise<Player | null> {
+  try {
+    return await call<Player>("GET", "/api/me");
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      // The cookie may be gone while the token is still known here: restore it.
+      const token = savedToken();
+      if (token) {
+        try {
+          return await call<Player>("POST", "/api/session", { token });
+        } catch {
+          return null;
+        }
+      }
+      return null;
+    }
+    throw err;
+  }
+}
+
+export async function createPlayer(displayName: string): Promise<Player> {
+  const res = await call<{ player: Player; token: string }>("POST", "/api/players", {
+    display_name: displayName,
+  });
+  saveToken(res.token);
+  return res.player;
+}
+
+export async function useToken(token: string): Promise<Player> {
+  const p = await call<Player>("POST", "/api/session", { token });
+  saveToken(token);
+  return p;
+}
+
+export const lobby = () => call<{ rooms: RoomView[] }>("GET", "/api/rooms");
+export const createRoom = (s: Partial<RoomSettings>) => call<RoomView>("POST", "/api/rooms", s);
+export const joinByCode = (code: string) => call<RoomView>("POST", "/api/rooms/join-by-code", { code });
+export const getRoom = (id: string, code?: string | null) =>
+  call<RoomView>("GET", `/api/rooms/${encodeURIComponent(id)}${code ? `?code=${encodeURIComponent(code)}` : ""}`);
+export const takeSeat = (id: string, seat: number, code?: string | null) =>
+  call<RoomView>("POST", `/api/rooms/${encodeURIComponent(id)}/seats/${seat}`, code ? { code } : {});
+export const leaveSeat = (id: string) => call<RoomView>("POST", `/api/rooms/${encodeURIComponent(id)}/leave`);
+export const startRoom = (id: string) => call<RoomView>("POST", `/api/rooms/${encodeURIComponent(id)}/start`);
+export const scores = (id: string, code?: string | null) =>
+  call<ScoreSheet>("GET", `/api/rooms/${encodeURIComponent(id)}/scores${code ? `?code=${encodeURIComponent(code)}` : ""}`);

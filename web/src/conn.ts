@@ -1,0 +1,180 @@
+// The room's WebSocket (docs/protocol.md): hello with the last version, then snapshots
+// and events; actions, rack layouts and queries carry a per-connection sequence number and
+// are answered by ack / error / query_result. Reconnects by itself with a back-off.
+
+export interface ServerError {
+  code: string;
+  message: string;
+}
+
+export type Msg = { type: string; [k: string]: unknown };
+
+interface Waiter {
+  resolve: (v: Msg) => void;
+  reject: (e: ServerError) => void;
+  timer: number;
+}
+
+export interface ConnHandlers {
+  onMessage: (msg: Msg) => void;
+  onStatus: (status: "connecting" | "open" | "lost" | "closed") => void;
+  onFatal: (code: number) => void;
+  lastVersion: () => number | null;
+}
+
+const REPLY_TIMEOUT_MS = 15000;
+
+export class RoomConnection {
+  private ws: WebSocket | null = null;
+  private seq = 0;
+  private waiters = new Map<number, Waiter>();
+  private closedByUs = false;
+  private attempts = 0;
+  private retryTimer = 0;
+  private pingTimer = 0;
+  private everOpened = false;
+
+  constructor(
+    private roomId: string,
+    private handlers: ConnHandlers,
+  ) {}
+
+  get url(): string {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    return `${proto}//${location.host}/ws/rooms/${encodeURIComponent(this.roomId)}`;
+  }
+
+  get isOpen(): boolean {
+    return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  connect(): void {
+    this.closedByUs = false;
+    this.handlers.onStatus(this.everOpened ? "lost" : "connecting");
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(this.url);
+    } catch {
+      this.scheduleRetry();
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempts = 0;
+      this.everOpened = true;
+      ws.send(JSON.stringify({ type: "hello", last_version: this.handlers.lastVersion() }));
+      this.handlers.onStatus("open");
+      window.clearInterval(this.pingTimer);
+      this.pingTimer = window.setInterval(() => this.raw({ type: "ping" }), 20000);
+    };
+    ws.onmessage = (ev) => {
+      let msg: Msg;
+      try {
+        msg = JSON.parse(String(ev.data)) as Msg;
+      } catch {
+        return;
+      }
+      this.dispatch(msg);
+    };
+    ws.onclose = (ev) => {
+      window.clearInterval(this.pingTimer);
+      if (this.ws === ws) this.ws = null;
+      // Whatever was waiting for an answer will not get one on this connection.
+      for (const [seq, w] of this.waiters) {
+        window.clearTimeout(w.timer);
+        w.reject({ code: "network", message: "connection lost" });
+        this.waiters.delete(seq);
+      }
+      if (this.closedByUs) {
+        this.handlers.onStatus("closed");
+        return;
+      }
+      if (ev.code === 4401 || ev.code === 4404) {
+        // Not authenticated / no such room: retrying will not help.
+        this.closedByUs = true;
+        this.handlers.onStatus("closed");
+        this.handlers.onFatal(ev.code);
+        return;
+      }
+      this.handlers.onStatus("lost");
+      this.scheduleRetry();
+    };
+    ws.onerror = () => {
+      /* onclose follows */
+    };
+  }
+
+  private scheduleRetry(): void {
+    window.clearTimeout(this.retryTimer);
+    const delay = Math.min(5000, 300 * 2 ** this.attempts);
+    this.attempts++;
+    this.retryTimer = window.setTimeout(() => {
+      if (!this.closedByUs) this.connect();
+    }, delay);
+  }
+
+  /** Retry now (the browser came back online). */
+  nudge(): void {
+    if (this.closedByUs || this.isOpen) return;
+    if (this.ws && this.ws.readyState === WebSocket.CONNECTING) return;
+    window.clearTimeout(this.retryTimer);
+    this.attempts = 0;
+    this.connect();
+  }
+
+  close(): void {
+    this.closedByUs = true;
+    window.clearTimeout(this.retryTimer);
+    window.clearInterval(this.pingTimer);
+    this.ws?.close(1000);
+    this.ws = null;
+  }
+
+  private dispatch(msg: Msg): void {
+    const seq = typeof msg.seq === "number" ? msg.seq : null;
+    if (seq !== null && (msg.type === "ack" || msg.type === "error" || msg.type === "query_result")) {
+      const w = this.waiters.get(seq);
+      if (w) {
+        this.waiters.delete(seq);
+        window.clearTimeout(w.timer);
+        if (msg.type === "error") w.reject({ code: String(msg.code), message: String(msg.message ?? "") });
+        else w.resolve(msg);
+      }
+      if (msg.type !== "error") return;
+    }
+    this.handlers.onMessage(msg);
+  }
+
+  raw(msg: Msg): boolean {
+    if (!this.isOpen) return false;
+    this.ws!.send(JSON.stringify(msg));
+    return true;
+  }
+
+  /** The server's highest seq for this player (snapshot.last_seq): never reuse one. */
+  noteLastSeq(n: number | null | undefined): void {
+    if (typeof n === "number" && n > this.seq) this.seq = n;
+  }
+
+  /** Seqs increase per player across connections and devices: start from the clock. */
+  private nextSeq(): number {
+    this.seq = Math.max(this.seq + 1, Date.now());
+    return this.seq;
+  }
+
+  /** Send a message that gets an answer (ack, error or query_result) for its seq. */
+  request(msg: Msg): Promise<Msg> {
+    const seq = this.nextSeq();
+    return new Promise((resolve, reject) => {
+      if (!this.raw({ ...msg, seq })) {
+        reject({ code: "network", message: "not connected" });
+        return;
+      }
+      const timer = window.setTimeout(() => {
+        this.waiters.delete(seq);
+        reject({ code: "network", message: "no answer" });
+      }, REPLY_TIMEOUT_MS);
+      this.waiters.set(seq, { resolve, reject, timer });
+    });
+  }
+}

@@ -1,0 +1,378 @@
+import * as api from "./api";
+import { clear, h, toast } from "./dom";
+import { reason, t } from "./i18n";
+import type { App } from "./main";
+
+const VARIANTS = ["remi", "remi45", "remi51", "etalat", "etalat51", "remi101", "remi101-rising"];
+const TURN_TIMES = [15, 30, 60, 120];
+
+export function showApiError(err: unknown): void {
+  if (err instanceof api.ApiError) toast(reason(err.code, err.message), "error", err.message);
+  else toast(String(err));
+}
+
+/** A code or a whole invite link → what to open. */
+export function parseInvite(text: string): { code?: string; room?: string } {
+  const s = text.trim();
+  const join = s.match(/#\/join\/([^/?#\s]+)/);
+  if (join) return { code: decodeURIComponent(join[1]) };
+  const room = s.match(/#\/room\/([^/?#\s]+)/);
+  if (room) return { room: decodeURIComponent(room[1]) };
+  return { code: s };
+}
+
+export function renderLobby(app: App, opts: { joinCode?: string }): { dispose(): void; relabel(): void } {
+  let timer = 0;
+  let disposed = false;
+  const root = app.root;
+
+  const draw = () => {
+    clear(root);
+    const page = h("main", { class: "lobby", "data-testid": "lobby" });
+    page.append(
+      h("header", { class: "topbar" }, h("h1", null, t("app.title")), h("span", { class: "spacer" }), app.langButton()),
+    );
+    if (!app.player) {
+      page.append(nameForm());
+    } else {
+      page.append(welcome());
+      if (opts.joinCode) {
+        page.append(h("p", { class: "muted" }, t("common.loading")));
+      } else {
+        page.append(practiceBox(), joinBox(), publicRooms(), createForm(), identityBox());
+      }
+    }
+    root.append(page);
+  };
+
+  const afterIdentity = async () => {
+    if (opts.joinCode) {
+      const code = opts.joinCode;
+      try {
+        const room = await api.joinByCode(code);
+        app.go(`#/room/${encodeURIComponent(room.id)}`);
+      } catch (err) {
+        showApiError(err);
+        opts.joinCode = undefined;
+        draw();
+      }
+    }
+  };
+
+  function nameForm(): HTMLElement {
+    const input = h("input", {
+      id: "display-name",
+      name: "display_name",
+      maxlength: 32,
+      required: true,
+      autocomplete: "nickname",
+      placeholder: t("lobby.name.placeholder"),
+      "data-testid": "name-input",
+    });
+    const form = h(
+      "form",
+      {
+        class: "card name-form",
+        onsubmit: async (e: Event) => {
+          e.preventDefault();
+          const name = input.value.trim();
+          if (!name) return;
+          try {
+            app.setPlayer(await api.createPlayer(name));
+            draw();
+            await afterIdentity();
+          } catch (err) {
+            showApiError(err);
+          }
+        },
+      },
+      h("label", { for: "display-name" }, t("lobby.name")),
+      h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary", "data-testid": "name-save" }, t("lobby.name.save"))),
+    );
+    setTimeout(() => input.focus(), 0);
+    return form;
+  }
+
+  function welcome(): HTMLElement {
+    return h("p", { class: "hello", "data-testid": "hello" }, t("lobby.hello", { name: app.player!.display_name }));
+  }
+
+  function practiceBox(): HTMLElement {
+    const variant = h(
+      "select",
+      { "aria-label": t("settings.variant"), "data-testid": "practice-variant" },
+      VARIANTS.map((v) => h("option", { value: v }, t(`variant.${v}`))),
+    );
+    return h(
+      "section",
+      { class: "card practice" },
+      h("div", { class: "row" },
+        h(
+          "button",
+          {
+            type: "button",
+            class: "primary big",
+            "data-testid": "practice",
+            onclick: async () => {
+              try {
+                const room = await api.createRoom({
+                  variant: variant.value,
+                  seats: 4,
+                  public: false,
+                  fill_with_bots: true,
+                  bot_level: "normal",
+                });
+                await api.startRoom(room.id);
+                app.go(`#/room/${encodeURIComponent(room.id)}`);
+              } catch (err) {
+                showApiError(err);
+              }
+            },
+          },
+          t("lobby.practice"),
+        ),
+        variant,
+      ),
+      h("p", { class: "muted" }, t("lobby.practice.hint")),
+    );
+  }
+
+  function joinBox(): HTMLElement {
+    const input = h("input", { placeholder: t("lobby.code.placeholder"), "aria-label": t("lobby.code"), "data-testid": "code-input" });
+    return h(
+      "form",
+      {
+        class: "card join",
+        onsubmit: async (e: Event) => {
+          e.preventDefault();
+          const what = parseInvite(input.value);
+          if (what.room) {
+            app.go(`#/room/${encodeURIComponent(what.room)}`);
+            return;
+          }
+          if (!what.code) return;
+          try {
+            const room = await api.joinByCode(what.code);
+            app.go(`#/room/${encodeURIComponent(room.id)}`);
+          } catch (err) {
+            showApiError(err);
+          }
+        },
+      },
+      h("label", null, t("lobby.code")),
+      h("div", { class: "row" }, input, h("button", { type: "submit" }, t("lobby.code.join"))),
+    );
+  }
+
+  function publicRooms(): HTMLElement {
+    const list = h("ul", { class: "rooms", "data-testid": "public-rooms" });
+    const box = h(
+      "section",
+      { class: "card" },
+      h("div", { class: "row between" },
+        h("h2", null, t("lobby.public")),
+        h("button", { type: "button", onclick: () => load() }, t("lobby.refresh")),
+      ),
+      list,
+    );
+    const load = async () => {
+      try {
+        const { rooms } = await api.lobby();
+        if (disposed) return;
+        clear(list);
+        if (!rooms.length) list.append(h("li", { class: "muted" }, t("lobby.public.none")));
+        for (const r of rooms) {
+          const taken = r.seats.length - r.free_seats;
+          list.append(
+            h(
+              "li",
+              { class: "room-item" },
+              h("span", { class: "room-name" }, t(`variant.${r.settings.variant}`)),
+              h("span", { class: "muted" }, t("lobby.room.by", { name: r.owner.display_name })),
+              h("span", { class: "muted" }, t("lobby.room.seats", { taken, seats: r.seats.length })),
+              h("span", { class: "muted" }, endText(r.settings.end)),
+              h(
+                "button",
+                {
+                  type: "button",
+                  "data-testid": `join-${r.id}`,
+                  onclick: async () => {
+                    try {
+                      const free = r.seats.find((s) => !s.player && !s.bot_level);
+                      if (free && r.your_seat === null) await api.takeSeat(r.id, free.seat);
+                      app.go(`#/room/${encodeURIComponent(r.id)}`);
+                    } catch (err) {
+                      showApiError(err);
+                    }
+                  },
+                },
+                t("lobby.join"),
+              ),
+            ),
+          );
+        }
+      } catch (err) {
+        if (!disposed) showApiError(err);
+      }
+    };
+    load();
+    window.clearInterval(timer);
+    timer = window.setInterval(load, 5000);
+    return box;
+  }
+
+  function createForm(): HTMLElement {
+    const f = {
+      variant: h("select", { id: "s-variant", "data-testid": "s-variant" }, VARIANTS.map((v) => h("option", { value: v }, t(`variant.${v}`)))),
+      seats: h("select", { id: "s-seats", "data-testid": "s-seats" }, [2, 3, 4].map((n) => h("option", { value: n, selected: n === 4 }, String(n)))),
+      short: h("input", { type: "checkbox", id: "s-short", "data-testid": "s-short" }),
+      end: h(
+        "select",
+        { id: "s-end", "data-testid": "s-end" },
+        h("option", { value: "endless" }, t("settings.end.endless")),
+        h("option", { value: "rounds" }, t("settings.end.rounds")),
+        h("option", { value: "target" }, t("settings.end.target")),
+      ),
+      rounds: h("input", { type: "number", id: "s-rounds", min: 1, max: 1000, value: 5, "data-testid": "s-rounds" }),
+      target: h("input", { type: "number", id: "s-target", min: 1, max: 1000000, value: 500, "data-testid": "s-target" }),
+      turn: h("select", { id: "s-turn", "data-testid": "s-turn" }, TURN_TIMES.map((n) => h("option", { value: n, selected: n === 60 }, t("settings.turn.s", { n })))),
+      visibility: h(
+        "select",
+        { id: "s-vis", "data-testid": "s-vis" },
+        h("option", { value: "public" }, t("settings.public")),
+        h("option", { value: "private" }, t("settings.private")),
+      ),
+      bots: h("input", { type: "checkbox", id: "s-bots", checked: true, "data-testid": "s-bots" }),
+      level: h("select", { id: "s-level", "data-testid": "s-level" }, ["easy", "normal", "hard"].map((l) => h("option", { value: l, selected: l === "normal" }, t(`settings.bot.${l}`)))),
+      depth: h("input", { type: "number", id: "s-depth", min: 1, max: 200, placeholder: t("settings.rowDepth.all"), "data-testid": "s-depth" }),
+      joker: h("input", { type: "checkbox", id: "s-joker", "data-testid": "s-joker" }),
+    };
+    const field = (id: string, label: string, control: HTMLElement, cls = "") =>
+      h("div", { class: `field ${cls}` }, h("label", { for: id }, label), control);
+    const check = (id: string, label: string, control: HTMLElement, cls = "") =>
+      h("div", { class: `field check ${cls}` }, control, h("label", { for: id }, label));
+    const roundsField = field("s-rounds", t("settings.rounds"), f.rounds, "f-rounds");
+    const targetField = field("s-target", t("settings.target"), f.target, "f-target");
+    const shortField = check("s-short", t("settings.short"), f.short);
+    const depthField = field("s-depth", t("settings.rowDepth"), f.depth);
+    const jokerField = check("s-joker", t("settings.jokerButton"), f.joker);
+    const sync = () => {
+      const famA = !f.variant.value.startsWith("remi101");
+      roundsField.hidden = f.end.value !== "rounds";
+      targetField.hidden = f.end.value !== "target";
+      f.short.disabled = !(famA && f.seats.value === "2");
+      if (f.short.disabled) f.short.checked = false;
+      depthField.hidden = !famA;
+      jokerField.hidden = famA;
+      f.level.disabled = !f.bots.checked;
+    };
+    for (const el of [f.variant, f.seats, f.end, f.bots]) el.addEventListener("change", sync);
+    sync();
+    const form = h(
+      "form",
+      {
+        class: "card create",
+        "data-testid": "create-form",
+        onsubmit: async (e: Event) => {
+          e.preventDefault();
+          const famA = !f.variant.value.startsWith("remi101");
+          const end: api.EndCondition =
+            f.end.value === "rounds"
+              ? { kind: "rounds", rounds: Number(f.rounds.value) }
+              : f.end.value === "target"
+                ? { kind: "target", points: Number(f.target.value) }
+                : { kind: "endless" };
+          const settings: Partial<api.RoomSettings> = {
+            variant: f.variant.value,
+            seats: Number(f.seats.value),
+            short_game: f.short.checked,
+            end,
+            turn_seconds: Number(f.turn.value),
+            public: f.visibility.value === "public",
+            fill_with_bots: f.bots.checked,
+            bot_level: f.level.value as api.RoomSettings["bot_level"],
+            row_depth: famA && f.depth.value ? Number(f.depth.value) : null,
+            joker_button: !famA && f.joker.checked,
+          };
+          try {
+            const room = await api.createRoom(settings);
+            app.go(`#/room/${encodeURIComponent(room.id)}`);
+          } catch (err) {
+            showApiError(err);
+          }
+        },
+      },
+      h("h2", null, t("lobby.create")),
+      h(
+        "div",
+        { class: "grid" },
+        field("s-variant", t("settings.variant"), f.variant),
+        field("s-seats", t("settings.seats"), f.seats),
+        field("s-end", t("settings.end"), f.end),
+        roundsField,
+        targetField,
+        field("s-turn", t("settings.turn"), f.turn),
+        field("s-vis", t("settings.visibility"), f.visibility),
+        field("s-level", t("settings.botLevel"), f.level),
+        depthField,
+        check("s-bots", t("settings.bots"), f.bots),
+        shortField,
+        jokerField,
+      ),
+      h("button", { type: "submit", class: "primary", "data-testid": "create-room" }, t("settings.create")),
+    );
+    return form;
+  }
+
+  function identityBox(): HTMLElement {
+    const out = h("code", { class: "token", "data-testid": "token" });
+    const input = h("input", { placeholder: "token", "aria-label": t("lobby.identity.use") });
+    return h(
+      "details",
+      { class: "card identity" },
+      h("summary", null, t("lobby.identity")),
+      h("p", { class: "muted" }, t("lobby.identity.hint")),
+      h("div", { class: "row" },
+        h("button", { type: "button", onclick: () => (out.textContent = api.savedToken() ?? "—") }, t("lobby.identity.show")),
+        out,
+      ),
+      h(
+        "form",
+        {
+          class: "row",
+          onsubmit: async (e: Event) => {
+            e.preventDefault();
+            try {
+              app.setPlayer(await api.useToken(input.value.trim()));
+              draw();
+            } catch (err) {
+              showApiError(err);
+            }
+          },
+        },
+        input,
+        h("button", { type: "submit" }, t("lobby.identity.use")),
+      ),
+    );
+  }
+
+  draw();
+  if (app.player) afterIdentity();
+
+  return {
+    dispose() {
+      disposed = true;
+      window.clearInterval(timer);
+    },
+    relabel() {
+      window.clearInterval(timer);
+      draw();
+    },
+  };
+}
+
+export function endText(end: api.EndCondition): string {
+  if (end.kind === "rounds") return `${t("settings.end.rounds")}: ${end.rounds}`;
+  if (end.kind === "target") return `${t("settings.end.target")}: ${end.points}`;
+  return t("settings.end.endless");
+}

@@ -1,0 +1,204 @@
+// The seat's rack: fixed slots in rows, each slot empty or holding one tile id.
+// Only placement lives here; whether a formation is a meld and what it is worth is
+// always asked of the server.
+
+export interface Formation {
+  row: number;
+  start: number; // first slot index (in the whole rack)
+  slots: number[];
+  tiles: number[];
+}
+
+export class Rack {
+  slots: (number | null)[];
+
+  constructor(
+    public readonly cols: number,
+    rows: number,
+  ) {
+    this.slots = new Array(cols * rows).fill(null);
+  }
+
+  get rows(): number {
+    return Math.ceil(this.slots.length / this.cols);
+  }
+
+  clone(): Rack {
+    const r = new Rack(this.cols, this.rows);
+    r.slots = [...this.slots];
+    return r;
+  }
+
+  tiles(): number[] {
+    return this.slots.filter((x): x is number => x !== null);
+  }
+
+  slotOf(id: number): number {
+    return this.slots.indexOf(id);
+  }
+
+  addRow(): void {
+    for (let i = 0; i < this.cols; i++) this.slots.push(null);
+  }
+
+  /** Move the tile at `from` to `to`: onto an empty slot it just moves; onto a tile it is
+   * inserted there, and that tile and those after it shift towards the next empty slot. */
+  move(from: number, to: number): boolean {
+    const id = this.slots[from];
+    if (id === null || id === undefined || from === to) return false;
+    this.slots[from] = null;
+    this.put(id, to);
+    return true;
+  }
+
+  /** Place a tile that is not on the rack (a drawn tile, a taken row tile, the atu). */
+  put(id: number, to: number): void {
+    const old = this.slots.indexOf(id);
+    if (old >= 0) this.slots[old] = null;
+    if (to >= this.slots.length) to = this.slots.length - 1;
+    if (this.slots[to] === null) {
+      this.slots[to] = id;
+      return;
+    }
+    let empty = this.slots.indexOf(null, to);
+    if (empty >= 0) {
+      for (let i = empty; i > to; i--) this.slots[i] = this.slots[i - 1];
+      this.slots[to] = id;
+      return;
+    }
+    empty = this.slots.lastIndexOf(null, to);
+    if (empty >= 0) {
+      // Nothing free after: shift the tiles before the target left, insert before it.
+      for (let i = empty; i < to - 1; i++) this.slots[i] = this.slots[i + 1];
+      this.slots[to - 1] = id;
+      return;
+    }
+    this.addRow();
+    this.put(id, to);
+  }
+
+  /** A free slot for a tile arriving on the rack: preferably one with empty neighbours
+   * (so it does not glue onto a formation), scanning from the end. */
+  freeSlot(): number {
+    const n = this.slots.length;
+    const isFree = (i: number) => i >= 0 && i < n && this.slots[i] === null;
+    const sameRow = (a: number, b: number) => Math.floor(a / this.cols) === Math.floor(b / this.cols);
+    for (let i = n - 1; i >= 0; i--) {
+      if (!isFree(i)) continue;
+      const leftOk = !sameRow(i, i - 1) || isFree(i - 1);
+      const rightOk = !sameRow(i, i + 1) || isFree(i + 1);
+      if (leftOk && rightOk) return i;
+    }
+    for (let i = n - 1; i >= 0; i--) if (isFree(i)) return i;
+    this.addRow();
+    return this.slots.length - 1;
+  }
+
+  remove(id: number): void {
+    const i = this.slots.indexOf(id);
+    if (i >= 0) this.slots[i] = null;
+  }
+
+  /** Make the rack hold exactly `keep`: drop what left, place what arrived. */
+  reconcile(keep: number[]): boolean {
+    const want = new Set(keep);
+    let changed = false;
+    for (let i = 0; i < this.slots.length; i++) {
+      const id = this.slots[i];
+      if (id !== null && !want.has(id)) {
+        this.slots[i] = null;
+        changed = true;
+      }
+    }
+    const have = new Set(this.tiles());
+    for (const id of keep) {
+      if (!have.has(id)) {
+        this.slots[this.freeSlot()] = id;
+        changed = true;
+      }
+    }
+    // Drop trailing rows that became empty beyond the minimum.
+    return changed;
+  }
+
+  /** Three or more (two in Remi 101: doubles) adjacent tiles bounded by empty slots or
+   * the row's ends. */
+  formations(minLen: number): Formation[] {
+    const out: Formation[] = [];
+    for (let r = 0; r < this.rows; r++) {
+      let c = 0;
+      while (c < this.cols) {
+        const i = r * this.cols + c;
+        if (this.slots[i] === null || this.slots[i] === undefined) {
+          c++;
+          continue;
+        }
+        const start = c;
+        while (c < this.cols && this.slots[r * this.cols + c] !== null && this.slots[r * this.cols + c] !== undefined) c++;
+        if (c - start >= minLen) {
+          const slots: number[] = [];
+          for (let k = start; k < c; k++) slots.push(r * this.cols + k);
+          out.push({ row: r, start: r * this.cols + start, slots, tiles: slots.map((s) => this.slots[s] as number) });
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Arrange the tiles in groups (each sorted by `key`), one empty slot between groups,
+   * a group never split across rows when it can be helped. */
+  arrange(ids: number[], key: (id: number) => number, group: (id: number) => number, minRows: number): void {
+    const sorted = [...ids].sort((a, b) => key(a) - key(b));
+    const groups: number[][] = [];
+    for (const id of sorted) {
+      const g = groups[groups.length - 1];
+      if (g && group(g[0]) === group(id)) g.push(id);
+      else groups.push([id]);
+    }
+    for (const gaps of [true, false]) {
+      for (let rows = minRows; rows <= minRows + 3; rows++) {
+        const placed = layoutGroups(groups, this.cols, rows, gaps);
+        if (placed) {
+          this.slots = placed;
+          return;
+        }
+      }
+    }
+    // Cannot fail: with no gaps and enough rows everything fits.
+    this.slots = new Array(Math.max(minRows, Math.ceil(sorted.length / this.cols)) * this.cols).fill(null);
+    sorted.forEach((id, i) => (this.slots[i] = id));
+  }
+}
+
+function layoutGroups(groups: number[][], cols: number, rows: number, gaps: boolean): (number | null)[] | null {
+  const slots: (number | null)[] = new Array(cols * rows).fill(null);
+  let r = 0;
+  let c = 0;
+  for (const g of groups) {
+    if (c > 0 && gaps) c++; // one empty slot between groups
+    if (c + g.length > cols) {
+      if (g.length <= cols) {
+        r++;
+        c = 0;
+      } else if (!gaps) {
+        // A group longer than a row: continue across (only when packing without gaps).
+      } else {
+        return null;
+      }
+    }
+    for (const id of g) {
+      if (c >= cols) {
+        r++;
+        c = 0;
+      }
+      if (r >= rows) return null;
+      slots[r * cols + c] = id;
+      c++;
+    }
+  }
+  return slots;
+}
+
+export function sameLayout(a: (number | null)[], b: (number | null)[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

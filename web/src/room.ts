@@ -1,0 +1,439 @@
+// A room: the waiting room (seats, invite link, start) and then the table, both fed by the
+// room's WebSocket; the HTTP API for seats and start.
+
+import * as api from "./api";
+import { RoomConnection, type Msg, type ServerError } from "./conn";
+import { clear, h, toast } from "./dom";
+import { reason, t } from "./i18n";
+import { endText, showApiError } from "./lobby";
+import type { App } from "./main";
+import { Table, type TableState } from "./table";
+import type { FormationAnswer, OpeningLock, Scores, SeatMeta, SeatView } from "./types";
+
+export class RoomPage {
+  private conn: RoomConnection | null = null;
+  private room: api.RoomView | null = null;
+  private version: number | null = null;
+  private state: TableState = {
+    view: null,
+    seats: [],
+    deadline: null,
+    scores: null,
+    round: null,
+    status: "waiting",
+    settings: null,
+    rack: null,
+    matchOver: false,
+    winners: null,
+  };
+  private table: Table | null = null;
+  private pollTimer = 0;
+  private clockOffset = 0; // server clock − local clock, seconds
+  private disposed = false;
+  private scoresOpen = false;
+  private tableHost: HTMLElement | null = null;
+  private onOnline = () => this.conn?.nudge();
+
+  constructor(
+    private app: App,
+    private roomId: string,
+  ) {}
+
+  start(): void {
+    if (!this.app.player) {
+      this.renderNameGate();
+      return;
+    }
+    void this.loadRoom();
+    window.addEventListener("online", this.onOnline);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    window.clearInterval(this.pollTimer);
+    window.removeEventListener("online", this.onOnline);
+    this.conn?.close();
+    this.table?.dispose();
+    document.getElementById("conn-banner")?.classList.remove("show");
+    document.getElementById("scores-modal")?.remove();
+  }
+
+  relabel(): void {
+    if (this.table) {
+      this.table.render();
+      if (this.scoresOpen) this.renderScores();
+    } else this.renderWaiting();
+  }
+
+  private renderNameGate(): void {
+    const root = this.app.root;
+    clear(root);
+    const input = h("input", { id: "display-name", maxlength: 32, required: true, placeholder: t("lobby.name.placeholder"), "data-testid": "name-input" });
+    root.append(
+      h(
+        "main",
+        { class: "lobby" },
+        h("header", { class: "topbar" }, h("h1", null, t("app.title")), h("span", { class: "spacer" }), this.app.langButton()),
+        h(
+          "form",
+          {
+            class: "card name-form",
+            onsubmit: async (e: Event) => {
+              e.preventDefault();
+              try {
+                this.app.setPlayer(await api.createPlayer(input.value.trim()));
+                this.start();
+              } catch (err) {
+                showApiError(err);
+              }
+            },
+          },
+          h("label", { for: "display-name" }, t("lobby.name")),
+          h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary", "data-testid": "name-save" }, t("lobby.name.save"))),
+        ),
+      ),
+    );
+    input.focus();
+  }
+
+  private async loadRoom(): Promise<void> {
+    try {
+      this.room = await api.getRoom(this.roomId);
+    } catch (err) {
+      if (this.disposed) return;
+      clear(this.app.root);
+      this.app.root.append(
+        h("main", { class: "lobby" }, h("p", { class: "card" }, err instanceof api.ApiError && err.status === 404 ? t("room.notfound") : String(err)), h("a", { href: "#/" }, t("common.back"))),
+      );
+      return;
+    }
+    if (this.disposed) return;
+    this.state.settings = this.room.settings;
+    this.state.status = this.room.status;
+    this.connect();
+    if (this.room.status === "waiting") {
+      this.renderWaiting();
+      this.pollTimer = window.setInterval(() => this.poll(), 2000);
+    } else {
+      this.showTable();
+    }
+  }
+
+  private async poll(): Promise<void> {
+    if (this.state.status !== "waiting") {
+      window.clearInterval(this.pollTimer);
+      return;
+    }
+    try {
+      const room = await api.getRoom(this.roomId);
+      if (this.disposed) return;
+      this.room = room;
+      if (room.status !== "waiting") {
+        this.state.status = room.status;
+        window.clearInterval(this.pollTimer);
+        this.showTable();
+        // The socket may have been refused while waiting: make sure it is there.
+        this.conn?.nudge();
+      } else this.renderWaiting();
+    } catch {
+      /* keep polling */
+    }
+  }
+
+  // ------------------------------------------------------------ socket
+
+  private connect(): void {
+    if (this.conn) return;
+    this.conn = new RoomConnection(this.roomId, {
+      onMessage: (m) => this.onMessage(m),
+      onStatus: (s) => this.table?.setConnection(s),
+      onFatal: (code) => {
+        if (code === 4401) toast(t("err.not_authenticated"));
+        else if (this.state.status !== "waiting") toast(t("room.notfound"));
+      },
+      lastVersion: () => this.version,
+    });
+    this.conn.connect();
+  }
+
+  private onMessage(m: Msg): void {
+    if (typeof m.server_time === "number") this.clockOffset = m.server_time - Date.now() / 1000;
+    if (m.type === "snapshot") {
+      this.version = m.version as number;
+      const room = m.room as { status: string; settings: api.RoomSettings; round: number };
+      this.state.status = room.status;
+      this.state.settings = room.settings;
+      this.state.round = room.round || null;
+      this.state.seats = m.seats as SeatMeta[];
+      this.state.view = (m.view as SeatView | null) ?? null;
+      this.state.rack = (m.rack as (number | null)[] | null) ?? null;
+      this.state.deadline = this.localDeadline(m.deadline);
+      this.setScores(m.scores as Scores);
+      this.conn?.noteLastSeq(m.last_seq as number | null);
+      this.refresh();
+      return;
+    }
+    if (m.type === "event") {
+      this.version = m.version as number;
+      const ev = (m.event ?? {}) as Record<string, unknown>;
+      if (ev.do === "round_start" && typeof ev.round === "number") this.state.round = ev.round;
+      if (ev.do === "round_over" && typeof ev.round === "number") this.state.round = ev.round;
+      if (ev.do === "match_over") {
+        this.state.matchOver = true;
+        this.state.status = "finished";
+        if (Array.isArray(ev.winners)) this.state.winners = ev.winners as number[];
+      }
+      if (ev.do === "room_changed" && this.state.status === "waiting") void this.poll();
+      if (m.view) this.state.view = m.view as SeatView;
+      if (m.seats) this.state.seats = m.seats as SeatMeta[];
+      if (m.view || m.seats) this.state.deadline = this.localDeadline(m.deadline);
+      if (m.scores) this.setScores(m.scores as Scores);
+      this.state.rack = null;
+      if (m.replay && !m.view) return; // the last replayed event carries the state
+      this.refresh();
+      return;
+    }
+    if (m.type === "error") {
+      toast(reason(m.code as string, m.message as string), "error", m.message as string);
+    }
+  }
+
+  private setScores(s: Scores | null | undefined): void {
+    if (!s) return;
+    this.state.scores = s;
+    if (s.over) {
+      this.state.matchOver = true;
+      this.state.winners = s.winners;
+    }
+    if (this.scoresOpen) this.renderScores();
+  }
+
+  private localDeadline(d: unknown): number | null {
+    return typeof d === "number" ? d - this.clockOffset : null;
+  }
+
+  private refresh(): void {
+    if (this.state.status === "waiting" && !this.state.view) {
+      this.renderWaiting();
+      return;
+    }
+    this.showTable();
+  }
+
+  // ------------------------------------------------------------ waiting room
+
+  private renderWaiting(): void {
+    if (this.disposed || this.table) return;
+    const room = this.room;
+    const root = this.app.root;
+    clear(root);
+    if (!room) return;
+    const me = this.app.player?.id;
+    const seated = room.your_seat;
+    const isOwner = room.owner.id === me;
+    const link = room.invite_code
+      ? `${location.origin}${location.pathname}#/join/${encodeURIComponent(room.invite_code)}`
+      : `${location.origin}${location.pathname}#/room/${encodeURIComponent(room.id)}`;
+    const linkInput = h("input", { readonly: true, value: link, "data-testid": "invite-link", "aria-label": t("room.invite") });
+    const seats = h("ol", { class: "wait-seats" });
+    for (const s of room.seats) {
+      let who: (string | HTMLElement)[];
+      if (s.player) who = [s.player.display_name, s.player.id === me ? ` (${t("room.seat.you")})` : ""];
+      else if (s.bot_level) who = [t("room.seat.bot", { level: t(`settings.bot.${s.bot_level}`) })];
+      else
+        who = [
+          h("span", { class: "muted" }, t("room.seat.free")),
+          " ",
+          h(
+            "button",
+            {
+              type: "button",
+              class: "small",
+              "data-testid": `take-seat-${s.seat}`,
+              onclick: async () => {
+                try {
+                  this.room = await api.takeSeat(room.id, s.seat);
+                  this.renderWaiting();
+                } catch (err) {
+                  showApiError(err);
+                }
+              },
+            },
+            t("room.seat.take"),
+          ),
+        ];
+      seats.append(h("li", { "data-testid": `wait-seat-${s.seat}` }, h("strong", null, t("room.seat", { n: s.seat + 1 }), ": "), who));
+    }
+    const st = room.settings;
+    root.append(
+      h(
+        "main",
+        { class: "lobby waiting", "data-testid": "waiting-room" },
+        h(
+          "header",
+          { class: "topbar" },
+          h("button", { type: "button", class: "icon back", "aria-label": t("common.back"), onclick: () => this.leaveWaiting() }, "←"),
+          h("h1", null, t(`variant.${st.variant}`)),
+          h("span", { class: "spacer" }),
+          this.app.langButton(),
+        ),
+        h(
+          "section",
+          { class: "card" },
+          h("h2", null, t("room.waiting")),
+          h(
+            "p",
+            { class: "muted" },
+            [endText(st.end), t("settings.turn.s", { n: st.turn_seconds ?? "?" }), st.public ? t("settings.public") : t("settings.private"), st.fill_with_bots ? `${t("settings.bots")} (${t(`settings.bot.${st.bot_level}`)})` : null]
+              .filter(Boolean)
+              .join(" · "),
+          ),
+          h("label", null, t("room.invite")),
+          h(
+            "div",
+            { class: "row" },
+            linkInput,
+            h(
+              "button",
+              {
+                type: "button",
+                onclick: async (e: Event) => {
+                  try {
+                    await navigator.clipboard.writeText(link);
+                    (e.target as HTMLElement).textContent = t("common.copied");
+                  } catch {
+                    linkInput.select();
+                  }
+                },
+              },
+              t("common.copy"),
+            ),
+          ),
+          room.invite_code ? h("p", { class: "muted" }, t("room.code", { code: room.invite_code })) : null,
+          seats,
+          isOwner
+            ? h(
+                "button",
+                {
+                  type: "button",
+                  class: "primary big",
+                  "data-testid": "start",
+                  onclick: async () => {
+                    try {
+                      this.room = await api.startRoom(room.id);
+                      this.state.status = this.room.status;
+                      this.showTable();
+                      this.conn?.nudge();
+                    } catch (err) {
+                      showApiError(err);
+                    }
+                  },
+                },
+                t("room.start"),
+              )
+            : h("p", { class: "muted" }, seated !== null ? t("room.start.wait") : room.free_seats ? "" : t("room.full")),
+        ),
+      ),
+    );
+  }
+
+  private async leaveWaiting(): Promise<void> {
+    try {
+      if (this.room?.your_seat !== null && this.room?.owner.id !== this.app.player?.id) await api.leaveSeat(this.roomId);
+    } catch {
+      /* leaving anyway */
+    }
+    this.app.go("#/");
+  }
+
+  // ------------------------------------------------------------ table
+
+  private showTable(): void {
+    if (this.disposed) return;
+    if (!this.table) {
+      window.clearInterval(this.pollTimer);
+      clear(this.app.root);
+      this.tableHost = h("div", { class: "table-host" });
+      this.app.root.append(this.tableHost);
+      this.table = new Table(this.tableHost, {
+        action: (a) => this.sendAction(a),
+        queryFormations: (f) => this.queryFormations(f),
+        queryRowPreview: (i) => this.queryRowPreview(i),
+        saveRack: (layout) => {
+          this.conn?.request({ type: "rack", layout }).catch(() => undefined);
+        },
+        leave: () => this.leaveTable(),
+        openScores: () => {
+          this.scoresOpen = true;
+          this.renderScores();
+        },
+        langButton: () => this.app.langButton(),
+      });
+      this.table.setConnection(this.conn?.isOpen ? "open" : "connecting");
+    }
+    this.table.update({ ...this.state });
+  }
+
+  private async sendAction(action: Record<string, unknown>): Promise<void> {
+    if (!this.conn) throw { code: "network", message: "not connected" } as ServerError;
+    await this.conn.request({ type: "action", base_version: this.version ?? 0, action });
+  }
+
+  private async queryFormations(formations: number[][]): Promise<{ answers: FormationAnswer[]; lock: OpeningLock | null }> {
+    if (!this.conn) throw { code: "network", message: "not connected" };
+    const res = await this.conn.request({ type: "query", query: "formations", formations: formations.slice(0, 30) });
+    const r = (res.result ?? {}) as { formations?: FormationAnswer[]; lock?: OpeningLock };
+    return { answers: r.formations ?? [], lock: r.lock ?? null };
+  }
+
+  private async queryRowPreview(index: number): Promise<number[]> {
+    if (!this.conn) throw { code: "network", message: "not connected" };
+    const res = await this.conn.request({ type: "query", query: "row_preview", index });
+    const r = (res.result ?? {}) as { tiles?: number[] };
+    return r.tiles ?? [];
+  }
+
+  private leaveTable(): void {
+    this.conn?.raw({ type: "leave" });
+    // Give the frame a moment to leave before closing the socket.
+    const conn = this.conn;
+    this.conn = null;
+    window.setTimeout(() => conn?.close(), 150);
+    this.app.go("#/");
+  }
+
+  // ------------------------------------------------------------ score sheet
+
+  private renderScores(): void {
+    document.getElementById("scores-modal")?.remove();
+    if (!this.scoresOpen) return;
+    const s = this.state.scores;
+    const n = this.state.view?.players ?? this.state.seats.length ?? 0;
+    const name = (i: number) => this.table?.seatName(i) ?? t("room.seat", { n: i + 1 });
+    const head = h("tr", null, h("th", { scope: "col" }, t("scores.round")), Array.from({ length: n }, (_, i) => h("th", { scope: "col" }, name(i))));
+    const body = h("tbody");
+    (s?.rounds ?? []).forEach((line, k) => {
+      body.append(h("tr", { "data-testid": `scores-round-${k + 1}` }, h("th", { scope: "row" }, String(k + 1)), line.map((x) => h("td", { class: (x ?? 0) < 0 ? "neg" : "pos" }, x === null ? "—" : x > 0 ? `+${x}` : String(x)))));
+    });
+    const foot = h("tfoot", null, h("tr", { "data-testid": "scores-totals" }, h("th", { scope: "row" }, t("scores.total")), (s?.totals ?? []).map((x) => h("td", null, String(x)))));
+    const close = () => {
+      this.scoresOpen = false;
+      this.renderScores();
+    };
+    const modal = h(
+      "div",
+      { class: "modal-back", id: "scores-modal", onclick: (e: Event) => e.target === e.currentTarget && close(), onkeydown: (e: KeyboardEvent) => e.key === "Escape" && close() },
+      h(
+        "div",
+        { class: "modal", role: "dialog", "aria-modal": "true", "aria-label": t("scores.title"), "data-testid": "scores" },
+        h("h2", null, t("scores.title")),
+        s && s.rounds.length ? null : h("p", { class: "muted" }, t("scores.none")),
+        h("div", { class: "scroll-x" }, h("table", { class: "score-table" }, h("thead", null, head), body, foot)),
+        s?.over && s.winners.length ? h("p", { class: "winners", "data-testid": "winners" }, t("scores.winners", { names: s.winners.map(name).join(", ") })) : null,
+        h("div", { class: "row end" }, h("button", { type: "button", class: "primary", "data-testid": "scores-close", onclick: close }, t("common.close"))),
+      ),
+    );
+    document.body.append(modal);
+    modal.querySelector<HTMLElement>("[data-testid=scores-close]")?.focus();
+  }
+}

@@ -1,0 +1,107 @@
+// Shapes the server sends (docs/engine-api.md SeatView, docs/protocol.md snapshot/event).
+
+export interface SeatInfo {
+  seat: number;
+  tiles: number;
+  opened: boolean;
+  opened_with: string | null;
+  credits: number;
+  first_turn: boolean;
+}
+
+export interface TableMeld {
+  kind: "set" | "run" | "double" | string;
+  tiles: number[];
+  owners: number[];
+  low?: number | null;
+  suit?: number | null;
+}
+
+export interface SeatScore {
+  seat: number;
+  total: number;
+  laid: number;
+  hand: number;
+  bonus: number;
+  atu_pair: number;
+  multiplier: number;
+  note: string;
+}
+
+export interface RoundResult {
+  reason: "out" | "stock" | string;
+  out: number | null;
+  scores: number[];
+  closing: string | null;
+  breakdown: SeatScore[];
+}
+
+export interface SeatView {
+  variant_id: string;
+  players: number;
+  seat: number | null;
+  first: number;
+  turn: number;
+  phase: "take" | "build" | "over" | string;
+  hand: number[];
+  seats: SeatInfo[];
+  table: TableMeld[];
+  row: number[];
+  row_offset: number;
+  row_length: number;
+  row_depth: number | null;
+  atu: number | null;
+  atu_taken_by: number | null;
+  stock_count: number;
+  consumed: number[];
+  last_points_opening: number | null;
+  last_doubles_opening: number | null;
+  joker_button: boolean;
+  joker_credits: number;
+  button_used: boolean;
+  over: boolean;
+  result: RoundResult | null;
+  hands: number[][] | null;
+  opened_with: (string | null)[];
+}
+
+/** A seat as the room describes it (who sits there, presence, total). */
+export interface SeatMeta {
+  seat: number;
+  name: string | null;
+  player_id: string | null;
+  bot_level: string | null;
+  is_bot: boolean;
+  away: boolean;
+  unresponsive: boolean;
+  bot_playing: boolean;
+  total: number;
+}
+
+export interface Scores {
+  rounds: (number | null)[][];
+  totals: number[];
+  over: boolean;
+  winners: number[];
+}
+
+export interface FormationAnswer {
+  valid: boolean;
+  code: string | null;
+  message: string;
+  kind: string | null;
+  value: number;
+}
+
+export interface OpeningLock {
+  locked: boolean;
+  code: string | null;
+  message: string;
+  value: number;
+  threshold: number | null;
+  has_run: boolean;
+  run_required: boolean;
+  doubles: number;
+  doubles_needed: number | null;
+  opened: boolean;
+}
