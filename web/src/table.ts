@@ -336,9 +336,10 @@ export class Table {
       const meta = this.state?.seats.find((x) => x.seat === s);
       const turn = !v.over && v.turn === s;
       const badges: HTMLElement[] = [];
-      if (meta?.is_bot) badges.push(h("span", { class: "badge bot" }, "🤖 ", t("table.bot")));
-      if (meta?.away) badges.push(h("span", { class: "badge away" }, "⏸ ", t("table.away")));
-      if (meta?.unresponsive) badges.push(h("span", { class: "badge away" }, "⌛ ", t("table.unresponsive")));
+      if (meta?.is_bot) badges.push(h("span", { class: "badge bot", "data-testid": `badge-bot-${s}` }, t("table.bot")));
+      else if (meta?.bot_playing) badges.push(h("span", { class: "badge bot" }, t("table.bot")));
+      if (meta?.away) badges.push(h("span", { class: "badge away", "data-testid": `badge-away-${s}` }, t("table.away")));
+      if (meta?.unresponsive) badges.push(h("span", { class: "badge away" }, t("table.unresponsive")));
       list.append(
         h(
           "li",
@@ -347,9 +348,14 @@ export class Table {
           h(
             "div",
             { class: "seat-info" },
-            h("span", { class: "count", title: t("table.tiles", { n: info.tiles }) }, `🂠 ${info.tiles}`),
-            h("span", { class: `opened ${info.opened ? "yes" : "no"}`, title: info.opened ? t("table.opened") : t("table.notopened") }, info.opened ? `✓ ${t("table.opened")}` : `– ${t("table.notopened")}`),
-            h("span", { class: "total" }, t("table.total", { n: meta?.total ?? 0 })),
+            h("span", { class: "count", title: t("table.tiles", { n: info.tiles }), "aria-label": t("table.tiles", { n: info.tiles }) }, h("span", { class: "mini-tile", "aria-hidden": "true" }), String(info.tiles)),
+            h(
+              "span",
+              { class: `opened ${info.opened ? "yes" : "no"}`, title: info.opened ? t("table.opened") : t("table.notopened"), "data-testid": `opened-${s}` },
+              h("span", { "aria-hidden": "true" }, info.opened ? "✓" : "–"),
+              h("span", { class: "lbl-long" }, info.opened ? t("table.opened") : t("table.notopened")),
+            ),
+            h("span", { class: "total", title: t("table.total", { n: meta?.total ?? 0 }), "data-testid": `total-${s}` }, h("span", { class: "lbl-long" }, "total "), h("span", { class: "sigma", "aria-hidden": "true" }, "Σ"), String(meta?.total ?? 0)),
           ),
           h("div", { class: "seat-badges" }, badges, turn ? h("span", { class: "timer", "data-timer": "1" }, this.timeLeftText()) : null),
         ),
@@ -362,7 +368,7 @@ export class Table {
     const d = this.state?.deadline;
     if (!d) return "";
     const s = Math.max(0, Math.ceil(d - Date.now() / 1000));
-    return `⏱ ${t("table.left", { s })}`;
+    return t("table.left", { s });
   }
 
   private tick(): void {
@@ -383,7 +389,6 @@ export class Table {
         "data-testid": "stock",
         "aria-label": `${t("table.stock.draw")}: ${t("table.stock.count", { n: v.stock_count })}`,
       },
-      h("span", { class: "stock-back", "aria-hidden": "true" }, "🂠"),
       h("span", { class: "stock-count" }, String(v.stock_count)),
     );
     const atuBox = h("div", { class: "atu-box" }, h("span", { class: "lbl" }, t("table.atu")));
