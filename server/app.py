@@ -23,6 +23,7 @@ from server.rooms.service import RoomEvents
 from server.services import Services, build_services
 from server.settings import Settings
 from server.storage.migrate import migrate
+from server.ws import install_live
 
 log = logging.getLogger(__name__)
 
@@ -35,9 +36,11 @@ def create_app(settings: Settings | None = None, events: RoomEvents | None = Non
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await _startup(services)
+        await live.start()  # the room actors: restore every playing room
         try:
             yield
         finally:
+            await live.stop()
             await _shutdown(services)
 
     app = FastAPI(
@@ -58,6 +61,7 @@ def create_app(settings: Settings | None = None, events: RoomEvents | None = Non
     app.include_router(health.router)
     app.include_router(players.router)
     app.include_router(rooms.router)
+    live = install_live(app, services, events)  # /ws/rooms/{id} and the room actors
     return app
 
 

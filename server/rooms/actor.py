@@ -1,0 +1,1136 @@
+"""The room actor: one asyncio task per live room, the only thing that changes its game.
+
+Connections and the lobby post commands (:meth:`RoomActor.post`); the actor
+handles them one at a time, together with its timers (turn deadlines, bot
+moves, the pause between rounds, the away and empty-room grace periods).
+
+* Every change is an event with the next room ``version``; the last events
+  are kept in a ring buffer so that a reconnecting client gets what it missed.
+* Every frame is built for one connection's seat from the engine's
+  ``view_for``/``spectator_view`` and ``Event.for_seat`` (RULES.md §D).
+* A move is appended to the round's action log and committed (through the
+  :class:`~server.rooms.journal.Journal`) before it is acknowledged or
+  broadcast.
+* Versions are reserved in blocks in ``rooms.version`` so that a restarted
+  server never reuses a version a client may hold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from collections import OrderedDict, deque
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from server.protocol import (
+    ActionMessage,
+    Hello,
+    QueryMessage,
+    RackMessage,
+    action_dict,
+)
+from server.rooms.botplay import Bot, bot_actions, make_seat_bot
+from server.rooms.options import RoomSettings
+from server.rooms.store import player_names, round_lines
+from server.rules import (
+    Deal,
+    EndCondition,
+    Event,
+    Match,
+    RoundOptions,
+    RoundState,
+    RuleError,
+    new_round,
+    replay,
+    spectator_view,
+    view_for,
+)
+from server.rules.queries import (
+    evaluate_formation,
+    opening_lock,
+    reachable_row_indices,
+    row_take_preview,
+)
+from server.rules.state import deal_tiles
+
+if TYPE_CHECKING:
+    from server.rooms.live import LiveContext
+    from server.rooms.service import RoomView
+
+log = logging.getLogger(__name__)
+
+RESULT_CACHE = 64
+"""Replies remembered per player for resends."""
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def error_frame(seq: int | None, code: str, message: str) -> str:
+    """An ``error`` message."""
+    return _dumps({"type": "error", "seq": seq, "code": code, "message": message})
+
+
+def ack_frame(seq: int, version: int) -> str:
+    """An ``ack`` message."""
+    return f'{{"type":"ack","seq":{seq},"version":{version}}}'
+
+
+PONG = '{"type":"pong"}'
+
+
+class Conn:
+    """One WebSocket connection as the actor sees it: a player and an outgoing queue."""
+
+    __slots__ = ("close_code", "closed", "left", "limit", "out", "player_id", "ready", "seat")
+
+    def __init__(self, player_id: str, limit: int = 256) -> None:
+        self.player_id = player_id
+        self.seat: int | None = None
+        self.ready = False
+        self.left = False
+        self.closed = False
+        self.close_code: int | None = None
+        self.limit = limit
+        self.out: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def send(self, frame: str) -> None:
+        """Queue a frame; a client too slow to read is disconnected."""
+        if self.closed:
+            return
+        if self.out.qsize() >= self.limit:
+            self.close(1008)
+            return
+        self.out.put_nowait(frame)
+
+    def close(self, code: int = 1000) -> None:
+        """Send what is queued, then close with ``code``."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code = code
+        self.out.put_nowait(None)
+
+
+@dataclass(slots=True)
+class SeatSlot:
+    """A seat of the live room."""
+
+    seat: int
+    player_id: str | None
+    name: str | None
+    bot_level: str | None
+    away: bool = False
+    unresponsive: bool = False
+    timeouts: int = 0
+    gone_at: float | None = None
+    rack: list[int | None] | None = None
+    rack_round: int = 0
+
+    @property
+    def is_bot(self) -> bool:
+        return self.player_id is None
+
+
+class _Entry(Protocol):
+    def for_seat(self, seat: int | None) -> dict[str, Any]: ...
+
+
+@dataclass(slots=True)
+class _Public:
+    """A room event everybody sees alike."""
+
+    payload: dict[str, Any]
+
+    def for_seat(self, seat: int | None) -> dict[str, Any]:
+        return self.payload
+
+
+@dataclass(slots=True)
+class _Move:
+    """An engine event, filtered per seat by the engine."""
+
+    event: Event
+    by: str
+
+    def for_seat(self, seat: int | None) -> dict[str, Any]:
+        out = self.event.for_seat(seat)
+        out["by"] = self.by
+        return out
+
+
+@dataclass(slots=True)
+class _Cached:
+    message: Any
+    reply: str
+
+
+@dataclass
+class _Results:
+    """A player's recent replies by seq."""
+
+    replies: OrderedDict[int, _Cached] = field(default_factory=OrderedDict)
+    last_seq: int | None = None
+
+    def get(self, seq: int) -> _Cached | None:
+        return self.replies.get(seq)
+
+    def put(self, seq: int, message: Any, reply: str) -> None:
+        self.replies[seq] = _Cached(message, reply)
+        while len(self.replies) > RESULT_CACHE:
+            self.replies.popitem(last=False)
+        if self.last_seq is None or seq > self.last_seq:
+            self.last_seq = seq
+
+
+def normalize_rack(layout: list[int | None] | None, hand: list[int]) -> list[int | None]:
+    """A saved layout made to fit the hand: unknown tiles dropped, new ones appended.
+
+    >>> normalize_rack([5, None, 9, 7], [7, 5, 11])
+    [5, None, 7, 11]
+    """
+    have = set(hand)
+    out: list[int | None] = []
+    seen: set[int] = set()
+    for slot in layout or []:
+        if slot is None:
+            out.append(None)
+        elif slot in have and slot not in seen:
+            out.append(slot)
+            seen.add(slot)
+    out += [t for t in hand if t not in seen]
+    while out and out[-1] is None:
+        out.pop()
+    return out
+
+
+def end_condition(settings: RoomSettings) -> EndCondition:
+    """The engine's end condition for the room settings."""
+    end = settings.end
+    if end.kind == "rounds":
+        return EndCondition("rounds", end.rounds)
+    if end.kind == "target":
+        return EndCondition("target", end.points)
+    return EndCondition()
+
+
+class RoomActor:
+    """The live room; see the module docstring."""
+
+    def __init__(self, room_id: str, ctx: LiveContext) -> None:
+        self.room_id = room_id
+        self.ctx = ctx
+        self.loop = asyncio.get_running_loop()
+        settings = ctx.settings
+        self.status = "waiting"
+        self.settings = RoomSettings()
+        self.seats: list[SeatSlot] = []
+        self.match: Match | None = None
+        self.round: RoundState | None = None
+        self.round_id: int | None = None
+        self.round_number = 0
+        self.version = 0
+        self.reserved = 0
+        self.buffer: deque[tuple[int, _Entry]] = deque(maxlen=settings.replay_buffer_events)
+        self.conns: list[Conn] = []
+        self.results: dict[str, _Results] = {}
+        self.bots: dict[int, Bot] = {}
+        self.turn_deadline: float | None = None
+        self.turn_deadline_wall: float | None = None
+        self.turn_timed_out = False
+        self.bot_at = 0.0
+        self.next_round_at: float | None = None
+        self.empty_since: float | None = None
+        self.idle_since: float | None = None
+        self.stopped = False
+        self.booted = asyncio.Event()
+        self.boot_error: BaseException | None = None
+        self._inbox: deque[tuple[Any, ...]] = deque()
+        self._wake = asyncio.Event()
+        self._view_cache: dict[int | None, str] = {}
+        self._view_version = -1
+        self.task: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ plumbing
+
+    def start(self) -> None:
+        """Start the actor's task."""
+        self.task = asyncio.create_task(self._main(), name=f"room-{self.room_id}")
+
+    def post(self, *command: Any) -> None:
+        """Queue a command; the actor handles commands in arrival order."""
+        self._inbox.append(command)
+        self._wake.set()
+
+    @property
+    def turn_seconds(self) -> float:
+        base = self.settings.turn_seconds or self.ctx.settings.default_turn_seconds
+        return float(base) * self.ctx.config.turn_time_scale
+
+    async def _main(self) -> None:
+        try:
+            await self._boot()
+        except BaseException as exc:
+            self.boot_error = exc
+            self.stopped = True
+            self.booted.set()
+            self.ctx.forget(self)
+            if not isinstance(exc, asyncio.CancelledError):
+                log.exception("room_boot_failed", extra={"room_id": self.room_id})
+            return
+        self.booted.set()
+        self.ctx.metrics.live_rooms.inc()
+        try:
+            await self._loop()
+        finally:
+            self.stopped = True
+            self.ctx.forget(self)
+            self.ctx.metrics.live_rooms.dec()
+            for conn in self.conns:
+                conn.close(1001)
+
+    async def _loop(self) -> None:
+        while True:
+            while self._inbox:
+                command = self._inbox.popleft()
+                if command[0] == "stop":
+                    return
+                try:
+                    await self._reserve_ahead()
+                    await self._handle(command)
+                except Exception:
+                    log.exception("room_command_failed", extra={"room_id": self.room_id})
+            try:
+                await self._reserve_ahead()
+                if await self._run_due():
+                    continue
+            except Exception:
+                log.exception("room_timer_failed", extra={"room_id": self.room_id})
+                await asyncio.sleep(0.5)
+            if self._inbox:
+                continue
+            if self._should_stop():
+                return
+            self._wake.clear()
+            when = self._next_wakeup()
+            try:
+                if when is None:
+                    await self._wake.wait()
+                else:
+                    async with asyncio.timeout_at(when):
+                        await self._wake.wait()
+            except TimeoutError:
+                pass
+
+    def _should_stop(self) -> bool:
+        if self.status == "playing" or any(True for _ in self.conns):
+            self.idle_since = None
+            return False
+        now = self.loop.time()
+        if self.idle_since is None:
+            self.idle_since = now
+        return now >= self.idle_since + self.ctx.config.idle_actor_seconds
+
+    async def _reserve_ahead(self) -> None:
+        if self.reserved - self.version < 16:
+            self.reserved = self.version + self.ctx.config.version_block
+            await self.ctx.gamelog.set_version(self.room_id, self.reserved)
+
+    # ------------------------------------------------------------------ boot / restore
+
+    async def _boot(self) -> None:
+        record = await self.ctx.gamelog.load(self.room_id)
+        self.settings = RoomSettings.model_validate(record.settings)
+        names = await player_names(self.ctx.db, [s.player_id for s in record.seats])
+        self.seats = [
+            SeatSlot(
+                seat=s.seat,
+                player_id=s.player_id,
+                name=names.get(s.player_id) if s.player_id else None,
+                bot_level=s.bot_level if s.player_id is None else None,
+            )
+            for s in record.seats
+        ]
+        self.version = record.version
+        await self._reserve_ahead()
+        self.status = record.status
+        now = self.loop.time()
+        for slot, stored in zip(self.seats, record.seats, strict=True):
+            rack = stored.rack or {}
+            if isinstance(rack.get("layout"), list):
+                slot.rack = [t if isinstance(t, int) else None for t in rack["layout"]]
+                slot.rack_round = int(rack.get("round", 0))
+        if self.status == "waiting":
+            return
+        await self._load_match()
+        if self.status != "playing":
+            return
+        # Restoring a playing room: every player starts disconnected.
+        for slot in self.seats:
+            if slot.player_id is not None:
+                slot.gone_at = now
+        self.empty_since = now
+        current = record.current_round
+        if current is not None:
+            self._restore_round(current)
+            if self.round is not None and self.round.over:
+                await self._finish_round()
+        elif self.match is not None and self.match.over:
+            await self._end_match("end_condition")
+        else:
+            self.next_round_at = now
+        log.info(
+            "room_restored",
+            extra={"room_id": self.room_id, "round": self.round_number, "version": self.version},
+        )
+
+    async def _load_match(self) -> None:
+        players = len(self.seats)
+        history = await round_lines(self.ctx.db, self.room_id, players)
+        totals = [sum(line[i] for line in history) for i in range(players)]
+        match = Match(
+            self.settings.variant,
+            players,
+            seed="-",
+            end=end_condition(self.settings),
+            options=self._round_options(),
+            history=history,
+            totals=totals,
+        )
+        end = match.end
+        if end.kind == "rounds":
+            match.over = len(history) >= (end.value or 0)
+        elif end.kind == "target":
+            match.over = bool(history) and max(totals) >= (end.value or 0)
+        self.match = match
+        self.round_number = len(history)
+
+    def _restore_round(self, current: Any) -> None:
+        options = RoundOptions.from_dict(current.options)
+        deal_data = current.options.get("deal") if isinstance(current.options, dict) else None
+        players = len(self.seats)
+        if deal_data:
+            deal = Deal.from_dict(deal_data)
+        else:
+            deal = deal_tiles(
+                _variant(current.variant), players, current.seed, current.first_seat, options
+            )
+        self.round = replay(
+            current.variant, players, deal, options, [(a.seat, a.action) for a in current.actions]
+        )
+        self.round_id = current.id
+        self.round_number = current.number
+        # Turn deadline, extended by the downtime: the time the turn had used when the
+        # last write happened is kept; the rest starts now.
+        turn_start = current.created_at
+        for a in current.actions:
+            if a.action.get("do") == "discard":
+                turn_start = a.created_at
+        last = current.actions[-1].created_at if current.actions else current.created_at
+        used = max(0.0, (last - turn_start).total_seconds())
+        remaining = max(self.turn_seconds - used, min(self.turn_seconds, 5.0))
+        self._set_deadline(remaining)
+        # Resends of the logged moves are answered as accepted.
+        by_seat = {s.seat: s.player_id for s in self.seats if s.player_id}
+        for a in current.actions:
+            pid = by_seat.get(a.seat)
+            if a.client_seq is not None and a.source == "player" and pid:
+                self._results(pid).put(a.client_seq, None, ack_frame(a.client_seq, self.version))
+
+    # ------------------------------------------------------------------ commands
+
+    async def _handle(self, command: tuple[Any, ...]) -> None:
+        kind = command[0]
+        if kind == "attach":
+            self.conns.append(command[1])
+        elif kind == "hello":
+            await self._on_hello(command[1], command[2])
+        elif kind == "action":
+            await self._on_action(command[1], command[2], command[3])
+        elif kind == "rack":
+            await self._on_rack(command[1], command[2])
+        elif kind == "query":
+            self._on_query(command[1], command[2])
+        elif kind == "leave":
+            self._on_leave(command[1])
+        elif kind == "gone":
+            self._on_gone(command[1])
+        elif kind == "room_changed":
+            self._on_room_changed(command[1])
+        elif kind == "started":
+            await self._on_started()
+        else:  # pragma: no cover - programming error
+            raise ValueError(f"unknown command {kind!r}")
+
+    def _seat_of(self, player_id: str) -> int | None:
+        for slot in self.seats:
+            if slot.player_id == player_id:
+                return slot.seat
+        return None
+
+    def _results(self, player_id: str) -> _Results:
+        results = self.results.get(player_id)
+        if results is None:
+            results = self.results[player_id] = _Results()
+        return results
+
+    def _seat_connected(self, seat: int) -> bool:
+        return any(c.seat == seat and c.ready and not c.left for c in self.conns)
+
+    def _update_empty(self) -> None:
+        if self.status != "playing":
+            self.empty_since = None
+            return
+        humans = any(c.ready and not c.left and c.seat is not None for c in self.conns)
+        if humans:
+            self.empty_since = None
+        elif self.empty_since is None:
+            self.empty_since = self.loop.time()
+
+    async def _on_hello(self, conn: Conn, msg: Hello) -> None:
+        if conn.closed:
+            return
+        if conn not in self.conns:
+            self.conns.append(conn)
+        conn.seat = self._seat_of(conn.player_id)
+        conn.ready = True
+        conn.left = False
+        self._catch_up(conn, msg.last_version)
+        if conn.seat is not None:
+            self._take_back(conn.seat)
+        self._update_empty()
+
+    def _take_back(self, seat: int) -> None:
+        """The seat's player is here again: the bot stops (mid-turn included)."""
+        slot = self.seats[seat]
+        slot.gone_at = None
+        if slot.away:
+            slot.away = False
+            if self._is_turn(seat) and not slot.unresponsive:
+                self.turn_timed_out = False
+                self._set_deadline(self.turn_seconds)
+            self._emit(self._presence(slot))
+
+    def _catch_up(self, conn: Conn, last_version: int | None) -> None:
+        if (
+            last_version is not None
+            and last_version <= self.version
+            and (
+                last_version == self.version
+                or (self.buffer and self.buffer[0][0] <= last_version + 1)
+            )
+        ):
+            missed = [(v, e) for v, e in self.buffer if v > last_version]
+            for i, (v, entry) in enumerate(missed):
+                if i == len(missed) - 1:
+                    conn.send(self._event_frame(v, entry, conn.seat, self._tail(False), True))
+                else:
+                    conn.send(
+                        _dumps(
+                            {
+                                "type": "event",
+                                "version": v,
+                                "event": entry.for_seat(conn.seat),
+                                "view": None,
+                                "seats": None,
+                                "deadline": None,
+                                "server_time": round(time.time(), 3),
+                                "scores": None,
+                                "replay": True,
+                            }
+                        )
+                    )
+            return
+        conn.send(self._snapshot(conn))
+
+    def _on_leave(self, conn: Conn) -> None:
+        conn.left = True
+        seat = conn.seat
+        if seat is not None and not self._seat_connected(seat):
+            slot = self.seats[seat]
+            slot.gone_at = None
+            if not slot.away and self.status == "playing":
+                slot.away = True
+                self.bot_at = self.loop.time() + self.ctx.config.bot_delay_seconds
+                self._emit(self._presence(slot))
+        self._update_empty()
+
+    def _on_gone(self, conn: Conn) -> None:
+        with contextlib.suppress(ValueError):
+            self.conns.remove(conn)
+        seat = conn.seat
+        if seat is not None and conn.ready and not conn.left and not self._seat_connected(seat):
+            slot = self.seats[seat]
+            if not slot.away and self.status == "playing":
+                slot.gone_at = self.loop.time()
+        self._update_empty()
+
+    def _on_room_changed(self, view: RoomView) -> None:
+        if self.status != "waiting":
+            return
+        old = {s.seat: s for s in self.seats}
+        self.seats = []
+        for sv in view.seats:
+            prev = old.get(sv.seat)
+            self.seats.append(
+                SeatSlot(
+                    seat=sv.seat,
+                    player_id=sv.player.id if sv.player else None,
+                    name=sv.player.display_name if sv.player else None,
+                    bot_level=sv.bot_level if sv.player is None else None,
+                    rack=prev.rack if prev else None,
+                )
+            )
+        for conn in self.conns:
+            conn.seat = self._seat_of(conn.player_id)
+        self._emit(_Public({"do": "room_changed"}))
+
+    async def _on_started(self) -> None:
+        if self.status != "waiting":
+            return
+        record = await self.ctx.gamelog.load(self.room_id)
+        if record.status != "playing":
+            return
+        names = await player_names(self.ctx.db, [s.player_id for s in record.seats])
+        self.settings = RoomSettings.model_validate(record.settings)
+        self.seats = [
+            SeatSlot(
+                seat=s.seat,
+                player_id=s.player_id,
+                name=names.get(s.player_id) if s.player_id else None,
+                bot_level=s.bot_level if s.player_id is None else None,
+            )
+            for s in record.seats
+        ]
+        for conn in self.conns:
+            conn.seat = self._seat_of(conn.player_id)
+        self.status = "playing"
+        await self._load_match()
+        now = self.loop.time()
+        for slot in self.seats:
+            if slot.player_id is not None and not self._seat_connected(slot.seat):
+                slot.gone_at = now
+        self._update_empty()
+        await self._start_round()
+
+    # ------------------------------------------------------------------ moves
+
+    async def _on_action(self, conn: Conn, msg: ActionMessage, t0: float) -> None:
+        results = self._results(conn.player_id)
+        cached = results.get(msg.seq)
+        if cached is not None:
+            if cached.message is None or cached.message == msg:
+                conn.send(cached.reply)
+            else:
+                conn.send(
+                    error_frame(
+                        msg.seq, "seq_reused", f"seq {msg.seq} was already used for another message"
+                    )
+                )
+            return
+        reply = await self._player_move(conn, msg, t0)
+        results.put(msg.seq, msg, reply)
+
+    async def _player_move(self, conn: Conn, msg: ActionMessage, t0: float) -> str:
+        seat = conn.seat
+        if seat is None:
+            reply = error_frame(msg.seq, "not_seated", "only a seated player can play")
+            conn.send(reply)
+            return reply
+        state = self.round
+        if self.status != "playing" or state is None:
+            reply = error_frame(msg.seq, "room_closed", f"the room is {self.status}")
+            conn.send(reply)
+            return reply
+        if msg.base_version != self.version:
+            reply = error_frame(
+                msg.seq,
+                "stale_version",
+                f"the room is at version {self.version}, not {msg.base_version}",
+            )
+            conn.send(reply)
+            self.ctx.metrics.rejected.labels(code="stale_version").inc()
+            self._player_acted(seat, accepted=False)
+            return reply
+        prev_turn = state.turn
+        try:
+            event = state.apply(seat, action_dict(msg.action))
+        except RuleError as err:
+            reply = error_frame(msg.seq, err.code.value, err.message)
+            conn.send(reply)
+            self.ctx.metrics.rejected.labels(code=err.code.value).inc()
+            self._player_acted(seat, accepted=False)
+            return reply
+        if not await self._commit(seat, msg.seq, "player"):
+            reply = error_frame(msg.seq, "internal_error", "the move could not be stored")
+            conn.send(reply)
+            return reply
+        reply = ack_frame(msg.seq, self.version + 1)
+        conn.send(reply)
+        t_ack = time.perf_counter()
+        self._emit(_Move(event, "player"))
+        t_done = time.perf_counter()
+        latency = self.ctx.metrics.action_latency
+        latency.labels(stage="ack").observe(t_ack - t0)
+        latency.labels(stage="broadcast").observe(t_done - t0)
+        self.ctx.metrics.moves.labels(variant=self.settings.variant, source="player").inc()
+        self._player_acted(seat, accepted=True)
+        await self._after_move(prev_turn)
+        return reply
+
+    def _player_acted(self, seat: int, accepted: bool) -> None:
+        """The player sent a move: they are back (away/unresponsive cleared)."""
+        slot = self.seats[seat]
+        if accepted:
+            slot.timeouts = 0
+        changed = slot.away or slot.unresponsive
+        if self._is_turn(seat) and (self.turn_timed_out or changed):
+            self.turn_timed_out = False
+            self._set_deadline(self.turn_seconds)
+        if changed:
+            slot.away = False
+            slot.unresponsive = False
+            slot.gone_at = None
+            self._emit(self._presence(slot))
+
+    def _is_turn(self, seat: int) -> bool:
+        state = self.round
+        return state is not None and not state.over and state.turn == seat
+
+    async def _commit(self, seat: int, client_seq: int | None, source: str) -> bool:
+        """Write the move just applied; on failure undo it in memory."""
+        state = self.round
+        assert state is not None and self.round_id is not None
+        action = state.log[-1][1]
+        try:
+            await self.ctx.journal.append_action(
+                self.round_id, len(state.log), seat, action, client_seq, source
+            )
+        except Exception:
+            log.exception("action_write_failed", extra={"room_id": self.room_id})
+            self.round = replay(
+                state.variant, state.players, state.deal, state.options, state.log[:-1]
+            )
+            return False
+        return True
+
+    async def _after_move(self, prev_turn: int) -> None:
+        state = self.round
+        assert state is not None
+        now = self.loop.time()
+        self.bot_at = now + self.ctx.config.bot_delay_seconds
+        if state.over:
+            await self._finish_round()
+        elif state.turn != prev_turn:
+            self._begin_turn()
+
+    def _begin_turn(self) -> None:
+        self.turn_timed_out = False
+        self._set_deadline(self.turn_seconds)
+        self.bot_at = self.loop.time() + self.ctx.config.bot_delay_seconds
+
+    def _set_deadline(self, seconds: float) -> None:
+        self.turn_deadline = self.loop.time() + seconds
+        self.turn_deadline_wall = round(time.time() + seconds, 3)
+
+    def _bot_controls(self, seat: int) -> bool:
+        slot = self.seats[seat]
+        return slot.is_bot or slot.away or slot.unresponsive or self.turn_timed_out
+
+    def _bot_for(self, seat: int) -> Bot:
+        bot = self.bots.get(seat)
+        if bot is None:
+            slot = self.seats[seat]
+            level = slot.bot_level or self.settings.bot_level
+            bot = self.bots[seat] = make_seat_bot(level, f"{self.room_id}:{seat}")
+        return bot
+
+    async def _bot_step(self, seat: int) -> None:
+        state = self.round
+        assert state is not None
+        slot = self.seats[seat]
+        source = "bot" if (slot.is_bot or slot.away or slot.unresponsive) else "timeout"
+        view = view_for(state, seat)
+        prev_turn = state.turn
+        event: Event | None = None
+        for action in bot_actions(self._bot_for(seat), view):
+            try:
+                event = state.apply(seat, action)
+            except RuleError:
+                continue
+            break
+        if event is None:  # pragma: no cover - the fallbacks are always legal
+            log.error("bot_found_no_move", extra={"room_id": self.room_id, "seat": seat})
+            self.bot_at = self.loop.time() + 1.0
+            return
+        if not await self._commit(seat, None, source):
+            self.bot_at = self.loop.time() + 1.0
+            return
+        self._emit(_Move(event, source))
+        self.ctx.metrics.moves.labels(variant=self.settings.variant, source=source).inc()
+        await self._after_move(prev_turn)
+
+    async def _timeout(self, seat: int) -> None:
+        slot = self.seats[seat]
+        slot.timeouts += 1
+        self.turn_timed_out = True
+        self.bot_at = self.loop.time()
+        self._emit(_Public({"do": "timeout", "seat": seat, "timeouts": slot.timeouts}))
+        if slot.timeouts >= self.ctx.settings.unresponsive_after_timeouts and not slot.unresponsive:
+            slot.unresponsive = True
+            self._emit(self._presence(slot))
+
+    # ------------------------------------------------------------------ rounds
+
+    def _round_options(self) -> RoundOptions:
+        s = self.settings
+        credits = tuple([1] * s.seats) if s.joker_button else None
+        return RoundOptions(
+            row_depth=s.row_depth,
+            short_game=s.short_game,
+            joker_button=s.joker_button,
+            joker_credits=credits,
+        )
+
+    async def _start_round(self) -> None:
+        match = self.match
+        assert match is not None
+        number = len(match.history) + 1
+        players = len(self.seats)
+        seed = secrets.token_hex(16)
+        first = (number - 1) % players
+        options = self._round_options()
+        state = new_round(self.settings.variant, players, seed, first, options)
+        stored = {**options.to_dict(), "deal": state.deal.to_dict()}
+        self.round_id = await self.ctx.gamelog.begin_round(
+            self.room_id, number, self.settings.variant, seed, first, stored
+        )
+        self.round = state
+        self.round_number = number
+        self.next_round_at = None
+        for slot in self.seats:
+            slot.rack = None
+            slot.rack_round = number
+        self._begin_turn()
+        self._emit(_Public({"do": "round_start", "round": number, "first": first}))
+
+    async def _finish_round(self) -> None:
+        state, match = self.round, self.match
+        assert state is not None and match is not None and self.round_id is not None
+        result = state.result
+        assert result is not None
+        scores = match.finish_round(state)
+        await self.ctx.gamelog.finish_round(self.round_id, asdict(result), scores)
+        self.turn_deadline = None
+        self.turn_deadline_wall = None
+        pause = self.ctx.config.round_pause_seconds
+        self._emit(
+            _Public(
+                {
+                    "do": "round_over",
+                    "round": self.round_number,
+                    "result": asdict(result),
+                    "scores": list(scores),
+                    "totals": list(match.totals),
+                    "next_round_in": None if match.over else pause,
+                }
+            )
+        )
+        if match.over:
+            await self._end_match("end_condition")
+        else:
+            self.next_round_at = self.loop.time() + pause
+
+    async def _end_match(self, reason: str) -> None:
+        match = self.match
+        assert match is not None
+        winners = match.winners
+        await self.ctx.gamelog.record_match(self.room_id, match.totals, winners, len(match.history))
+        self.status = "finished"
+        match.over = True
+        if self.round is not None and not self.round.over:
+            self.round = None  # an abandoned round is not revealed
+        self.turn_deadline = None
+        self.turn_deadline_wall = None
+        self.next_round_at = None
+        self.empty_since = None
+        self._emit(
+            _Public(
+                {
+                    "do": "match_over",
+                    "reason": reason,
+                    "totals": list(match.totals),
+                    "winners": winners,
+                    "rounds": len(match.history),
+                }
+            )
+        )
+        log.info("match_over", extra={"room_id": self.room_id, "reason": reason})
+
+    # ------------------------------------------------------------------ timers
+
+    async def _run_due(self) -> bool:
+        """Do what is due now; True when something was done (look again at once)."""
+        now = self.loop.time()
+        grace = self.ctx.settings.reconnect_grace_seconds
+        for slot in self.seats:
+            if slot.gone_at is not None and now >= slot.gone_at + grace:
+                slot.gone_at = None
+                if not slot.away and self.status == "playing":
+                    slot.away = True
+                    self.bot_at = now + self.ctx.config.bot_delay_seconds
+                    self._emit(self._presence(slot))
+        if self.status != "playing":
+            return False
+        if (
+            self.empty_since is not None
+            and now >= self.empty_since + self.ctx.settings.empty_room_grace_seconds
+        ):
+            await self._end_match("abandoned")
+            return True
+        state = self.round
+        if state is None or state.over:
+            if self.next_round_at is not None and now >= self.next_round_at:
+                await self._start_round()
+                return True
+            return False
+        seat = state.turn
+        if self._bot_controls(seat):
+            if now >= self.bot_at:
+                await self._bot_step(seat)
+                return True
+        elif self.turn_deadline is not None and now >= self.turn_deadline:
+            await self._timeout(seat)
+            return True
+        return False
+
+    def _next_wakeup(self) -> float | None:
+        times: list[float] = []
+        grace = self.ctx.settings.reconnect_grace_seconds
+        times += [s.gone_at + grace for s in self.seats if s.gone_at is not None]
+        if self.status == "playing":
+            if self.empty_since is not None:
+                times.append(self.empty_since + self.ctx.settings.empty_room_grace_seconds)
+            state = self.round
+            if state is None or state.over:
+                if self.next_round_at is not None:
+                    times.append(self.next_round_at)
+            elif self._bot_controls(state.turn):
+                times.append(self.bot_at)
+            elif self.turn_deadline is not None:
+                times.append(self.turn_deadline)
+        elif not self.conns:
+            times.append(self.loop.time() + self.ctx.config.idle_actor_seconds)
+        return min(times) if times else None
+
+    # ------------------------------------------------------------------ rack and queries
+
+    async def _on_rack(self, conn: Conn, msg: RackMessage) -> None:
+        results = self._results(conn.player_id)
+        cached = results.get(msg.seq)
+        if cached is not None:
+            if cached.message is None or cached.message == msg:
+                conn.send(cached.reply)
+            else:
+                conn.send(
+                    error_frame(
+                        msg.seq, "seq_reused", f"seq {msg.seq} was already used for another message"
+                    )
+                )
+            return
+        reply = await self._set_rack(conn, msg)
+        conn.send(reply)
+        results.put(msg.seq, msg, reply)
+
+    async def _set_rack(self, conn: Conn, msg: RackMessage) -> str:
+        seat = conn.seat
+        if seat is None:
+            return error_frame(msg.seq, "not_seated", "only a seated player has a rack")
+        state = self.round
+        hand = state.hands[seat] if state is not None else []
+        tiles = [t for t in msg.layout if t is not None]
+        if len(set(tiles)) != len(tiles):
+            return error_frame(msg.seq, "bad_message", "layout: a tile appears twice")
+        mine = set(hand)
+        stranger = [t for t in tiles if t not in mine]
+        if stranger:
+            return error_frame(
+                msg.seq, "bad_message", f"layout: tile {stranger[0]} is not in your hand"
+            )
+        slot = self.seats[seat]
+        layout = list(msg.layout)
+        await self.ctx.journal.set_rack(
+            self.room_id, seat, {"round": self.round_number, "layout": layout}
+        )
+        slot.rack = layout
+        slot.rack_round = self.round_number
+        self._player_acted(seat, accepted=False)
+        return ack_frame(msg.seq, self.version)
+
+    def _on_query(self, conn: Conn, msg: QueryMessage) -> None:
+        state = self.round
+        if state is None:
+            conn.send(error_frame(msg.seq, "room_closed", "no round is being played"))
+            return
+        view = view_for(state, conn.seat) if conn.seat is not None else spectator_view(state)
+        result: dict[str, Any]
+        if msg.query == "formations":
+            formations = msg.formations or []
+            result = {
+                "formations": [evaluate_formation(view, f) for f in formations],
+                "lock": opening_lock(view, formations),
+            }
+        else:
+            if msg.index is None:
+                conn.send(error_frame(msg.seq, "bad_message", "index: required for row_preview"))
+                return
+            result = {
+                "index": msg.index,
+                "tiles": row_take_preview(view, msg.index),
+                "reachable": reachable_row_indices(view),
+            }
+        conn.send(_dumps({"type": "query_result", "seq": msg.seq, "result": result}))
+
+    # ------------------------------------------------------------------ frames
+
+    def _presence(self, slot: SeatSlot) -> _Public:
+        return _Public(
+            {
+                "do": "presence",
+                "seat": slot.seat,
+                "away": slot.away,
+                "unresponsive": slot.unresponsive,
+            }
+        )
+
+    def _emit(self, entry: _Entry) -> None:
+        """Give the change the next version, keep it for replays, send it to everyone."""
+        if self.version >= self.reserved:  # pragma: no cover - _reserve_ahead keeps a margin
+            log.warning("version_block_exceeded", extra={"room_id": self.room_id})
+        self.version += 1
+        version = self.version
+        self.buffer.append((version, entry))
+        if not self.conns:
+            return
+        tail = self._tail(False)
+        frames: dict[int | None, str] = {}
+        for conn in self.conns:
+            if not conn.ready:
+                continue
+            frame = frames.get(conn.seat)
+            if frame is None:
+                frame = frames[conn.seat] = self._event_frame(
+                    version, entry, conn.seat, tail, False
+                )
+            conn.send(frame)
+
+    def _event_frame(
+        self, version: int, entry: _Entry, seat: int | None, tail: str, is_replay: bool
+    ) -> str:
+        event = _dumps(entry.for_seat(seat))
+        replay_flag = "true" if is_replay else "false"
+        return (
+            f'{{"type":"event","version":{version},"event":{event},'
+            f'"view":{self._view_json(seat)},{tail},"replay":{replay_flag}}}'
+        )
+
+    def _tail(self, _: bool) -> str:
+        return (
+            f'"seats":{_dumps(self._seats_json())},"deadline":{_dumps(self._deadline())},'
+            f'"server_time":{round(time.time(), 3)},"scores":{_dumps(self._scores())}'
+        )
+
+    def _view_json(self, seat: int | None) -> str:
+        if self._view_version != self.version:
+            self._view_cache = {}
+            self._view_version = self.version
+        cached = self._view_cache.get(seat)
+        if cached is None:
+            state = self.round
+            if state is None:
+                cached = "null"
+            else:
+                view = view_for(state, seat) if seat is not None else spectator_view(state)
+                cached = _dumps(view.to_dict())
+            self._view_cache[seat] = cached
+        return cached
+
+    def _deadline(self) -> float | None:
+        state = self.round
+        if self.status != "playing" or state is None or state.over:
+            return None
+        return self.turn_deadline_wall
+
+    def _seats_json(self) -> list[dict[str, Any]]:
+        totals = self.match.totals if self.match is not None else [0] * len(self.seats)
+        out = []
+        for slot in self.seats:
+            bot_playing = slot.is_bot or slot.away or slot.unresponsive
+            out.append(
+                {
+                    "seat": slot.seat,
+                    "player_id": slot.player_id,
+                    "name": slot.name,
+                    "bot_level": slot.bot_level or self.settings.bot_level,
+                    "is_bot": slot.is_bot,
+                    "away": slot.away,
+                    "unresponsive": slot.unresponsive,
+                    "bot_playing": bot_playing,
+                    "total": totals[slot.seat],
+                }
+            )
+        return out
+
+    def _scores(self) -> dict[str, Any]:
+        match = self.match
+        if match is None:
+            n = len(self.seats)
+            return {"rounds": [], "totals": [0] * n, "over": False, "winners": []}
+        over = match.over or self.status == "finished"
+        return {
+            "rounds": [list(r) for r in match.history],
+            "totals": list(match.totals),
+            "over": over,
+            "winners": match.winners if over else [],
+        }
+
+    def _snapshot(self, conn: Conn) -> str:
+        seat = conn.seat
+        rack: list[int | None] | None = None
+        if seat is not None:
+            slot = self.seats[seat]
+            state = self.round
+            hand = state.hands[seat] if state is not None else []
+            layout = slot.rack if slot.rack_round == self.round_number else None
+            rack = normalize_rack(layout, hand)
+        results = self.results.get(conn.player_id)
+        room = {
+            "id": self.room_id,
+            "status": self.status,
+            "settings": self.settings.model_dump(mode="json"),
+            "round": self.round_number,
+            "turn_seconds": self.turn_seconds,
+        }
+        head = _dumps(
+            {
+                "type": "snapshot",
+                "version": self.version,
+                "room": room,
+                "you": {"player_id": conn.player_id, "seat": seat},
+                "rack": rack,
+                "last_seq": results.last_seq if results is not None else None,
+            }
+        )
+        return f'{head[:-1]},"view":{self._view_json(seat)},{self._tail(False)}}}'
+
+
+def _variant(variant_id: str) -> Any:
+    from server.rules import get_variant
+
+    return get_variant(variant_id)

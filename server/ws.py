@@ -1,0 +1,184 @@
+"""The room WebSocket endpoint: ``/ws/rooms/{room_id}`` (docs/protocol.md).
+
+The handshake checks the Origin against the allowlist and authenticates the
+player (cookie or bearer token). Each frame is size-checked and counted
+against the connection's message budget before it is parsed; every message
+is validated by :mod:`server.protocol` and then handed to the room's actor.
+Frames to the client go through the connection's queue and writer task, so a
+slow client never stalls the room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from fastapi import APIRouter, FastAPI, WebSocket
+from starlette.websockets import WebSocketState
+
+from server.protocol import (
+    ActionMessage,
+    Hello,
+    LeaveMessage,
+    PingMessage,
+    ProtocolError,
+    QueryMessage,
+    RackMessage,
+    parse_client,
+)
+from server.rooms.actor import PONG, Conn, error_frame
+from server.rooms.live import LiveConfig, LiveRooms
+from server.rooms.service import RoomError
+
+if TYPE_CHECKING:
+    from server.rooms.service import RoomEvents
+    from server.services import Services
+
+log = logging.getLogger(__name__)
+
+router = APIRouter()
+
+
+def install_live(app: FastAPI, services: Services, events: RoomEvents | None = None) -> LiveRooms:
+    """Create the live rooms for ``app``, make them the room service's event sink, add the route."""
+    live = LiveRooms(services, LiveConfig(), forward=events)
+    services.rooms.events = live
+    app.state.live = live
+    app.include_router(router)
+    return live
+
+
+class Budget:
+    """A token bucket: ``capacity`` messages, refilled at capacity/window per second."""
+
+    __slots__ = ("capacity", "last", "rate", "tokens")
+
+    def __init__(self, capacity: int, window: float) -> None:
+        self.capacity = float(capacity)
+        self.rate = capacity / window
+        self.tokens = float(capacity)
+        self.last = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens < 1.0:
+            return False
+        self.tokens -= 1.0
+        return True
+
+
+def _token(websocket: WebSocket, cookie_name: str) -> str | None:
+    auth = websocket.headers.get("authorization")
+    if auth:
+        scheme, _, value = auth.partition(" ")
+        if scheme.lower() == "bearer" and value.strip():
+            return value.strip()
+    return websocket.cookies.get(cookie_name)
+
+
+async def _writer(websocket: WebSocket, conn: Conn) -> None:
+    try:
+        while True:
+            frame = await conn.out.get()
+            if frame is None:
+                break
+            await websocket.send_text(frame)
+        if websocket.application_state == WebSocketState.CONNECTED:
+            await websocket.close(code=conn.close_code or 1000)
+    except Exception:  # the client went away
+        conn.closed = True
+
+
+@router.websocket("/ws/rooms/{room_id}")
+async def room_socket(websocket: WebSocket, room_id: str) -> None:
+    """One player's (or spectator's) connection to a room."""
+    app = websocket.app
+    services: Services = app.state.services
+    live: LiveRooms = app.state.live
+    settings = services.settings
+    origin = websocket.headers.get("origin")
+    if origin is not None and origin not in settings.allowed_origins:
+        log.info("ws_origin_refused", extra={"origin": origin, "room_id": room_id})
+        await websocket.close(code=1008)
+        return
+    token = _token(websocket, settings.cookie_name)
+    player = await services.identity.authenticate(token) if token else None
+    await websocket.accept()
+    if player is None:
+        await websocket.send_text(
+            error_frame(None, "not_authenticated", "send the token as cookie or bearer")
+        )
+        await websocket.close(code=4401)
+        return
+    try:
+        await services.rooms.get_room(room_id, player.id, websocket.query_params.get("code"))
+    except RoomError:
+        await websocket.send_text(error_frame(None, "room_not_found", f"no room {room_id!r}"))
+        await websocket.close(code=4404)
+        return
+    conn = Conn(player.id, live.config.send_queue_limit)
+    actor = await live.attach(room_id, conn)
+    writer = asyncio.create_task(_writer(websocket, conn))
+    metrics = services.metrics
+    metrics.connections.inc()
+    budget = Budget(settings.rate_limit_messages, settings.rate_limit_window_seconds)
+    max_bytes = settings.max_frame_bytes
+    said_hello = False
+    try:
+        while not conn.closed:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            t0 = time.perf_counter()
+            text = message.get("text")
+            if text is None:
+                data = message.get("bytes") or b""
+                if len(data) > max_bytes:
+                    conn.close(1009)
+                    break
+                conn.send(error_frame(None, "bad_message", "send text frames (JSON)"))
+                continue
+            if len(text) > max_bytes or (
+                len(text) * 4 > max_bytes and len(text.encode()) > max_bytes
+            ):
+                conn.close(1009)
+                break
+            if not budget.take():
+                conn.send(error_frame(None, "rate_limited", "too many messages"))
+                conn.close(1008)
+                break
+            try:
+                msg = parse_client(text)
+            except ProtocolError as err:
+                conn.send(error_frame(err.seq, err.code, err.message))
+                continue
+            if isinstance(msg, PingMessage):
+                conn.send(PONG)
+            elif isinstance(msg, Hello):
+                said_hello = True
+                actor.post("hello", conn, msg)
+            elif isinstance(msg, ActionMessage | RackMessage | QueryMessage) and not said_hello:
+                conn.send(error_frame(msg.seq, "bad_message", "send hello first"))
+            elif isinstance(msg, ActionMessage):
+                actor.post("action", conn, msg, t0)
+            elif isinstance(msg, RackMessage):
+                actor.post("rack", conn, msg)
+            elif isinstance(msg, QueryMessage):
+                actor.post("query", conn, msg)
+            elif isinstance(msg, LeaveMessage):
+                actor.post("leave", conn)
+    except Exception as exc:  # a broken connection
+        log.debug("ws_receive_failed", extra={"error": repr(exc)})
+    finally:
+        actor.post("gone", conn)
+        metrics.connections.dec()
+        conn.close(conn.close_code or 1000)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(writer, 5)
+        if not writer.done():
+            writer.cancel()
