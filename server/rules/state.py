@@ -120,6 +120,10 @@ def _check_table(variant: Variant, players: int, first: int, options: RoundOptio
         raise ValueError("the short game is for 2 players of family A only")
     if options.row_depth is not None and options.row_depth < 1:
         raise ValueError("row_depth must be at least 1 or null")
+    credits = options.joker_credits
+    if JokerButton in variant.family.take_actions and credits is not None and (
+            len(credits) != players or any(c < 0 for c in credits)):
+        raise ValueError("joker_credits must give one non-negative count per seat (B.9)")
 
 
 @dataclass
@@ -453,6 +457,9 @@ class RoundState:
         if not self.row:
             raise RuleError(ErrorCode.EMPTY_ROW, "there is no discard to take")
         top = self.row[-1]
+        for lo in action.layoffs:  # §C: an index out of range is bad_action, as in take_row
+            if lo.meld >= len(self.table) + len(action.melds):
+                raise RuleError(ErrorCode.BAD_ACTION, f"there is no meld {lo.meld} on the table")
         tiles = action_tiles(action)
         self._require_hand(seat, tiles, [top])
         shapes = self._read(action.melds)
@@ -471,8 +478,6 @@ class RoundState:
                                               s.low, s.suit) for s in shapes]
         copies: dict[int, TableMeld] = {}
         for lo in action.layoffs:
-            if lo.meld >= len(table):
-                raise RuleError(ErrorCode.BAD_ACTION, f"there is no meld {lo.meld} on the table")
             meld = copies.get(lo.meld)
             if meld is None:
                 src = table[lo.meld]
