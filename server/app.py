@@ -12,9 +12,11 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi.staticfiles import StaticFiles
 from redis.asyncio import Redis
 
 from server.api import health, players, rooms
@@ -62,7 +64,18 @@ def create_app(settings: Settings | None = None, events: RoomEvents | None = Non
     app.include_router(players.router)
     app.include_router(rooms.router)
     live = install_live(app, services, events)  # /ws/rooms/{id} and the room actors
+    _mount_web(app)  # keep last: it answers every path no route above took
     return app
+
+
+WEB_DIST = Path(__file__).resolve().parent.parent / "web" / "dist"
+"""The built browser client (``cd web && npm ci && npm run build``; scripts/run does it)."""
+
+
+def _mount_web(app: FastAPI) -> None:
+    """Serve the browser client at ``/`` when it has been built."""
+    if (WEB_DIST / "index.html").is_file():
+        app.mount("/", StaticFiles(directory=WEB_DIST, html=True), name="web")
 
 
 async def _startup(services: Services) -> None:
