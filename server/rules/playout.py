@@ -81,11 +81,26 @@ def _index(tiles: Sequence[int]) -> tuple[dict[int, list[int]], list[int]]:
     return by_face, jokers
 
 
+_RUN_SUMS: dict[MeldRules, list[int]] = {}
+
+
+def _run_sums(rules: MeldRules) -> list[int]:
+    """Prefix sums of run position values: a run low..high is worth s[high] - s[low - 1]."""
+    sums = _RUN_SUMS.get(rules)
+    if sums is None:
+        sums = [0]
+        for r in range(1, 15):
+            sums.append(sums[-1] + rules.position_value(RUN, r))
+        _RUN_SUMS[rules] = sums
+    return sums
+
+
 def _patterns(by_face: dict[int, list[int]], jokers: int, rules: MeldRules,
               kinds: tuple[str, ...]) -> list[Pattern]:
     """Candidate melds (by face) the pool can make; greedy selection assigns ids."""
     out: list[Pattern] = []
     value = rules.position_value
+    sums = _run_sums(rules)
     max_j = rules.max_jokers
     joker_ok = jokers > 0 and (max_j is None or max_j >= 1)
     if RUN in kinds:
@@ -112,9 +127,9 @@ def _patterns(by_face: dict[int, list[int]], jokers: int, rules: MeldRules,
                     if b - a >= 13:  # A..K..A: a run never holds a rank twice
                         a += 1
                     faces = tuple(_face(x, suit) for x in range(a, b + 1))
-                    out.append((sum(value(RUN, x) for x in range(a, b + 1)), RUN, faces))
+                    out.append((sums[b] - sums[a - 1], RUN, faces))
                     if b - a >= 4:  # also a short piece, leaving tiles for later
-                        out.append((sum(value(RUN, x) for x in range(a, a + 3)), RUN, faces[:3]))
+                        out.append((sums[a + 2] - sums[a - 1], RUN, faces[:3]))
             if joker_ok:
                 for i, (a, b) in enumerate(segs):
                     if b - a == 1:  # a pair of neighbours and a joker at one end
@@ -124,19 +139,19 @@ def _patterns(by_face: dict[int, list[int]], jokers: int, rules: MeldRules,
                             lo, faces = a - 1, (JOKER, _face(a, suit), _face(b, suit))
                         else:
                             continue
-                        out.append((sum(value(RUN, x) for x in range(lo, lo + 3)), RUN, faces))
+                        out.append((sums[lo + 2] - sums[lo - 1], RUN, faces))
                     if i + 1 < len(segs) and segs[i + 1][0] == b + 2:  # a one-rank gap
                         b2 = segs[i + 1][1]
                         start = max(a, b2 - 12)
                         if b2 - start >= 2:
                             faces = tuple(JOKER if x == b + 1 else _face(x, suit)
                                           for x in range(start, b2 + 1))
-                            out.append((sum(value(RUN, x) for x in range(start, b2 + 1)), RUN,
+                            out.append((sums[b2] - sums[start - 1], RUN,
                                         faces))
                 if jokers >= 2 and (max_j is None or max_j >= 2):
                     for a, b in segs:
                         if a == b and a + 2 <= min(top, 13):  # one natural and two jokers
-                            out.append((sum(value(RUN, x) for x in range(a, a + 3)), RUN,
+                            out.append((sums[a + 2] - sums[a - 1], RUN,
                                         (make_face(a, suit), JOKER, JOKER)))
     if SET in kinds:
         for rank in range(1, 14):
