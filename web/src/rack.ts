@@ -145,27 +145,28 @@ export class Rack {
     return out;
   }
 
-  /** Arrange the tiles in groups (each sorted by `key`), one empty slot between groups,
-   * a group never split across rows when it can be helped. */
-  arrange(ids: number[], key: (id: number) => number, group: (id: number) => number, minRows: number): void {
+  /** Arrange the tiles in groups, one empty slot between groups, a group never split
+   * across rows when it can be helped. `splits` are tried in order (finest grouping first):
+   * each says whether two neighbours in the sorted order belong to different groups. */
+  arrange(ids: number[], key: (id: number) => number, splits: Array<(a: number, b: number) => boolean>, minRows: number): void {
     const sorted = [...ids].sort((a, b) => key(a) - key(b));
-    const groups: number[][] = [];
-    for (const id of sorted) {
-      const g = groups[groups.length - 1];
-      if (g && group(g[0]) === group(id)) g.push(id);
-      else groups.push([id]);
-    }
-    for (const gaps of [true, false]) {
-      for (let rows = minRows; rows <= minRows + 3; rows++) {
-        const placed = layoutGroups(groups, this.cols, rows, gaps);
+    for (const split of splits) {
+      const groups: number[][] = [];
+      for (const id of sorted) {
+        const g = groups[groups.length - 1];
+        if (g && !split(g[g.length - 1], id)) g.push(id);
+        else groups.push([id]);
+      }
+      for (let rows = minRows; rows <= minRows + 1; rows++) {
+        const placed = layoutGroups(groups, this.cols, rows, true);
         if (placed) {
           this.slots = placed;
           return;
         }
       }
     }
-    // Cannot fail: with no gaps and enough rows everything fits.
-    this.slots = new Array(Math.max(minRows, Math.ceil(sorted.length / this.cols)) * this.cols).fill(null);
+    const rows = Math.max(minRows, Math.ceil(sorted.length / this.cols));
+    this.slots = new Array(rows * this.cols).fill(null);
     sorted.forEach((id, i) => (this.slots[i] = id));
   }
 }

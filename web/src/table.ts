@@ -47,6 +47,29 @@ interface Pending {
 
 const COLS = 14;
 
+const suitOf = (id: number) => (faceOf(id).joker ? 9 : faceOf(id).suit);
+const rankOf = (id: number) => (faceOf(id).joker ? 99 : faceOf(id).rank);
+/** By suit: runs of consecutive ranks apart, else whole suits apart, else packed. */
+const SUIT_SPLITS = [
+  (a: number, b: number) => suitOf(a) !== suitOf(b) || (suitOf(b) !== 9 && rankOf(b) - rankOf(a) !== 1),
+  (a: number, b: number) => suitOf(a) !== suitOf(b),
+  () => false,
+];
+/** By rank: each rank apart, else packed. */
+const RANK_SPLITS = [(a: number, b: number) => rankOf(a) !== rankOf(b), () => false];
+
+/** The server's saved layout for this hand, padded to whole rows; null when there is none
+ * (the server then sends the bare hand, without a single gap: we arrange it ourselves). */
+function usableLayout(layout: (number | null)[] | null, hand: number[]): (number | null)[] | null {
+  if (!layout || !layout.length || !layout.includes(null)) return null;
+  const tiles = layout.filter((x): x is number => x !== null);
+  const handSet = new Set(hand);
+  if (tiles.length !== hand.length || !tiles.every((x) => handSet.has(x))) return null;
+  const out = [...layout];
+  while (out.length % COLS !== 0) out.push(null);
+  return out;
+}
+
 export class Table {
   state: TableState | null = null;
   private rack: Rack | null = null;
@@ -163,30 +186,14 @@ export class Table {
       this.answers.clear();
       this.lock = null;
       const rack = new Rack(COLS, minRows);
-      const handSet = new Set(v.hand);
-      const usable =
-        serverLayout &&
-        serverLayout.length >= COLS &&
-        serverLayout.length % COLS === 0 &&
-        serverLayout.filter((x) => x !== null).length === v.hand.length &&
-        serverLayout.every((x) => x === null || handSet.has(x));
-      if (usable) {
-        rack.slots = [...serverLayout!];
+      const saved = usableLayout(serverLayout, v.hand);
+      if (saved) {
+        rack.slots = saved;
         while (rack.rows < minRows) rack.addRow();
       } else {
-        rack.arrange(v.hand, suitKey, (id) => (faceOf(id).joker ? 9 : faceOf(id).suit), minRows);
+        rack.arrange(v.hand, suitKey, SUIT_SPLITS, minRows);
       }
       this.rack = rack;
-    } else if (serverLayout && this.lastSentLayout === null) {
-      // A snapshot after reconnecting: the server's layout wins if it fits the hand.
-      const handSet = new Set(v.hand);
-      if (
-        serverLayout.length % COLS === 0 &&
-        serverLayout.filter((x) => x !== null).length === v.hand.length &&
-        serverLayout.every((x) => x === null || handSet.has(x))
-      ) {
-        this.rack!.slots = [...serverLayout];
-      }
     }
     const rack = this.rack!;
     const keep = this.rackKeep(v);
@@ -226,7 +233,15 @@ export class Table {
     return this.rack ? this.rack.formations(this.minLen()) : [];
   }
 
+  private askTimer = 0;
+
+  /** Ask the server about the rack's formations (debounced: the socket has a budget). */
   private askFormations(): void {
+    window.clearTimeout(this.askTimer);
+    this.askTimer = window.setTimeout(() => this.askNow(), 120);
+  }
+
+  private askNow(): void {
     const v = this.view;
     if (!v || v.over) return;
     const forms = this.formations().map((f) => f.tiles);
@@ -928,8 +943,7 @@ export class Table {
     if (!v || !rack) return;
     const ids = rack.tiles();
     const minRows = this.family === "A" ? 2 : 3;
-    if (by === "suit") rack.arrange(ids, suitKey, (id) => (faceOf(id).joker ? 9 : faceOf(id).suit), minRows);
-    else rack.arrange(ids, rankKey, (id) => (faceOf(id).joker ? 99 : faceOf(id).rank), minRows);
+    rack.arrange(ids, by === "suit" ? suitKey : rankKey, by === "suit" ? SUIT_SPLITS : RANK_SPLITS, minRows);
     this.selection = null;
     this.rackChanged();
     this.render();
