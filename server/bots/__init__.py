@@ -1,0 +1,50 @@
+"""Bots for every variant, playing from a seat's view only (RULES.md §D).
+
+Standard library only (they also run in the browser under Pyodide)::
+
+    from server.bots import make_bot, BOT_LEVELS
+    bot = make_bot("normal", seed=123)      # deterministic given the seed
+    action = bot.act(view)                  # view = view_for(state, seat), on the seat's turn
+
+``act`` returns one action dict in the engine's JSON form; a turn ends with
+a discard after a bounded number of actions.
+
+>>> from server.rules.state import new_round
+>>> from server.rules.views import view_for
+>>> state = new_round("remi45", players=2, seed=9)
+>>> bots = [make_bot(level, seed=i) for i, level in enumerate(("easy", "normal"))]
+>>> while not state.over and len(state.log) < 400:
+...     seat = state.turn
+...     _ = state.apply(seat, bots[seat].act(view_for(state, seat)))
+>>> state.over
+True
+"""
+
+from __future__ import annotations
+
+from server.bots.bot import Bot, EasyBot, NormalBot
+from server.bots.hard import HardBot
+from server.bots.legal import fallback_action
+from server.bots.planner import Params
+
+BOT_LEVELS: tuple[str, ...] = ("easy", "normal", "hard")
+
+EASY = Params(node_limit=80, take_row=False, deep_takes=False, buy_jokers=False,
+              use_atu=False, joker_button=False, danger=False, potential=False,
+              greedy_discard=True)
+NORMAL = Params()
+HARD = Params(draw_samples=10, discard_candidates=3, opp_samples=12)
+
+
+def make_bot(level: str, seed: int | str | None = None) -> Bot:
+    """A bot of ``level`` (one of :data:`BOT_LEVELS`), deterministic given ``seed``."""
+    if level == "easy":
+        return EasyBot(EASY, seed)
+    if level == "normal":
+        return NormalBot(NORMAL, seed)
+    if level == "hard":
+        return HardBot(HARD, seed)
+    raise ValueError(f"unknown bot level {level!r}; one of {', '.join(BOT_LEVELS)}")
+
+
+__all__ = ["BOT_LEVELS", "Bot", "fallback_action", "make_bot"]

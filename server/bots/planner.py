@@ -1,0 +1,561 @@
+"""Turn decisions from a seat's view: take, build (open, lay, lay off, buy jokers), discard.
+
+The planner turns the solver's best arrangement into the next action of
+the turn and judges positions with one estimate, ``E``: roughly what the
+seat would score if the round ended soon, counting the melds it could lay,
+the tiles left in hand (weighted by how near the end is), the partial
+melds that may still complete and the going-out bonus. ``Params`` switch
+features on and off; the levels are parameter sets (see ``server.bots``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from server.bots.knowledge import Knowledge
+from server.bots.legal import check
+from server.bots.solver import IdPlan, Solution, Spec, solve, spec_for, to_ids
+from server.rules.melds import DOUBLE, RUN, SET, TableMeld
+from server.rules.queries import reachable_row_indices
+from server.rules.tiles import JOKER, face_of, make_face, rank_of, suit_of
+from server.rules.views import SeatView
+
+FAKE_JOKER = 10_000  # stands for a joker-button joker while planning (never sent)
+GOING_OUT_TEMPO = 30.0  # going out ends the round: worth more than its bonus
+MAX_TAKE = 10  # deeper row takes (more tiles coming into the hand) are not considered
+
+
+@dataclass
+class Params:
+    """What one level does."""
+
+    node_limit: int = 6000
+    take_row: bool = True  # break the row / take the discard when it pays
+    deep_takes: bool = True
+    buy_jokers: bool = True
+    use_atu: bool = True
+    joker_button: bool = True
+    danger: bool = True  # avoid feeding the next player
+    potential: bool = True  # keep partial melds
+    greedy_discard: bool = False  # easy: discard the highest loose tile
+    draw_samples: int = 0  # hard: sampled draws to value drawing / discards
+    discard_candidates: int = 0  # hard: discards judged by sampling
+    opp_samples: int = 0  # hard: sampled opponent hands for the feeding risk
+
+
+@dataclass
+class Plan:
+    """One arrangement of a hand, ready to be played."""
+
+    sol: Solution
+    ids: IdPlan
+    opening: str | None  # "points" / "doubles" when this plan opens the seat
+    estimate: float = 0.0
+
+
+@dataclass
+class Ctx:
+    view: SeatView
+    seat: int
+    family_a: bool
+    opened: bool
+    opened_with: str | None
+    know: Knowledge
+    hand_values: tuple[int, ...]
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def table(self) -> list[TableMeld]:
+        return self.know.table
+
+
+def make_ctx(view: SeatView, picked: set[int] | None = None) -> Ctx:
+    seat = view.seat if view.seat is not None else 0
+    variant = view.variant
+    family = variant.family
+    me = view.seats[seat]
+    hv = tuple(family.hand_value(f) for f in range(53))
+    return Ctx(view, seat, family.has_atu, me.opened, me.opened_with,
+               Knowledge.from_view(view, picked), hv)
+
+
+# ------------------------------------------------------------------ specs
+def _out_bonus(ctx: Ctx) -> tuple[float, float]:
+    """(going-out bonus, bonus when the last tile is a joker) in the solver's units."""
+    v = ctx.view.variant
+    if ctx.family_a:
+        base = v.out_bonus + GOING_OUT_TEMPO
+        joker = v.out_bonus_joker + GOING_OUT_TEMPO
+        if v.joker_out_doubles:  # etalat: the seat's whole total doubles
+            joker += 100 + ctx.view.seats[ctx.seat].credits
+        return float(base), float(joker)
+    from_hand = not any(s.opened for s in ctx.view.seats)
+    mult = 2 if from_hand else 1
+    return float(101 * mult + GOING_OUT_TEMPO), float(202 * mult + GOING_OUT_TEMPO + 60)
+
+
+def specs(ctx: Ctx, *, forced: int | None = None, allow_atu: bool = True,
+          node_limit: int = 20000, extra_layoff_ok: bool = True) -> list[tuple[Spec, str | None]]:
+    """The solver problems for this seat now: (spec, opening kind it would make)."""
+    view = ctx.view
+    variant = view.variant
+    family = variant.family
+    ob, obj = _out_bonus(ctx)
+    forced_face = face_of(forced) if forced is not None else None
+    common: dict[str, Any] = dict(table=ctx.table, layoffs=True, out_bonus=ob,
+                                  out_bonus_joker=obj, forced_face=forced_face,
+                                  node_limit=node_limit)
+    if ctx.family_a:
+        atu = None
+        if (allow_atu and view.atu is not None and view.atu_taken_by is None):
+            atu = face_of(view.atu)
+        return [(spec_for(variant, ctx.opened, atu_face=atu, **common),
+                 None if ctx.opened else "points")]
+    # Family B: a joker may be laid off, and the taken discard may go to a lay-off.
+    common["forced_layoff_ok"] = ctx.opened and extra_layoff_ok
+    if ctx.opened:
+        kinds = {SET, RUN}
+        if ctx.opened_with == "doubles":
+            kinds = {DOUBLE}
+        elif "doubles" in view.opened_with:
+            kinds.add(DOUBLE)
+        return [(spec_for(variant, True, kinds=frozenset(kinds), **common), None)]
+    thresholds = getattr(family, "thresholds", None)
+    points, doubles = (thresholds(view) if thresholds is not None
+                       else (variant.threshold, variant.doubles_threshold))
+    return [
+        (spec_for(variant, False, kinds=frozenset({SET, RUN}), threshold=points, **common),
+         "points"),
+        (spec_for(variant, False, kinds=frozenset({DOUBLE}), opening_kind="doubles",
+                  doubles_needed=doubles, **common), "doubles"),
+    ]
+
+
+def best_plan(ctx: Ctx, hand: Sequence[int], *, forced: int | None = None,
+              allow_atu: bool = True, node_limit: int = 20000,
+              potential: bool = True) -> Plan | None:
+    """The best playable arrangement of ``hand`` (ids), judged by :func:`estimate`."""
+    faces = [face_of(t) for t in hand]
+    view = ctx.view
+    atu_id = view.atu if ctx.family_a and view.atu_taken_by is None else None
+    rules = view.variant.meld_rules
+    best: Plan | None = None
+    for spec, opening in specs(ctx, forced=forced, allow_atu=allow_atu, node_limit=node_limit):
+        sol = solve(faces, spec)
+        if sol.gain == float("-inf"):
+            continue
+        ids = to_ids(sol, hand, rules, atu_id, forced, ctx.table)
+        if ids is None:
+            ctx.errors.append(f"to_ids failed: {sol}")
+            continue
+        opens = opening if (sol.melds and not ctx.opened) else None
+        plan = Plan(sol, ids, opens)
+        plan.estimate = estimate(ctx, plan, potential=potential)
+        if best is None or plan.estimate > best.estimate:
+            best = plan
+    return best
+
+
+# ------------------------------------------------------------------ estimate
+def estimate(ctx: Ctx, plan: Plan, *, potential: bool = True) -> float:
+    """Roughly the seat's score if the round ended soon after this turn."""
+    sol = plan.sol
+    opened_after = ctx.opened or plan.opening is not None
+    hv = ctx.hand_values
+    left = sol.left
+    lam = ctx.know.urgency
+    if ctx.family_a:
+        laid = sum(sum(m.window.pos) for m in sol.melds) + sum(
+            sum(m.window.pos[: len(m.faces)]) for m in sol.layoffs)
+        if opened_after:
+            value = laid - lam * sum(hv[f] for f in left) - 2.0 * len(left)
+        else:
+            value = -100.0 - 0.3 * lam * sum(hv[f] for f in left) - 2.0 * len(left)
+    else:
+        if opened_after:
+            mult = 2 if (plan.opening or ctx.opened_with) == "doubles" else 1
+            value = -mult * lam * sum(hv[f] for f in left) - 2.0 * len(left)
+        else:
+            value = -202.0 - 0.2 * lam * sum(hv[f] for f in left) - 2.0 * len(left)
+    if sol.going_out:
+        ob, obj = _out_bonus(ctx)
+        value += obj if left and left[0] == JOKER else ob
+    elif potential:
+        value += hand_potential(ctx, left, opened_after)[0]
+    return value
+
+
+def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float, list[float]]:
+    """Value of the partial melds in ``faces`` and each tile's share of it (keep scores)."""
+    know = ctx.know
+    unseen = know.unseen
+    hv = ctx.hand_values
+    family_a = ctx.family_a
+    lam = know.urgency
+    n = len(faces)
+    keep = [0.0] * n
+    total_unseen = max(1, know.unseen_total)
+    draws_left = max(1.0, min(8.0, ctx.view.stock_count / max(1, ctx.view.players)))
+    chance_per_out = min(0.25, draws_left / total_unseen * 1.5)
+    by_face: dict[int, list[int]] = {}
+    for i, f in enumerate(faces):
+        by_face.setdefault(f, []).append(i)
+    pv = ctx.view.variant.meld_rules.position_value
+
+    def tile_gain(f: int, kind: str, rank: int) -> float:
+        w = lam if opened else 0.5
+        return w * hv[f] + (pv(kind, rank) if family_a else 0.0) + 4.0
+
+    total = 0.0
+    # Sets (and B doubles): same rank, different suits.
+    for r in range(1, 14):
+        present = [s for s in range(4) if make_face(r, s) in by_face]
+        if len(present) == 2:
+            outs = sum(unseen[make_face(r, s)] for s in range(4) if s not in present)
+            q = min(0.9, outs * chance_per_out)
+            gain = sum(tile_gain(make_face(r, s), SET, r) for s in present) + tile_gain(
+                make_face(r, present[0]), SET, r)
+            val = q * gain
+            total += val
+            for s in present:
+                keep[by_face[make_face(r, s)][0]] += val / 2
+    # Runs: neighbours and one-gap pairs of one suit.
+    top = 14 if family_a else 13
+    for s in range(4):
+        def has(rank: int, suit: int = s) -> bool:
+            if rank < 1 or rank > top:
+                return False
+            return make_face(1 if rank == 14 else rank, suit) in by_face
+
+        def out(rank: int, suit: int = s) -> int:
+            if rank < 1 or rank > top:
+                return 0
+            return unseen[make_face(1 if rank == 14 else rank, suit)]
+
+        for r in range(1, top):
+            if not has(r):
+                continue
+            fa = make_face(1 if r == 14 else r, s)
+            for d in (1, 2):
+                r2 = r + d
+                if not has(r2):
+                    continue
+                if d == 2 and has(r + 1):
+                    continue
+                outs = out(r - 1) + out(r + 2) if d == 1 else out(r + 1)
+                q = min(0.9, outs * chance_per_out)
+                fb = make_face(1 if r2 == 14 else r2, s)
+                gain = tile_gain(fa, RUN, r) + tile_gain(fb, RUN, r2) + tile_gain(fa, RUN, r)
+                val = q * gain
+                total += val
+                keep[by_face[fa][0]] += val / 2
+                keep[by_face[fb][0]] += val / 2
+    # Doubles (family B): a lone tile whose twin is unseen, or a pair already held.
+    if not family_a and (ctx.opened_with == "doubles" or not ctx.opened):
+        pairs = sum(1 for f, idx in by_face.items() if f != JOKER and len(idx) >= 2)
+        weight = 1.0 if ctx.opened_with == "doubles" else (0.6 if pairs >= 3 else 0.15)
+        for f, idx in by_face.items():
+            if f == JOKER:
+                continue
+            if len(idx) >= 2:
+                val = weight * 2 * (hv[f] + 6)
+                total += val
+                keep[idx[0]] += val / 2
+                keep[idx[1]] += val / 2
+            elif unseen[f]:
+                val = weight * min(0.9, chance_per_out) * 2 * (hv[f] + 4)
+                total += val
+                keep[idx[0]] += val
+    # Lay-off spots on the table (useful now if opened, later otherwise).
+    rules = ctx.view.variant.meld_rules
+    for i, f in enumerate(faces):
+        if f == JOKER:
+            keep[i] += 80.0
+            total += 0.0
+            continue
+        for m in ctx.table:
+            if _fits(m, f, rules.top_rank):
+                val = (0.8 if opened else 0.5) * (lam * hv[f] + 3.0)
+                keep[i] += val
+                total += val
+                break
+    return total, keep
+
+
+def _fits(m: TableMeld, f: int, top: int) -> bool:
+    if m.kind == SET:
+        return len(m.tiles) < 4 and rank_of(f) == m.low and suit_of(f) not in m.natural_suits()
+    if m.kind != RUN or suit_of(f) != m.suit:
+        return False
+    r = rank_of(f)
+    high = m.low + len(m.tiles) - 1
+    return r == m.low - 1 or r == high + 1 or (r == 1 and high + 1 == 14 and top == 14)
+
+
+# ------------------------------------------------------------------ actions
+def plan_first_action(ctx: Ctx, plan: Plan) -> dict[str, Any] | None:
+    """The next build action of ``plan`` (lay, lay-off, or lay with the atu)."""
+    ids = plan.ids
+    melds = [{"kind": k, "tiles": list(t)} for k, t in ids.melds]
+    layoffs = [{"do": "layoff", "tile": t, "meld": m, **({"end": e} if e else {})}
+               for t, m, e in ids.layoffs]
+    if ids.atu_used:
+        if ctx.opened and layoffs:
+            return layoffs[0]
+        if melds:
+            return {"do": "lay", "melds": melds, "atu": True}
+        return None
+    if melds:
+        return {"do": "lay", "melds": melds}
+    if layoffs:
+        return layoffs[0]
+    return None
+
+
+def buyable_jokers(ctx: Ctx) -> list[tuple[int, int, int]]:
+    """(tile in hand, meld index, joker id) for each joker the seat may buy back now."""
+    view = ctx.view
+    consumed = set(view.consumed)
+    out: list[tuple[int, int, int]] = []
+    hand_by_face: dict[int, int] = {}
+    for t in view.hand:
+        hand_by_face.setdefault(face_of(t), t)
+    for k, m in enumerate(ctx.table):
+        for i, t in enumerate(m.tiles):
+            if face_of(t) != JOKER or t in consumed:
+                continue
+            stands = m.stands_for(i)
+            if stands is not None:
+                tile = hand_by_face.get(stands)
+                if tile is not None:
+                    out.append((tile, k, t))
+            else:
+                for s in range(4):
+                    if s in m.natural_suits():
+                        continue
+                    tile = hand_by_face.get(make_face(m.low, s))
+                    if tile is not None:
+                        out.append((tile, k, t))
+                        break
+    return out
+
+
+def consider_buy(ctx: Ctx, base: Plan | None, params: Params) -> dict[str, Any] | None:
+    """Buy back a joker when the hand plays better with it (A.11, B.10)."""
+    view = ctx.view
+    if not ctx.opened or not params.buy_jokers:
+        return None
+    options = buyable_jokers(ctx)[:4]
+    if not options:
+        return None
+    base_est = base.estimate if base is not None else float("-inf")
+    pv = view.variant.meld_rules.position_value
+    best: tuple[float, dict[str, Any]] | None = None
+    for tile, k, joker in options:
+        m = ctx.table[k]
+        pos = m.tiles.index(joker)
+        new_hand = [t for t in view.hand if t != tile] + [joker]
+        new_table = [TableMeld(x.kind, list(x.tiles), list(x.owners), x.low, x.suit)
+                     for x in ctx.table]
+        new_table[k].tiles[pos] = tile
+        new_table[k].owners[pos] = ctx.seat
+        sub = Ctx(view, ctx.seat, ctx.family_a, ctx.opened, ctx.opened_with,
+                  Knowledge(ctx.know.unseen, ctx.know.copies, new_table, ctx.know.urgency,
+                            ctx.know.progress, ctx.know.picked), ctx.hand_values, ctx.errors)
+        plan = best_plan(sub, new_hand, node_limit=params.node_limit)
+        if plan is None:
+            continue
+        credit = float(pv(m.kind, m.rank_at(pos))) if ctx.family_a else 0.0
+        if ctx.family_a and m.owners[pos] != ctx.seat:
+            credit += pv(m.kind, m.rank_at(pos)) * 0.5  # an opponent loses that credit
+        # The joker must do something this turn: it leaves the hand in the plan.
+        joker_laid = JOKER not in plan.sol.left
+        if not joker_laid:
+            continue
+        gain = plan.estimate + credit - base_est
+        if gain > 3.0 and (best is None or gain > best[0]):
+            best = (gain, {"do": "buy_joker", "tile": tile, "meld": k})
+    if best is None or check(view, best[1]) is not None:
+        return None
+    return best[1]
+
+
+def take_options(ctx: Ctx, params: Params) -> list[tuple[float, dict[str, Any]]]:
+    """(estimate, action) for each way to take other than drawing."""
+    view = ctx.view
+    out: list[tuple[float, dict[str, Any]]] = []
+    if params.take_row:
+        indices = reachable_row_indices(view)
+        if not params.deep_takes:
+            indices = indices[-1:]
+        hand = list(view.hand)
+        for index in reversed(indices):
+            coming = view.row[index - view.row_offset:]
+            if len(coming) > MAX_TAKE:
+                break
+            taken = coming[0]
+            if not _could_meld(face_of(taken), [face_of(t) for t in hand + coming[1:]], ctx):
+                continue
+            plan = best_plan(ctx, hand + coming, forced=taken, allow_atu=False,
+                             node_limit=params.node_limit, potential=params.potential)
+            if plan is None:
+                continue
+            if not plan.ids.uses_forced_in_meld and ctx.family_a:
+                continue
+            action = _take_action(ctx, plan, index, taken)
+            if action is None or check(view, action) is not None:
+                if action is not None:
+                    ctx.errors.append(f"take plan refused: {check(view, action)} {action}")
+                continue
+            out.append((plan.estimate - 1.0 * (len(coming) - 1), action))
+    if (params.joker_button and view.joker_button and view.joker_credits >= 1
+            and not view.button_used):
+        plan = best_plan(ctx, [*view.hand, FAKE_JOKER], node_limit=params.node_limit,
+                         potential=params.potential)
+        if plan is not None and (plan.sol.going_out or plan.opening is not None) \
+                and JOKER not in plan.sol.left:
+            out.append((plan.estimate - 5.0, {"do": "joker_button"}))
+    return out
+
+
+def _could_meld(f: int, others: Sequence[int], ctx: Ctx) -> bool:
+    """Cheap filter: can face ``f`` be part of any new meld or lay-off with ``others``?"""
+    if f == JOKER:
+        return True
+    if JOKER in others:
+        return True
+    r, s = rank_of(f), suit_of(f)
+    same_rank = {suit_of(g) for g in others if g != JOKER and rank_of(g) == r} - {s}
+    if len(same_rank) >= 2:
+        return True
+    if not ctx.family_a and ctx.opened and any(_fits(m, f, 13) for m in ctx.table):
+        return True
+    if not ctx.family_a and f in others:
+        return True  # a double
+    ranks = {rank_of(g) for g in others if g != JOKER and suit_of(g) == s}
+    if ctx.family_a and 1 in ranks:
+        ranks.add(14)
+    rr = [r, 14] if (r == 1 and ctx.family_a) else [r]
+    return any((x - 1 in ranks and x + 1 in ranks) or (x + 1 in ranks and x + 2 in ranks)
+               or (x - 1 in ranks and x - 2 in ranks) for x in rr)
+
+
+def _take_action(ctx: Ctx, plan: Plan, index: int, taken: int) -> dict[str, Any] | None:
+    ids = plan.ids
+    melds = [{"kind": k, "tiles": list(t)} for k, t in ids.melds]
+    if ctx.family_a:
+        if not melds:
+            return None
+        return {"do": "take_row", "index": index, "melds": melds}
+    layoffs = [{"tile": t, "meld": m, **({"end": e} if e else {})} for t, m, e in ids.layoffs]
+    if not melds and not ctx.opened:
+        return None
+    return {"do": "take_discard", "melds": melds, "layoffs": layoffs}
+
+
+# ------------------------------------------------------------------ discard
+def discard_scores(ctx: Ctx, params: Params, rng_noise: float = 0.0) -> list[tuple[float, int]]:
+    """(score, tile) for each tile the seat may discard; the highest is discarded."""
+    view = ctx.view
+    hand = list(view.hand)
+    naturals = [t for t in hand if face_of(t) != JOKER]
+    allowed = naturals or hand  # a joker only when nothing else is left (A.14 and sense)
+    hv = ctx.hand_values
+    faces = [face_of(t) for t in hand]
+    if params.greedy_discard:
+        core = _core_melds(ctx, faces, params)
+        return [(float(hv[face_of(t)]) - (100.0 if face_of(t) in core else 0.0), t)
+                for t in allowed]
+    lam = ctx.know.urgency if (ctx.opened or not ctx.family_a) else 0.3 * ctx.know.urgency
+    if not ctx.opened and not ctx.family_a:
+        lam = 0.3 * ctx.know.urgency
+    keep = [0.0] * len(hand)
+    if params.potential:
+        _, keep = hand_potential(ctx, faces, ctx.opened)
+    # Tiles in complete melds that cannot be laid yet (not opened, or held back).
+    core = _core_melds(ctx, faces, params)
+    seen: dict[int, int] = {}
+    scores: list[tuple[float, int]] = []
+    for i, t in enumerate(hand):
+        f = faces[i]
+        if t not in allowed:
+            continue
+        dup = seen.get(f, 0)
+        seen[f] = dup + 1
+        k = keep[i] if dup == 0 else 0.0
+        if ctx.family_a and dup:
+            k -= 2.0  # a second copy of a face builds nothing a first copy doesn't
+        k += core.get(f, 0.0) if dup == 0 else core.get(-f - 1, 0.0)
+        score = lam * hv[f] - k
+        if params.danger:
+            score -= danger(ctx, f)
+        scores.append((score, t))
+    return scores
+
+
+def _core_melds(ctx: Ctx, faces: Sequence[int], params: Params) -> dict[int, float]:
+    """Keep value of tiles in complete melds of the hand (ignoring the threshold)."""
+    variant = ctx.view.variant
+    kinds = {SET, RUN}
+    if not ctx.family_a and ctx.opened_with == "doubles":
+        kinds = {DOUBLE}
+    spec = spec_for(variant, True, kinds=frozenset(kinds), node_limit=min(3000, params.node_limit))
+    sol = solve(faces, spec)
+    out: dict[int, float] = {}
+    hv = ctx.hand_values
+    for m in sol.melds:
+        for f in m.faces:
+            key = f if f not in out else -f - 1
+            out[key] = out.get(key, 0.0) + 25.0 + hv[f]
+    if not ctx.family_a and not ctx.opened:
+        # Pairs toward a doubles opening.
+        dspec = spec_for(variant, True, kinds=frozenset({DOUBLE}), node_limit=500)
+        dsol = solve(faces, dspec)
+        if len(dsol.melds) >= 3:
+            for m in dsol.melds:
+                for f in m.faces:
+                    key = f if f not in out else -f - 1
+                    out[key] = out.get(key, 0.0) + 6.0 * len(dsol.melds)
+    return out
+
+
+def danger(ctx: Ctx, f: int) -> float:
+    """How much discarding face ``f`` may help the next seats (what the table shows)."""
+    view = ctx.view
+    players = view.players
+    risk = 0.0
+    hv = ctx.hand_values
+    for step in range(1, players):
+        o = (ctx.seat + step) % players
+        info = view.seats[o]
+        weight = 1.0 if step == 1 else (0.35 if ctx.family_a else 0.0)
+        if weight == 0.0:
+            continue
+        if not ctx.family_a:
+            # B.4: the next seat takes the discard only to use it at once.
+            if info.opened and any(_fits(m, f, 13) for m in ctx.table):
+                risk += weight * (hv[f] + 25.0)
+            continue
+        # A.9: a tile taken from the row must go into a new meld with the taker's tiles;
+        # the faces they took before and the melds they laid show what they collect.
+        r, s = rank_of(f), suit_of(f)
+        for g in ctx.know.picked:
+            if g == JOKER:
+                continue
+            if (rank_of(g) == r and suit_of(g) != s) or (suit_of(g) == s
+                                                         and abs(rank_of(g) - r) <= 2):
+                risk += weight * 4.0
+        for m in ctx.table:
+            if o not in m.owners:
+                continue
+            if m.kind == SET and m.low == r and len(m.tiles) >= 4:
+                continue
+            if m.kind == RUN and m.suit == s:
+                high = m.low + len(m.tiles) - 1
+                if m.low - 3 <= r <= high + 3:
+                    risk += weight * 2.0
+        if info.tiles <= 4:
+            risk += weight * 3.0  # near going out: any help ends the round sooner
+    return risk
