@@ -90,8 +90,9 @@ SCALAR_NOT_TILE = {
 LIST_NOT_TILE = {"owners", "scores"}
 
 
-def view_tile_ids(node: Any, key: str | None = None, out: set[int] | None = None) -> set[int]:
-    """Every integer of a JSON view that could be a tile id."""
+def view_tile_ids(node: Any, key: str | None = None, out: set[int] | None = None,
+                  in_list: bool = False) -> set[int]:
+    """Every integer of a JSON view that could be a tile id (any list element counts)."""
     out = set() if out is None else out
     if isinstance(node, dict):
         for k, v in node.items():
@@ -100,8 +101,9 @@ def view_tile_ids(node: Any, key: str | None = None, out: set[int] | None = None
         if key in LIST_NOT_TILE:
             return out
         for v in node:
-            view_tile_ids(v, key, out)
-    elif isinstance(node, int) and not isinstance(node, bool) and key not in SCALAR_NOT_TILE:
+            view_tile_ids(v, key, out, in_list=True)
+    elif isinstance(node, int) and not isinstance(node, bool) and (
+            in_list or key not in SCALAR_NOT_TILE):
         out.add(node)
     return out
 
