@@ -696,6 +696,7 @@ class RoomActor:
         if changed:
             slot.away = False
             slot.unresponsive = False
+            slot.timeouts = 0
             slot.gone_at = None
             self._emit(self._presence(slot))
 

@@ -185,6 +185,7 @@ class Client:
             self.seats = m["seats"]
             self.deadline = m["deadline"]
             self.status = m["room"]["status"]
+            self.seq = max(self.seq, m["last_seq"] or 0)  # another device may have used seqs
         elif m["type"] == "event":
             self.version = m["version"]
             if m["view"] is not None:
