@@ -92,6 +92,7 @@ export class Table {
   private rackTimer = 0;
   private lastSentLayout: (number | null)[] | null = null;
   private focusKey: string | null = null;
+  private focusExplicit = false;
   private connection: "open" | "lost" | "connecting" | "closed" = "connecting";
 
   constructor(
@@ -199,10 +200,10 @@ export class Table {
     const keep = this.rackKeep(v);
     const present = new Set(rack.tiles());
     const arriving = keep.filter((x) => !present.has(x));
-    if (arriving.length && this.dropHint !== null && rack.slots[this.dropHint] === null) {
-      rack.slots[this.dropHint] = arriving[0];
+    if (arriving.length && this.dropHint !== null) {
+      if (rack.slots[this.dropHint] === null) rack.slots[this.dropHint] = arriving[0];
+      this.dropHint = null;
     }
-    this.dropHint = null;
     rack.reconcile(keep);
     if (!before || !sameLayout(before, rack.slots) || newRound) this.rackChanged();
   }
@@ -285,7 +286,8 @@ export class Table {
       return;
     }
     const active = document.activeElement as HTMLElement | null;
-    if (active && this.root.contains(active) && active.dataset.key) this.focusKey = active.dataset.key;
+    if (!this.focusExplicit && active && this.root.contains(active) && active.dataset.key) this.focusKey = active.dataset.key;
+    this.focusExplicit = false;
     const scrollRow = this.root.querySelector(".row-tiles")?.scrollLeft ?? null;
     const scrollMelds = this.root.querySelector(".melds")?.scrollTop ?? null;
     clear(this.root);
@@ -578,7 +580,17 @@ export class Table {
     return h(
       "section",
       { class: "controls" },
-      h("div", { class: `status${this.myTurn ? " mine" : ""}`, "data-testid": "status" }, h("span", null, this.statusText(v)), this.myTurn ? h("span", { class: "timer", "data-timer": "1" }, this.timeLeftText()) : null),
+      h(
+        "div",
+        {
+          class: `status${this.myTurn ? " mine" : ""}`,
+          "data-testid": "status",
+          "data-phase": v.phase,
+          "data-turn": v.turn,
+          "data-first-turn": v.seat !== null && v.seats[v.seat].first_turn ? "1" : "0",
+          "data-opened": v.seat !== null && v.seats[v.seat].opened ? "1" : "0",
+          "data-busy": this.busy ? "1" : "0",
+        }, h("span", null, this.statusText(v)), this.myTurn ? h("span", { class: "timer", "data-timer": "1" }, this.timeLeftText()) : null),
       buttons,
       hint,
     );
@@ -783,9 +795,14 @@ export class Table {
     }
   }
 
+  private setFocus(key: string): void {
+    this.focusKey = key;
+    this.focusExplicit = true;
+  }
+
   private select(s: Selection): void {
     this.selection = s;
-    if (s?.kind === "rack") this.focusKey = `slot:${s.slot}`;
+    if (s?.kind === "rack") this.setFocus(`slot:${s.slot}`);
     this.render();
   }
 
@@ -801,7 +818,7 @@ export class Table {
       if (id === null) return this.render();
       if (kind === "slot") {
         rack.move(src.slot, Number(a1));
-        this.focusKey = `slot:${rack.slotOf(id)}`;
+        this.setFocus(`slot:${rack.slotOf(id)}`);
         this.rackChanged();
         this.render();
         return;
@@ -862,7 +879,7 @@ export class Table {
     if (!tiles.length) tiles = v.row.slice(index - v.row_offset);
     this.preview = { index, tiles };
     this.selection = null;
-    this.focusKey = "preview-take";
+    this.setFocus("preview-take");
     this.render();
   }
 
@@ -883,7 +900,7 @@ export class Table {
     this.preview = null;
     if (slot !== null) rack.put(taken, slot);
     for (const id of p.tiles) if (rack.slotOf(id) < 0) rack.slots[rack.freeSlot()] = id;
-    this.focusKey = `slot:${rack.slotOf(taken)}`;
+    this.setFocus(`slot:${rack.slotOf(taken)}`);
     this.rackChanged();
     this.render();
   }
@@ -974,7 +991,7 @@ export class Table {
     if (next === null) return;
     e.preventDefault();
     if (next < 0 || next >= this.rack.slots.length) return;
-    this.focusKey = `slot:${next}`;
+    this.setFocus(`slot:${next}`);
     this.render();
   }
 

@@ -1,0 +1,219 @@
+// What a test player reads from the table and does on it, through the page only
+// (taps, drags, the DOM). The tests know the card rules to pick their moves; the client
+// under test does not.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { REPO } from "./server.mjs";
+
+export const SHOTS = join(REPO, "docs", "screenshots");
+mkdirSync(SHOTS, { recursive: true });
+
+export async function shot(page, name) {
+  await page.screenshot({ path: join(SHOTS, name) });
+}
+
+// ---------------------------------------------------------------- faces (family A)
+
+export function face(id) {
+  if (id >= 104) return { joker: true, rank: 0, suit: -1 };
+  const f = id % 52;
+  return { joker: false, rank: (f % 13) + 1, suit: Math.floor(f / 13) };
+}
+
+/** Three natural tiles of `tiles` forming a run or a set, with `must` inside (if given). */
+export function findMeld(tiles, must = null) {
+  const nat = tiles.filter((t) => !face(t).joker);
+  const pool = must === null ? nat : nat.filter((t) => t !== must);
+  const mustList = must === null ? nat : [must];
+  for (const a of mustList) {
+    const fa = face(a);
+    // runs holding a (an ace low or high), written low to high
+    const ranksOfA = fa.rank === 1 ? [1, 14] : [fa.rank];
+    for (const ra of ranksOfA) {
+      for (let s0 = ra - 2; s0 <= ra; s0++) {
+        if (s0 < 1 || s0 + 2 > 14) continue;
+        const picked = [];
+        let ok = true;
+        for (let r = s0; r <= s0 + 2; r++) {
+          if (r === ra) {
+            picked.push(a);
+            continue;
+          }
+          const rr = r === 14 ? 1 : r;
+          const t = pool.find((x) => x !== a && !picked.includes(x) && face(x).suit === fa.suit && face(x).rank === rr);
+          if (t === undefined) {
+            ok = false;
+            break;
+          }
+          picked.push(t);
+        }
+        if (ok) return { kind: "run", tiles: picked };
+      }
+    }
+    // sets: same rank, different suits
+    const others = pool.filter((x) => x !== a && face(x).rank === fa.rank && face(x).suit !== fa.suit);
+    const suits = new Map();
+    for (const o of others) if (!suits.has(face(o).suit)) suits.set(face(o).suit, o);
+    if (suits.size >= 2) return { kind: "set", tiles: [a, ...[...suits.values()].slice(0, 2)] };
+  }
+  return null;
+}
+
+/** A natural run of `len` in the hand, as tile ids low to high. */
+export function findRun(tiles, len) {
+  const nat = tiles.filter((t) => !face(t).joker);
+  for (let suit = 0; suit < 4; suit++) {
+    const byRank = new Map();
+    for (const t of nat) if (face(t).suit === suit && !byRank.has(face(t).rank)) byRank.set(face(t).rank, t);
+    for (let start = 1; start + len - 1 <= 13; start++) {
+      const run = [];
+      for (let r = start; r < start + len; r++) if (byRank.has(r)) run.push(byRank.get(r));
+      if (run.length === len) return run;
+    }
+  }
+  return null;
+}
+
+/** Does tile `t` fit table meld `m` (natural tiles only, as the test needs)? */
+export function fits(t, meld) {
+  const f = face(t);
+  if (f.joker) return false;
+  const nat = meld.filter((x) => !face(x).joker).map(face);
+  if (!nat.length || meld.some((x) => face(x).joker)) return false;
+  const isSet = nat.every((x) => x.rank === nat[0].rank) && meld.length <= 4;
+  if (isSet && nat.length > 1) return meld.length < 4 && f.rank === nat[0].rank && !nat.some((x) => x.suit === f.suit);
+  if (nat.some((x) => x.suit !== f.suit)) return false;
+  const ranks = nat.map((x) => x.rank).sort((a, b) => a - b);
+  return f.rank === ranks[0] - 1 || f.rank === ranks[ranks.length - 1] + 1;
+}
+
+// ---------------------------------------------------------------- reading the page
+
+export async function read(page) {
+  return page.evaluate(() => {
+    const status = document.querySelector("[data-testid=status]");
+    const rack = [...document.querySelectorAll("[data-testid=rack] [data-slot]")].map((el) => ({
+      slot: Number(el.dataset.slot),
+      tile: el.dataset.tile !== undefined ? Number(el.dataset.tile) : null,
+      pending: el.classList.contains("pending"),
+    }));
+    const row = [...document.querySelectorAll(".row-tiles .rtile")].map((el) => ({
+      index: Number(el.dataset.testid.slice(4)),
+      tile: Number(el.dataset.tile),
+    }));
+    const melds = [...document.querySelectorAll("[data-testid=melds] .meld")].map((el) =>
+      [...el.querySelectorAll(".tile")].map((x) => Number(x.dataset.tile)),
+    );
+    return {
+      mine: !!document.querySelector("[data-testid=status].mine"),
+      phase: status?.dataset.phase ?? null,
+      firstTurn: status?.dataset.firstTurn === "1",
+      opened: status?.dataset.opened === "1",
+      busy: status?.dataset.busy === "1",
+      rack,
+      hand: rack.filter((s) => s.tile !== null && !s.pending).map((s) => s.tile),
+      row,
+      melds,
+      summary: !!document.querySelector("[data-testid=summary]"),
+      cols: 14,
+    };
+  });
+}
+
+export function slotOf(state, tile) {
+  return state.rack.find((s) => s.tile === tile)?.slot ?? null;
+}
+
+/** `n` empty slots in a row, bounded by empty slots or the row's ends, on one rack row. */
+export function emptyStretch(state, n, avoid = []) {
+  const cols = state.cols;
+  const isEmpty = (i) => {
+    const s = state.rack[i];
+    return s && (s.tile === null || avoid.includes(s.tile));
+  };
+  const rows = Math.ceil(state.rack.length / cols);
+  for (let r = rows - 1; r >= 0; r--) {
+    for (let c = 0; c + n <= cols; c++) {
+      const start = r * cols + c;
+      let ok = true;
+      for (let k = 0; k < n; k++) if (!isEmpty(start + k)) ok = false;
+      if (!ok) continue;
+      const leftOk = c === 0 || isEmpty(start - 1);
+      const rightOk = c + n === cols || isEmpty(start + n);
+      if (leftOk && rightOk) return start;
+    }
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------- doing
+
+/** A pointer drag from one element's centre to another's, in small steps. */
+export async function drag(page, from, to) {
+  const a = await page.locator(from).boundingBox();
+  const b = await page.locator(to).boundingBox();
+  if (!a || !b) throw new Error(`drag: missing ${!a ? from : to}`);
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(a.x + a.width / 2 + 8, a.y + a.height / 2 - 8, { steps: 3 });
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 10 });
+  await page.mouse.up();
+}
+
+export const slotSel = (i) => `[data-testid=rack] [data-slot="${i}"]`;
+
+/** Move rack tiles (by id) into consecutive slots from `start`, by drag. */
+export async function placeTiles(page, tiles, start) {
+  for (let k = 0; k < tiles.length; k++) {
+    const st = await read(page);
+    const from = slotOf(st, tiles[k]);
+    if (from === start + k) continue;
+    await drag(page, slotSel(from), slotSel(start + k));
+    await page.waitForFunction(
+      ([tile, slot]) => document.querySelector(`[data-testid=rack] [data-slot="${slot}"]`)?.dataset.tile === String(tile),
+      [tiles[k], start + k],
+    );
+  }
+}
+
+export async function waitMyTurn(page, timeout = 60_000) {
+  await page.waitForFunction(
+    () => {
+      const st = document.querySelector("[data-testid=status]");
+      return (st?.classList.contains("mine") && st.dataset.busy !== "1") || document.querySelector("[data-testid=summary]");
+    },
+    null,
+    { timeout },
+  );
+  return read(page);
+}
+
+export async function waitNotMyTurn(page, timeout = 30_000) {
+  await page.waitForFunction(() => !document.querySelector("[data-testid=status].mine"), null, { timeout });
+}
+
+/** A plain turn: draw (unless it is the first player's first turn), discard a tile by tap. */
+export async function plainTurn(page, keep = []) {
+  let st = await read(page);
+  if (st.phase === "take") {
+    const before = st.hand.length;
+    await page.click("[data-testid=stock]");
+    await page.waitForFunction((n) => document.querySelectorAll("[data-testid=rack] .tile").length > n || document.querySelector("[data-testid=summary]"), before);
+    st = await read(page);
+    if (st.summary) return st;
+  }
+  const pick = [...st.hand].reverse().find((t) => !keep.includes(t) && !face(t).joker) ?? st.hand[st.hand.length - 1];
+  await page.click(slotSel(slotOf(st, pick)));
+  await page.click("[data-testid=discard]");
+  await page.waitForFunction(() => !document.querySelector("[data-testid=status].mine") || document.querySelector("[data-testid=summary]"));
+  return read(page);
+}
+
+export async function waitToastText(page) {
+  await page.waitForSelector("#toast.show");
+  return page.locator("#toast .toast-text").textContent();
+}
+
+export async function closeToast(page) {
+  await page.evaluate(() => document.getElementById("toast")?.classList.remove("show"));
+}
