@@ -1,0 +1,111 @@
+"""Durability: moves are committed before the ack; a restarted server restores the room."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sqlalchemy import func, select
+from wsharness import running_server, simple_move
+
+from server.settings import Settings
+from server.storage.database import Database
+from server.storage.models import Action, MatchResult, Round
+
+
+async def _logged(db: Database, room_id: str) -> list[tuple[int, int, str, int | None]]:
+    async with db.transaction() as session:
+        rows = await session.execute(
+            select(Action.seq, Action.seat, Action.source, Action.client_seq)
+            .join(Round, Round.id == Action.round_id)
+            .where(Round.room_id == room_id)
+            .order_by(Round.number, Action.seq)
+        )
+        return [tuple(r) for r in rows.all()]  # type: ignore[misc]
+
+
+async def test_commit_before_ack_and_restore_after_restart(settings: Settings) -> None:
+    async with running_server(settings) as srv:
+        _, ana = await srv.player("Ana")
+        _, bob = await srv.player("Bob")
+        room = await srv.room(ana, variant="remi45", seats=2, turn_seconds=60)
+        await srv.sit(bob, room, 1)
+        a = await srv.client(ana, room)
+        b = await srv.client(bob, room)
+        await a.hello()
+        await b.hello()
+        await srv.start(ana, room)
+        await b.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "round_start")
+        db = srv.live.services.db
+        ack = await a.act(simple_move(a.view))  # type: ignore[arg-type]
+        assert ack["type"] == "ack"
+        # The ack came after the commit: the row is there for anybody to read.
+        assert await _logged(db, room) == [(1, 0, "player", 1)]
+        draw = await b.act({"do": "draw"})
+        assert draw["type"] == "ack"
+        assert (await _logged(db, room))[-1] == (2, 1, "player", 1)
+        await b.send({"type": "rack", "seq": 2, "layout": list(reversed(b.view["hand"]))})  # type: ignore[index]
+        await b.wait(lambda m: m["type"] == "ack" and m["seq"] == 2)
+        held_a, held_b = a.version, b.version
+        hand_a, hand_b = list(a.view["hand"]), list(b.view["hand"])  # type: ignore[index]
+        await a.close()
+        await b.close()
+
+    await asyncio.sleep(1.0)  # downtime
+
+    async with running_server(settings) as srv2:
+        assert room in srv2.live.actors  # restored at start-up, before anyone connects
+        b = await srv2.client(bob, room)
+        snap = await b.hello(held_b)
+        # The versions the first server used are not reused: a snapshot, newer than held.
+        assert snap["type"] == "snapshot" and snap["version"] > held_b  # type: ignore[operator]
+        view = snap["view"]
+        assert view["hand"] == hand_b and view["turn"] == 1 and view["phase"] == "build"
+        assert snap["rack"] == list(reversed(hand_b))
+        assert snap["last_seq"] == 1 or snap["last_seq"] == 2
+        # Deadline extended by the downtime: the turn keeps (about) the time it had left.
+        assert snap["deadline"] - snap["server_time"] > 55
+        # A resend of a move made before the restart is not applied again.
+        mark = len(b.frames)
+        await b.send(
+            {"type": "action", "seq": 1, "base_version": held_b - 1, "action": {"do": "draw"}}  # type: ignore[operator]
+        )
+        again = await b.wait(lambda m: m["type"] in ("ack", "error"), since=mark)
+        assert again["type"] == "ack" and again["seq"] == 1
+        assert len(await _logged(srv2.live.services.db, room)) == 2
+        a = await srv2.client(ana, room)
+        snap_a = await a.hello(held_a)
+        assert snap_a["type"] == "snapshot" and snap_a["view"]["hand"] == hand_a
+        # Play goes on.
+        ok = await b.act(simple_move(b.view))  # type: ignore[arg-type]
+        assert ok["type"] == "ack"
+        ok = await a.act({"do": "draw"})
+        assert ok["type"] == "ack"
+        assert [r[0] for r in await _logged(srv2.live.services.db, room)] == [1, 2, 3, 4]
+        await a.close()
+        await b.close()
+
+
+async def test_match_result_is_recorded_once(settings: Settings) -> None:
+    async with running_server(settings) as srv:
+        _, ana = await srv.player("Ana")
+        room = await srv.room(
+            ana, variant="remi", seats=2, fill_with_bots=True, end={"kind": "rounds", "rounds": 1}
+        )
+        a = await srv.client(ana, room)
+        await a.hello()
+        await srv.start(ana, room)
+        await a.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "round_start")
+        await a.send({"type": "leave"})  # the bot plays for her: a bots-only round
+        end = await a.wait(
+            lambda m: m["type"] == "event" and m["event"]["do"] == "match_over", timeout=30
+        )
+        log = srv.live.services.gamelog
+        assert not await log.record_match(room, end["event"]["totals"], [0], 1)
+        async with srv.live.services.db.transaction() as session:
+            count = await session.scalar(
+                select(func.count()).select_from(MatchResult).where(MatchResult.room_id == room)
+            )
+        assert count == 1
+        sheet = await srv.scores(room)
+        assert sheet["finished"] and sheet["totals"] == end["event"]["totals"]
+        await a.close()
