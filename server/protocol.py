@@ -25,9 +25,11 @@ bad_message type: 'dance' is not a message type (hello, action, rack, query, lea
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import sys
-from typing import Annotated, Any, Literal
+import types
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -164,6 +166,24 @@ ACTION_MODELS: tuple[type[_Model], ...] = (
     TakeDiscardAction,
     JokerButtonAction,
 )
+
+_ACTION_EXAMPLES: dict[type[_Model], Any] = {
+    DrawAction: [{"do": "draw"}],
+    DiscardAction: [{"do": "discard", "tile": 40}],
+    LayAction: [
+        {"do": "lay", "melds": [[0, 1, 2], {"kind": "set", "tiles": [9, 22, 35]}]},
+        {"do": "lay", "melds": [[13, 14, 15, 16]], "atu": True},
+    ],
+    TakeRowAction: [{"do": "take_row", "index": 2, "melds": [[30, 31, 32]]}],
+    LayoffAction: [{"do": "layoff", "tile": 3, "meld": 0, "end": "high"}],
+    BuyJokerAction: [{"do": "buy_joker", "tile": 3, "meld": 1}],
+    TakeDiscardAction: [
+        {"do": "take_discard", "melds": [[18, 19, 20]], "layoffs": [{"tile": 21, "meld": 0}]}
+    ],
+    JokerButtonAction: [{"do": "joker_button"}],
+}
+for _model, _examples_list in _ACTION_EXAMPLES.items():
+    _model.model_config["json_schema_extra"] = {"examples": _examples_list}
 
 # --------------------------------------------------------------------------- client → server
 
@@ -823,11 +843,29 @@ def action_dict(action: BaseModel) -> dict[str, Any]:
 # --------------------------------------------------------------------------- documentation
 
 
-def _type_name(annotation: Any) -> str:
-    text = repr(annotation) if not isinstance(annotation, type) else annotation.__name__
-    for noise in ("typing.", "Annotated[", "server.protocol.", "<class '", "'>"):
-        text = text.replace(noise, "")
-    return text
+def _type_name(tp: Any) -> str:
+    """A short, stable name of a field type for the documentation."""
+    origin, args = get_origin(tp), get_args(tp)
+    if origin is Annotated:
+        return _type_name(args[0])
+    if origin in (Union, types.UnionType):
+        if all(isinstance(a, type) and a in ACTION_MODELS for a in args):
+            return "action (see Actions)"
+        return " | ".join(_type_name(a) for a in args)
+    if origin is list:
+        return f"list[{_type_name(args[0])}]"
+    if origin is dict:
+        return "object"
+    if origin is Literal:
+        return " | ".join(json.dumps(a) for a in args)
+    if tp is type(None):
+        return "null"
+    names = {int: "int", str: "string", bool: "bool", float: "number"}
+    if tp in names:
+        return names[tp]
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return tp.__name__
+    return "any"
 
 
 def _field_rows(model: type[BaseModel]) -> list[str]:
@@ -835,7 +873,7 @@ def _field_rows(model: type[BaseModel]) -> list[str]:
     for name, info in model.model_fields.items():
         if name == "type":
             continue
-        ann = _type_name(info.annotation)
+        ann = _type_name(info.annotation).replace("|", "\\|")
         required = "yes" if info.is_required() else "no"
         desc = (info.description or "").replace("|", "\\|")
         rows.append(f"| `{name}` | `{ann}` | {required} | {desc} |")
@@ -858,7 +896,7 @@ def _model_section(model: type[BaseModel]) -> list[str]:
         args = getattr(type_field.annotation, "__args__", ())
         tag = str(args[0]) if args else ""
     lines = [f"### `{tag}`" if tag else f"### {model.__name__}", ""]
-    lines.append((model.__doc__ or "").strip())
+    lines.append(inspect.cleandoc(model.__doc__ or ""))
     lines.append("")
     if len(model.model_fields) > 1:
         lines += _field_rows(model)
@@ -925,6 +963,10 @@ def render_markdown() -> str:
     ]
     for model in ACTION_MODELS:
         out += _model_section(model)
+    out += ["### Meld objects (`melds[]`)", "", inspect.cleandoc(MeldSpec.__doc__ or ""), ""]
+    out += [*_field_rows(MeldSpec), ""]
+    out += ["### Lay-offs (`layoffs[]`)", "", inspect.cleandoc(LayoffSpec.__doc__ or ""), ""]
+    out += [*_field_rows(LayoffSpec), ""]
     out += ["## Server → client", ""]
     for model in SERVER_MODELS:
         out += _model_section(model)
@@ -957,10 +999,12 @@ def render_markdown() -> str:
 def all_examples() -> list[tuple[type[BaseModel], dict[str, Any]]]:
     """Every documented example with its model (for the tests)."""
     out: list[tuple[type[BaseModel], dict[str, Any]]] = []
-    for model in (*CLIENT_MODELS, *SERVER_MODELS):
+    for model in (*CLIENT_MODELS, *SERVER_MODELS, *ACTION_MODELS):
         out += [(model, e) for e in _examples(model)]
     return out
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.stdout.write(render_markdown())
+    from server import protocol as _protocol  # the importable module, not __main__
+
+    sys.stdout.write(_protocol.render_markdown())
