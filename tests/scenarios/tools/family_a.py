@@ -217,6 +217,214 @@ def a04() -> Scenario:
     )
 
 
+# --------------------------------------------------------------------- a05-a10
+@define("a05-remi45-short-game-stock-out")
+def a05() -> Scenario:
+    sc = scenario(
+        "remi45 RULES A.2 A.15 A.16 (short game, RULES 1): 2 players, one pack of 54, hands "
+        "11/10, 32 in stock; seat 0 opens, then draw/discard until the stock is empty; the "
+        "next draw is accepted and ends the round with nobody out: opened seat laid - hand, "
+        "the other flat -100",
+        "remi45",
+        ["9S TS JS QS KS AH 3D 4C 5H KD 7C",
+         "2S 4S 6S 8S 2H 4H 6H 8H 2C 3C"],
+        atu="9D", options={"short_game": True},
+        result={"over": True, "reason": "stock", "out": None, "scores": [-5, -100]},
+        note="seat 0: laid 9S TS JS QS KS = 5+10+10+10+10 = 45; hand AH 3D 4C 5H KD = "
+             "25+5+5+5+10 = 50; 45 - 50 = -5 (no bonus: nobody went out). Seat 1 never laid a "
+             "meld: flat -100. Atu 9D: no pair (one pack), no doubling. Stock 54 - 11 - 10 - 1 "
+             "= 32: draw 33 finds it empty.",
+    )
+    stock = full_stock(sc)
+    sc["steps"] = [
+        check(hand_count=[11, 10], stock_count=32),
+        disc(0, "7C"),
+        *dd(1, stock[0]),
+        draw(0),
+        lay(0, "9S TS JS QS KS"),
+        disc(0, stock[1]),
+        *stock_loop(sc, [1, 0], 2, 30),
+        check(stock_count=0, turn=1, phase="take", hand_count=[5, 10], opened=[True, False],
+              hand={"0": ["AH", "3D", "4C", "5H", "KD"]}),
+        draw(1),
+        check(phase="over", stock_count=0, hand_count=[5, 10]),
+        disc(1, "2S", error="round_over"),
+    ]
+    return sc
+
+
+@define("a06-remi45-stock-out-row-break")
+def a06() -> Scenario:
+    sc = scenario(
+        "remi45 RULES A.15 A.16 A.9 A.6: full game, both seats open, 76 draws empty the "
+        "stock; with the stock empty seat 1 still breaks the row instead of drawing; then "
+        "seat 0 asks to draw and the round ends with nobody out: laid - hand (a joker in "
+        "hand 50), seat 1 + 50 for the atu pair it was dealt",
+        "remi45",
+        ["TH JH QH KH 5S 5D 5C 2S 8C 3H 6H 9S JD AC 4D",
+         "2D 3D 4D 5D 6D QS QC QD 8D 8H 9C 3C 7S KS"],
+        atu="9C",
+        result={"over": True, "reason": "stock", "out": None, "scores": [-50, 105]},
+        note="seat 0: laid TH JH QH KH (40) + 5S 5D 5C (15) = 55; hand 3H 6H 9S JD AC 4D "
+             "= 5+5+5+10+25+5 = 55, + JK drawn last = 50: 105; 55 - 105 = -50. Seat 1: laid "
+             "2D..6D (25) + QS QC QD (30) + 8C 8D 8H from the row (15) = 70; hand 9C 3C 7S = "
+             "15; 70 - 15 = 55, + 50 atu pair (dealt the other 9C) = 105. Atu 9C: no "
+             "doubling.",
+    )
+    stock = full_stock(sc)
+    assert stock[-1] == "JK"
+    sc["steps"] = [
+        disc(0, "2S"),
+        *dd(1, stock[0]),
+        draw(0),
+        lay(0, "TH JH QH KH", "5S 5D 5C"),
+        disc(0, stock[1]),
+        draw(1),
+        lay(1, "2D 3D 4D 5D 6D", "QS QC QD"),
+        disc(1, stock[2]),
+        *stock_loop(sc, [0, 1], 3, 72),
+        check(stock_count=1, turn=0, phase="take"),
+        draw(0),
+        disc(0, "8C"),
+        check(stock_count=0, turn=1, phase="take"),
+        take(1, 76, "8C 8D 8H"),
+        disc(1, "KS"),
+        check(turn=0, phase="take", hand={"0": ["3H", "6H", "9S", "JD", "AC", "4D", "JK"],
+                                          "1": ["9C", "3C", "7S"]}),
+        draw(0),
+        check(phase="over"),
+    ]
+    return sc
+
+
+@define("a07-remi45-open-and-out-same-turn")
+def a07() -> Scenario:
+    return scenario(
+        "remi45 RULES A.8 A.16 A.3: seat 0 opens (50) and, in the same turn, lays two more "
+        "melds (no threshold after the opening) and goes out: laid + 50; seat 1 never laid a "
+        "meld: flat -100 even though it was dealt the atu pair",
+        "remi45",
+        ["AS 2S 3S 4S KH KD KC 7H 8H 9H TH JS JD JC 2C",
+         "4D 2H 3H 5C 6C 8C 9D TS QS QC KS 5H 6S AC"],
+        atu="4D", stock="JH 6D",
+        steps=[
+            disc(0, "2C"),
+            *dd(1, "JH"),
+            draw(0),
+            lay(0, "AS 2S 3S 4S", "KH KD KC"),
+            check(opened=[True, False], credits=[50, 0]),
+            lay(0, "7H 8H 9H TH", "JS JD JC"),
+            check(credits=[105, 0], hand={"0": ["6D"]}),
+            disc(0, "6D"),
+            check(phase="over", hand_count=[0, 14]),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [155, -100]},
+        note="seat 0: AS 2S 3S 4S = 5 (ace low) + 15 = 20, KH KD KC = 30 (opening 50 >= 45), "
+             "then 7H 8H 9H TH = 25 and JS JD JC = 30: laid 105 + 50 bonus = 155. Seat 1: "
+             "never laid: -100 (its dealt 4D, the atu pair, does not apply). Atu 4D: no "
+             "doubling.",
+    )
+
+
+@define("a08-remi-out-joker-meld-100")
+def a08() -> Scenario:
+    return scenario(
+        "remi RULES A.16 A.5 A.6: seat 0 goes out in a turn where it lays a meld holding a "
+        "joker (JK 9C TC, the joker is 8C worth 5): bonus 100; seat 1 opened: laid - hand "
+        "(an ace in hand 25)",
+        "remi",
+        ["5D 6D 7D JK 9C TC QS QH QD 2H 3H 4H 5H 6H KC",
+         "8S 9S TS 2C 4C 6C 8D 3S 5S JH KH AD QC 2D"],
+        atu="2S", stock="3C 7S 4S 9H",
+        steps=[
+            disc(0, "KC"),
+            *dd(1, "3C"),
+            draw(0),
+            lay(0, "5D 6D 7D"),
+            disc(0, "7S"),
+            draw(1),
+            lay(1, "8S 9S TS"),
+            disc(1, "4S"),
+            draw(0),
+            lay(0, "JK 9C TC", "QS QH QD", "2H 3H 4H 5H 6H"),
+            check(credits=[90, 20], hand={"0": ["9H"]}),
+            disc(0, "9H"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [190, -70]},
+        note="seat 0: 5D 6D 7D = 15; JK 9C TC = 5 (joker as 8C) + 5 + 10 = 20; QS QH QD = "
+             "30; 2H..6H = 25; laid 90 + 100 (the going-out turn laid a meld with a joker) "
+             "= 190. Seat 1: laid 8S 9S TS = 20; hand 2C 4C 6C 8D 3S 5S = 30, JH KH QC = 30, "
+             "AD = 25, 2D = 5: 90; 20 - 90 = -70. Atu 2S: no pair, no doubling.",
+    )
+
+
+@define("a09-remi51-out-joker-discard-100")
+def a09() -> Scenario:
+    return scenario(
+        "remi51 RULES A.14 A.16: in remi a joker may be discarded mid-round (seat 1 does); "
+        "seat 0 goes out by discarding a joker as its last tile: bonus 100, no doubling "
+        "outside etalat; seat 1 opened: laid - hand",
+        "remi51",
+        ["TH JH QH KH 9S 9D 9C 3C 4C 7D 7H 7S 7C JK 2S",
+         "JK 5S 6S 7S 8S 9S KS KD KC 2H 4H 6D 8C 3D"],
+        atu="2D", stock="JD 4D 6H 5C",
+        steps=[
+            disc(0, "2S"),
+            draw(1),
+            disc(1, "JK"),
+            check(row=["2S", "JK"]),
+            draw(0),
+            lay(0, "TH JH QH KH", "9S 9D 9C"),
+            disc(0, "4D"),
+            draw(1),
+            lay(1, "5S 6S 7S 8S 9S", "KS KD KC"),
+            disc(1, "6H"),
+            draw(0),
+            lay(0, "3C 4C 5C", "7D 7H 7S 7C"),
+            check(hand={"0": ["JK"]}, credits=[90, 55]),
+            disc(0, "JK"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [190, 20]},
+        note="seat 0: TH JH QH KH = 40, 9S 9D 9C = 15 (opening 55 >= 51), 3C 4C 5C = 15, "
+             "7D 7H 7S 7C = 20: laid 90 + 100 (last discard a joker) = 190 (remi: no "
+             "doubling). Seat 1: laid 5S..9S = 25 + KS KD KC = 30 = 55; hand 2H 4H 6D 8C 3D "
+             "= 25 + JD 10 = 35; 55 - 35 = 20. Atu 2D: nothing.",
+    )
+
+
+@define("a10-remi45-joker-meld-earlier-turn-50")
+def a10() -> Scenario:
+    return scenario(
+        "remi45 RULES A.16 A.6 A.8: a joker meld laid in an earlier turn does not raise the "
+        "going-out bonus: 50; seat 1 opens on exactly 45 (ace low = 5) and keeps a joker in "
+        "hand (50)",
+        "remi45",
+        ["JK 5H 6H TS JS QS KS 8D 8C 8S 2C 3C 4C 5C 9H",
+         "AD 2D 3D KH KD KC JK 9S 7H 4S 6C TC QH 7C"],
+        atu="3S", stock="2H 4D 6S 7D",
+        steps=[
+            disc(0, "9H"),
+            *dd(1, "2H"),
+            draw(0),
+            lay(0, "JK 5H 6H", "TS JS QS KS"),
+            check(credits=[55, 0]),
+            disc(0, "4D"),
+            draw(1),
+            lay(1, "AD 2D 3D", "KH KD KC"),
+            check(credits=[55, 45], opened=[True, True]),
+            disc(1, "6S"),
+            draw(0),
+            lay(0, "8D 8C 8S", "2C 3C 4C 5C"),
+            disc(0, "7D"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [140, -50]},
+        note="seat 0: JK 5H 6H = 5 (joker as 4H) + 5 + 5 = 15, TS JS QS KS = 40 (opening "
+             "55), 8D 8C 8S = 15, 2C..5C = 20: laid 90 + 50 (the going-out turn laid no "
+             "joker and discarded a natural) = 140. Seat 1: AD 2D 3D = 5+5+5 = 15, KH KD KC "
+             "= 30: laid 45; hand JK 50 + 9S 7H 4S 6C 7C = 25 + TC QH = 20: 95; 45 - 95 = -50.",
+    )
+
+
 def main(argv: list[str]) -> int:
     wanted = argv[1:]
     for slug, fn in DEFS:
