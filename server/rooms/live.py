@@ -112,7 +112,12 @@ class LiveRooms:
         """Start the journal and restore every room whose match is being played."""
         self.ctx.journal.start()
         self.started = True
-        for room_id in await self.services.gamelog.unfinished_rooms():
+        try:
+            room_ids = await self.services.gamelog.unfinished_rooms()
+        except Exception:  # the database is down: serve anyway (/healthz reports it)
+            log.exception("room_restore_skipped")
+            return
+        for room_id in room_ids:
             try:
                 await self.actor(room_id)
             except Exception:
