@@ -52,10 +52,14 @@ def run_migrations_offline() -> None:
 def do_run_migrations(connection: Connection) -> None:
     settings = _settings()
     is_pg = connection.dialect.name == "postgresql"
+    is_sqlite = connection.dialect.name == "sqlite"
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
-        render_as_batch=connection.dialect.name == "sqlite",
+        render_as_batch=is_sqlite,
+        # SQLite's DDL is transactional once the driver's own BEGIN handling is off,
+        # which server.storage.database does (every transaction is BEGIN IMMEDIATE).
+        transactional_ddl=True if is_sqlite else None,
         compare_type=True,
     )
     with context.begin_transaction():

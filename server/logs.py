@@ -30,7 +30,8 @@ from server.settings import Settings
 
 # Attributes every LogRecord has; anything else was passed through ``extra``.
 _STANDARD_ATTRS = frozenset(
-    vars(logging.LogRecord("", 0, "", 0, "", None, None)).keys() | {"message", "asctime"}
+    vars(logging.LogRecord("", 0, "", 0, "", None, None)).keys()
+    | {"message", "asctime", "color_message"}  # uvicorn's ANSI-coloured copy of the message
 )
 
 
