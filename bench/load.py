@@ -1,0 +1,524 @@
+"""Load benchmark of the room server (not a test).
+
+Runs the real server (uvicorn, SQLite by default, every move committed before
+its ack) in a child process, and drives N tables of 4 real WebSocket clients
+from this process:
+
+1. idle: RSS of the server with the tables' rooms created, then with every
+   client connected (per connection), then with every match started (per room);
+2. paced: every table makes one move per ``--interval`` seconds for
+   ``--duration`` seconds: p50/p99 from sending the action to its ``ack`` and to
+   the event reaching the table's last client, moves/s;
+3. saturated: every table moves again as soon as its last move reached all
+   four clients, for ``--saturate`` seconds: moves/s;
+4. baseline: a bare ``websockets`` echo server in a child process, the same
+   number of connections, each sending as soon as its echo came back: round
+   trips/s and RSS per idle connection.
+
+Usage: ``.venv/bin/python bench/load.py --tables 250 --interval 2 --duration 30``
+(``--database-url postgresql+asyncpg://...`` to run on PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# --------------------------------------------------------------------------- child processes
+
+
+def serve(port: int, data_dir: str, database_url: str) -> None:
+    """The server under test (child process)."""
+    sys.path.insert(0, str(ROOT))
+    import uvicorn
+
+    from server.app import create_app
+    from server.rooms.live import LiveConfig
+    from server.settings import Settings
+
+    settings = Settings(
+        data_dir=Path(data_dir),
+        database_url=database_url,
+        log_level="WARNING",
+        reconnect_grace_seconds=3600,
+        empty_room_grace_seconds=3600,
+        rate_limit_messages=1_000_000,  # the saturated phase exceeds a human's budget
+    )
+    app = create_app(settings)
+    app.state.live.config = LiveConfig(
+        bot_delay_seconds=0, round_pause_seconds=0.5, idle_actor_seconds=3600
+    )
+    uvicorn.run(
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ws_max_size=settings.max_frame_bytes,
+        ws_per_message_deflate=False,
+        loop="uvloop",
+        backlog=4096,
+    )
+
+
+def echo(port: int) -> None:
+    """The baseline: a bare websockets echo server (child process)."""
+    import uvloop
+    from websockets.asyncio.server import ServerConnection
+    from websockets.asyncio.server import serve as ws_serve
+
+    async def handler(ws: ServerConnection) -> None:
+        async for message in ws:
+            await ws.send(message)
+
+    async def main() -> None:
+        async with ws_serve(handler, "127.0.0.1", port, compression=None, max_size=16384):
+            await asyncio.Future()
+
+    uvloop.run(main())
+
+
+def rss_kb(pid: int) -> int:
+    """Resident set size of a process, in KB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+async def wait_port(port: int, timeout: float = 30) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.close()
+            return
+        except OSError:
+            await asyncio.sleep(0.1)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+async def settle(pid: int, seconds: float = 2.0) -> int:
+    await asyncio.sleep(seconds)
+    return rss_kb(pid)
+
+
+# --------------------------------------------------------------------------- clients
+
+
+@dataclass
+class Player:
+    """One WebSocket client seated at a table."""
+
+    ws: ClientConnection
+    seat: int | None = None
+    version: int = 0
+    view: dict[str, Any] | None = None
+    seq: int = 0
+    arrivals: dict[int, float] = field(default_factory=dict)
+    replies: dict[int, tuple[float, dict[str, Any]]] = field(default_factory=dict)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    finished: bool = False
+
+    async def read(self) -> None:
+        with contextlib.suppress(Exception):
+            async for text in self.ws:
+                now = time.perf_counter()
+                m = json.loads(text)
+                kind = m["type"]
+                if kind == "snapshot":
+                    self.version, self.view, self.seat = m["version"], m["view"], m["you"]["seat"]
+                elif kind == "event":
+                    self.version = m["version"]
+                    self.arrivals[m["version"]] = now
+                    if m["view"] is not None:
+                        self.view = m["view"]
+                    if m["event"].get("do") == "match_over":
+                        self.finished = True
+                elif kind in ("ack", "error"):
+                    self.replies[m["seq"]] = (now, m)
+                self.changed.set()
+
+    async def until(self, check: Any, timeout: float = 30) -> None:
+        end = time.monotonic() + timeout
+        while not check():
+            left = end - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), left)
+
+
+def next_move(view: dict[str, Any]) -> dict[str, Any]:
+    if view["phase"] == "take":
+        return {"do": "draw"}
+    plain = [t for t in view["hand"] if t < 104] or view["hand"]
+    return {"do": "discard", "tile": plain[-1]}
+
+
+@dataclass
+class Stats:
+    ack: list[float] = field(default_factory=list)
+    last: list[float] = field(default_factory=list)
+    moves: int = 0
+    errors: int = 0
+
+
+class Table:
+    """Four players of one room."""
+
+    def __init__(self, room: str, players: list[Player]) -> None:
+        self.room = room
+        self.players = players
+
+    def mover(self) -> Player | None:
+        view = self.players[0].view
+        if view is None or view["over"]:
+            return None
+        for p in self.players:
+            if p.seat == view["turn"]:
+                return p
+        return None
+
+    async def move(self, stats: Stats) -> bool:
+        """One move; False when nobody can move now (between rounds)."""
+        p = self.mover()
+        if p is None or p.view is None or p.view["turn"] != p.seat:
+            return False
+        if any(q.version != p.version for q in self.players):
+            return False
+        p.seq += 1
+        seq = p.seq
+        msg = {"type": "action", "seq": seq, "base_version": p.version, "action": next_move(p.view)}
+        t0 = time.perf_counter()
+        await p.ws.send(json.dumps(msg))
+        await p.until(lambda: seq in p.replies)
+        t_reply, reply = p.replies.pop(seq)
+        if reply["type"] != "ack":
+            stats.errors += 1
+            return False
+        version = reply["version"]
+        for q in self.players:
+            await q.until(lambda q=q: q.version >= version)
+        last = max(q.arrivals.pop(version, time.perf_counter()) for q in self.players)
+        for q in self.players:
+            for v in [v for v in q.arrivals if v < version]:
+                del q.arrivals[v]
+        stats.ack.append(t_reply - t0)
+        stats.last.append(last - t0)
+        stats.moves += 1
+        return True
+
+
+async def setup_tables(base: str, ws_base: str, n: int) -> tuple[list[Table], list[str]]:
+    limits = httpx.Limits(max_connections=50)
+    async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as http:
+
+        async def player(i: int) -> str:
+            r = await http.post("/api/players", json={"display_name": f"p{i}"})
+            r.raise_for_status()
+            token: str = r.json()["token"]
+            return token
+
+        tokens = await asyncio.gather(*(player(i) for i in range(4 * n)))
+        http.cookies.clear()
+
+        async def room(t: int) -> str:
+            own = tokens[4 * t]
+            r = await http.post(
+                "/api/rooms",
+                json={"variant": "remi", "seats": 4, "turn_seconds": 120},
+                headers={"Authorization": f"Bearer {own}"},
+            )
+            r.raise_for_status()
+            room_id: str = r.json()["id"]
+            for s in range(1, 4):
+                rr = await http.post(
+                    f"/api/rooms/{room_id}/seats/{s}",
+                    headers={"Authorization": f"Bearer {tokens[4 * t + s]}"},
+                )
+                rr.raise_for_status()
+            return room_id
+
+        rooms = await asyncio.gather(*(room(t) for t in range(n)))
+    tables = []
+    for room_id in rooms:
+        players = [Player(ws=None) for _ in range(4)]  # type: ignore[arg-type]
+        tables.append(Table(room_id, players))
+    return tables, list(tokens)
+
+
+async def connect_all(
+    ws_base: str, tables: list[Table], tokens: list[str]
+) -> list[asyncio.Task[None]]:
+    readers = []
+    sem = asyncio.Semaphore(64)
+
+    async def one(t: int, s: int) -> None:
+        async with sem:
+            ws = await connect(
+                f"{ws_base}/ws/rooms/{tables[t].room}",
+                additional_headers={"Authorization": f"Bearer {tokens[4 * t + s]}"},
+                compression=None,
+                max_size=2**20,
+                open_timeout=60,
+            )
+        p = tables[t].players[s]
+        p.ws = ws
+        readers.append(asyncio.create_task(p.read()))
+        await ws.send(json.dumps({"type": "hello", "last_version": None}))
+        await p.until(lambda: p.seat is not None or p.version > 0)
+
+    await asyncio.gather(*(one(t, s) for t in range(len(tables)) for s in range(4)))
+    return readers
+
+
+async def start_all(base: str, tables: list[Table], tokens: list[str]) -> None:
+    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+        sem = asyncio.Semaphore(20)
+
+        async def one(t: int) -> None:
+            async with sem:
+                r = await http.post(
+                    f"/api/rooms/{tables[t].room}/start",
+                    headers={"Authorization": f"Bearer {tokens[4 * t]}"},
+                )
+                r.raise_for_status()
+
+        await asyncio.gather(*(one(t) for t in range(len(tables))))
+    for table in tables:
+        for p in table.players:
+            await p.until(lambda p=p: p.view is not None)
+
+
+async def paced(tables: list[Table], interval: float, duration: float) -> Stats:
+    stats = Stats()
+    end = time.monotonic() + duration
+
+    async def run(table: Table) -> None:
+        await asyncio.sleep(random.random() * interval)
+        tick = time.monotonic()
+        while tick < end:
+            with contextlib.suppress(TimeoutError):
+                await table.move(stats)
+            tick += interval
+            await asyncio.sleep(max(0.0, tick - time.monotonic()))
+
+    await asyncio.gather(*(run(t) for t in tables))
+    return stats
+
+
+async def saturated(tables: list[Table], duration: float) -> tuple[Stats, float]:
+    stats = Stats()
+    end = time.monotonic() + duration
+    t0 = time.perf_counter()
+
+    async def run(table: Table) -> None:
+        while time.monotonic() < end:
+            ok = False
+            with contextlib.suppress(TimeoutError):
+                ok = await table.move(stats)
+            if not ok:
+                await asyncio.sleep(0.01)
+
+    await asyncio.gather(*(run(t) for t in tables))
+    return stats, time.perf_counter() - t0
+
+
+async def echo_baseline(port: int, conns: int, duration: float, pid: int) -> dict[str, float]:
+    base_rss = await settle(pid, 1.0)
+    sockets = []
+    sem = asyncio.Semaphore(64)
+
+    async def one() -> None:
+        async with sem:
+            sockets.append(
+                await connect(f"ws://127.0.0.1:{port}", compression=None, open_timeout=60)
+            )
+
+    await asyncio.gather(*(one() for _ in range(conns)))
+    idle_rss = await settle(pid)
+    payload = json.dumps(
+        {"type": "action", "seq": 1, "base_version": 1, "action": {"do": "discard", "tile": 40}}
+    )
+    count = 0
+    end = time.monotonic() + duration
+
+    async def run(ws: ClientConnection) -> None:
+        nonlocal count
+        while time.monotonic() < end:
+            await ws.send(payload)
+            await ws.recv()
+            count += 1
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(run(ws) for ws in sockets))
+    elapsed = time.perf_counter() - t0
+    for ws in sockets:
+        await ws.close()
+    return {
+        "round_trips_per_s": count / elapsed,
+        "rss_per_idle_conn_kb": (idle_rss - base_rss) / conns,
+    }
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))] * 1000
+
+
+async def main(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {"tables": args.tables, "connections": 4 * args.tables}
+    data = tempfile.mkdtemp(prefix="remi-bench-")
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            __file__,
+            "serve",
+            "--port",
+            str(port),
+            "--data",
+            data,
+            "--database-url",
+            args.database_url,
+        ],
+        env=env,
+    )
+    try:
+        await wait_port(port)
+        base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+        rss0 = await settle(server.pid)
+        tables, tokens = await setup_tables(base, ws_base, args.tables)
+        rss1 = await settle(server.pid)
+        readers = await connect_all(ws_base, tables, tokens)
+        rss2 = await settle(server.pid)
+        await start_all(base, tables, tokens)
+        rss3 = await settle(server.pid)
+        conns = 4 * args.tables
+        out["rss_kb"] = {
+            "started": rss0,
+            "rooms_created": rss1,
+            "clients_connected": rss2,
+            "matches_started": rss3,
+        }
+        out["rss_per_idle_connection_kb"] = round((rss2 - rss1) / conns, 1)
+        out["rss_per_playing_room_kb"] = round((rss3 - rss2) / args.tables, 1)
+        out["rss_per_connection_all_in_kb"] = round((rss3 - rss1) / conns, 1)
+        stats = await paced(tables, args.interval, args.duration)
+        out["paced"] = {
+            "interval_s": args.interval,
+            "duration_s": args.duration,
+            "moves": stats.moves,
+            "errors": stats.errors,
+            "moves_per_s": round(stats.moves / args.duration, 1),
+            "ack_ms": {"p50": round(pct(stats.ack, 0.5), 2), "p99": round(pct(stats.ack, 0.99), 2)},
+            "last_broadcast_ms": {
+                "p50": round(pct(stats.last, 0.5), 2),
+                "p99": round(pct(stats.last, 0.99), 2),
+            },
+            "server_rss_kb": rss_kb(server.pid),
+        }
+        if args.saturate > 0:
+            sat, elapsed = await saturated(tables, args.saturate)
+            out["saturated"] = {
+                "duration_s": round(elapsed, 1),
+                "moves": sat.moves,
+                "moves_per_s": round(sat.moves / elapsed, 1),
+                "frames_out_per_s": round(sat.moves * 5 / elapsed, 1),
+                "ack_ms": {"p50": round(pct(sat.ack, 0.5), 2), "p99": round(pct(sat.ack, 0.99), 2)},
+                "last_broadcast_ms": {
+                    "p50": round(pct(sat.last, 0.5), 2),
+                    "p99": round(pct(sat.last, 0.99), 2),
+                },
+            }
+        for table in tables:
+            for p in table.players:
+                with contextlib.suppress(Exception):
+                    await p.ws.close()
+        for r in readers:
+            r.cancel()
+    finally:
+        server.terminate()
+        server.wait(10)
+    if args.echo:
+        eport = free_port()
+        echo_proc = subprocess.Popen(
+            [sys.executable, __file__, "echo", "--port", str(eport)], env=env
+        )
+        try:
+            await wait_port(eport)
+            out["echo"] = await echo_baseline(
+                eport, 4 * args.tables, args.saturate or 10, echo_proc.pid
+            )
+        finally:
+            echo_proc.terminate()
+            echo_proc.wait(10)
+        if "saturated" in out:
+            out["saturated_vs_echo"] = round(
+                out["saturated"]["moves_per_s"] / out["echo"]["round_trips_per_s"], 3
+            )
+    return out
+
+
+def cli() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="cmd")
+    s = sub.add_parser("serve")
+    s.add_argument("--port", type=int, required=True)
+    s.add_argument("--data", required=True)
+    s.add_argument("--database-url", default="")
+    e = sub.add_parser("echo")
+    e.add_argument("--port", type=int, required=True)
+    parser.add_argument("--tables", type=int, default=250)
+    parser.add_argument(
+        "--interval", type=float, default=2.0, help="seconds between a table's moves"
+    )
+    parser.add_argument("--duration", type=float, default=30.0)
+    parser.add_argument("--saturate", type=float, default=15.0, help="0 to skip")
+    parser.add_argument("--no-echo", dest="echo", action="store_false")
+    parser.add_argument("--database-url", default="", help="default: SQLite in a temp dir")
+    parser.add_argument("--profile", default="", help="write the server's cProfile stats here")
+    args = parser.parse_args()
+    if args.cmd == "serve":
+        serve(args.port, args.data, args.database_url)
+        return
+    if args.cmd == "echo":
+        echo(args.port)
+        return
+    import uvloop
+
+    result = uvloop.run(main(args))
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    cli()
