@@ -150,9 +150,17 @@ export function emptyStretch(state, n, avoid = []) {
 
 /** A pointer drag from one element's centre to another's, in small steps. */
 export async function drag(page, from, to) {
-  const a = await page.locator(from).boundingBox();
-  const b = await page.locator(to).boundingBox();
-  if (!a || !b) throw new Error(`drag: missing ${!a ? from : to}`);
+  const box = async (sel) => {
+    for (let i = 0; i < 20; i++) {
+      const r = await page.locator(sel).boundingBox({ timeout: 5000 }).catch(() => null);
+      if (r) return r;
+      await page.waitForTimeout(100);
+    }
+    const dump = await read(page);
+    throw new Error(`drag: no ${sel} on the page: ${JSON.stringify(dump.rack)}`);
+  };
+  const a = await box(from);
+  const b = await box(to);
   await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
   await page.mouse.down();
   await page.mouse.move(a.x + a.width / 2 + 8, a.y + a.height / 2 - 8, { steps: 3 });

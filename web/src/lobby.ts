@@ -33,7 +33,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       h("header", { class: "topbar" }, h("h1", null, t("app.title")), h("span", { class: "spacer" }), app.langButton()),
     );
     if (!app.player) {
-      page.append(nameForm());
+      page.append(nameForm(), identityBox());
     } else {
       page.append(welcome());
       if (opts.joinCode) {
@@ -332,10 +332,12 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       { class: "card identity" },
       h("summary", null, t("lobby.identity")),
       h("p", { class: "muted" }, t("lobby.identity.hint")),
-      h("div", { class: "row" },
-        h("button", { type: "button", onclick: () => (out.textContent = api.savedToken() ?? "—") }, t("lobby.identity.show")),
-        out,
-      ),
+      app.player
+        ? h("div", { class: "row" },
+            h("button", { type: "button", onclick: () => (out.textContent = api.savedToken() ?? "—") }, t("lobby.identity.show")),
+            out,
+          )
+        : null,
       h(
         "form",
         {
@@ -345,6 +347,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
             try {
               app.setPlayer(await api.useToken(input.value.trim()));
               draw();
+              await afterIdentity();
             } catch (err) {
               showApiError(err);
             }
