@@ -425,6 +425,230 @@ def a10() -> Scenario:
     )
 
 
+# --------------------------------------------------------------------- a11-a16
+@define("a11-etalat-out-100-joker-discard-refused")
+def a11() -> Scenario:
+    return scenario(
+        "etalat RULES A.14 A.16 A.5: a joker can't be discarded while the hand holds "
+        "other tiles (joker_discard); seat 0 goes out laying a one-joker meld and "
+        "discarding a natural: etalat bonus 100, no doubling; seat 1 opened: laid - hand",
+        "etalat",
+        ["9H TH JH QH KS KD KC JK 4C 5C 6C 2S 2D 2H 7D",
+         "5S 6S 7S 8S AS AH AC 3D 4D 8H 9C JC QD 8D"],
+        atu="6D", stock="TC 3H KH 7C",
+        steps=[
+            disc(0, "7D"),
+            *dd(1, "TC"),
+            draw(0),
+            lay(0, "9H TH JH QH", "KS KD KC"),
+            disc(0, "JK", error="joker_discard"),
+            disc(0, "3H"),
+            draw(1),
+            lay(1, "5S 6S 7S 8S", "AS AH AC"),
+            disc(1, "KH"),
+            draw(0),
+            lay(0, "JK 4C 5C 6C", "2S 2D 2H"),
+            check(hand={"0": ["7C"]}, credits=[100, 95]),
+            disc(0, "7C"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [200, 50]},
+        note="seat 0: 9H TH JH QH = 35, KS KD KC = 30 (opening 65 >= 45), JK 4C 5C 6C = 5 "
+             "(joker as 3C) + 15 = 20, 2S 2D 2H = 15: laid 100 + 100 (etalat bonus; the "
+             "joker meld adds nothing, the last discard is natural) = 200. Seat 1: 5S..8S = "
+             "20 + AS AH AC = 75 (aces in a set 25 each): laid 95; hand 3D 4D 8H 9C 8D = 25, "
+             "JC QD = 20: 45; 95 - 45 = 50. Atu 6D: nothing.",
+    )
+
+
+@define("a12-etalat-joker-last-doubles")
+def a12() -> Scenario:
+    return scenario(
+        "etalat RULES A.14 A.16: a hand of only a joker may discard it: going out on a "
+        "joker doubles the closer's round total (laid + 100) x 2; the opened opponent is "
+        "not doubled",
+        "etalat",
+        ["5H 6H 7H 8H QS QH QC TD JD QD 3S 3C 3D JK 9C",
+         "2C 3C 4C JS JH JC 6S 8S TS AD 5D 7D 9D KC"],
+        atu="8D", stock="4H 2S 6C KD",
+        steps=[
+            disc(0, "9C"),
+            *dd(1, "4H"),
+            draw(0),
+            lay(0, "5H 6H 7H 8H", "QS QH QC"),
+            disc(0, "2S"),
+            draw(1),
+            lay(1, "2C 3C 4C", "JS JH JC"),
+            disc(1, "6C"),
+            draw(0),
+            lay(0, "TD JD QD KD", "3S 3C 3D"),
+            check(hand={"0": ["JK"]}, credits=[105, 45]),
+            disc(0, "JK"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [410, -25]},
+        note="seat 0: 5H..8H = 20, QS QH QC = 30 (opening 50), TD JD QD KD = 40, 3S 3C 3D = "
+             "15: laid 105 + 100 bonus = 205, last discard a joker: x 2 = 410. Seat 1: 2C 3C "
+             "4C = 15 + JS JH JC = 30: laid 45 (exactly the threshold); hand 6S 8S 5D 7D 9D "
+             "= 25, TS KC = 20, AD = 25: 70; 45 - 70 = -25. Atu 8D: no doubling.",
+    )
+
+
+@define("a13-etalat51-atu-ace-x4-3p")
+def a13() -> Scenario:
+    return scenario(
+        "etalat51 RULES A.16 A.1: 3 players, the atu is an ace: every seat's total is "
+        "doubled, good or bad; the closer also went out on a joker: x 4; the never-opened "
+        "seat -100 x 2 (its dealt atu pair ignored)",
+        "etalat51",
+        ["5H 6H 7H 8H 9H QS QH QC JD QD 3S 3C 3D JK 2C",
+         "AS 2S 5S 7S 8S TD 2D 4H 6C 8C 9C JC 5D 8D",
+         "AH 2H 3H KS KH KC 4S 4D 4C 6D 7D 9S JS AD"],
+        atu="AS", stock="7C 9D TC 5C 6C KD",
+        steps=[
+            disc(0, "2C"),
+            *dd(1, "7C"),
+            *dd(2, "9D"),
+            draw(0),
+            lay(0, "5H 6H 7H 8H 9H", "QS QH QC"),
+            disc(0, "TC"),
+            *dd(1, "5C"),
+            draw(2),
+            lay(2, "AH 2H 3H", "KS KH KC", "4S 4D 4C"),
+            disc(2, "6C"),
+            draw(0),
+            lay(0, "JD QD KD", "3S 3C 3D"),
+            check(hand={"0": ["JK"]}, credits=[100, 0, 60]),
+            disc(0, "JK"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [800, -200, 20]},
+        note="seat 0: 5H..9H = 25, QS QH QC = 30 (opening 55 >= 51), JD QD KD = 30, 3S 3C "
+             "3D = 15: laid 100 + 100 = 200, x 2 (last discard a joker) x 2 (atu AS is an "
+             "ace) = 800. Seat 1: never laid: -100 x 2 = -200 (its dealt AS pair does not "
+             "count under the flat -100). Seat 2: AH 2H 3H = 15, KS KH KC = 30, 4S 4D 4C = "
+             "15: laid 60; hand 6D 7D 9S = 15, JS 10, AD 25: 50; (60 - 50) x 2 = 20.",
+    )
+
+
+@define("a14-remi-atu-joker-wild-pair-doubling")
+def a14() -> Scenario:
+    return scenario(
+        "remi RULES A.12 A.16 A.5: the atu is a joker: seat 0 takes it into a new meld as "
+        "a wild tile in its going-out turn (lay says atu, one tile left), so the turn laid a "
+        "joker meld: bonus 100; seat 1 was dealt the other joker: atu pair +50; every total "
+        "doubled",
+        "remi",
+        ["4S 5S 6S 7S JH JD JC 9C TC 2D 3D 4D 5D 6D 8H",
+         "9H TH JH JK 2C 4C 6C 8S TS QS KD AC 3H 5H"],
+        atu="JK", stock="7D 9D 2H KC",
+        steps=[
+            disc(0, "8H"),
+            *dd(1, "7D"),
+            draw(0),
+            lay(0, "4S 5S 6S 7S", "JH JD JC"),
+            disc(0, "9D"),
+            draw(1),
+            lay(1, "9H TH JH"),
+            disc(1, "2H"),
+            draw(0),
+            lay(0, "ATU 9C TC", "2D 3D 4D 5D 6D", atu=True),
+            check(hand={"0": ["KC"]}, hand_count=[1, 11], credits=[95, 25],
+                  table=[["4S", "5S", "6S", "7S"], ["JH", "JD", "JC"], ["9H", "TH", "JH"],
+                         ["JK", "9C", "TC"], ["2D", "3D", "4D", "5D", "6D"]]),
+            disc(0, "KC"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [390, -120]},
+        note="seat 0: 4S..7S = 20, JH JD JC = 30, ATU(JK as 8C) 9C TC = 5+5+10 = 20, 2D..6D "
+             "= 25: laid 95 + 100 (the going-out turn laid a meld holding a joker) = 195, x 2 "
+             "(atu joker) = 390. Seat 1: laid 9H TH JH = 25; hand JK 50 + 2C 4C 6C 8S 3H 5H "
+             "= 30 + TS QS KD = 30 + AC 25 = 135; 25 - 135 = -110, + 50 atu pair (dealt the "
+             "other joker) = -60, x 2 = -120.",
+    )
+
+
+@define("a15-remi45-atu-taken-going-out")
+def a15() -> Scenario:
+    return scenario(
+        "remi45 RULES A.12 A.13 A.18 A.16: the atu (7H) is a natural tile taken only in the "
+        "going-out lay: a lay leaving more than one tile is atu_not_going_out, one leaving "
+        "none is must_keep_discard first, ATU without atu: true is not in the hand, atu: true "
+        "with no ATU is bad_action; after it is taken a second atu lay is atu_taken (before "
+        "tile_not_in_hand); seat 1 (dealt the other 7H) opened: + 50",
+        "remi45",
+        ["TS JS QS KS 4D 4C 4S 4H 5H 6H 9C 9D 9S 8H 2C",
+         "AC 2C 3C 4C QH QD QC 7H 2S 6S 8D TD KD 5C"],
+        atu="7H", stock="3H 6D JC 9H",
+        steps=[
+            disc(0, "2C"),
+            *dd(1, "3H"),
+            draw(0),
+            lay(0, "TS JS QS KS", "4D 4C 4S"),
+            disc(0, "6D"),
+            draw(1),
+            lay(1, "AC 2C 3C 4C", "QH QD QC"),
+            disc(1, "JC"),
+            draw(0),
+            check(hand={"0": ["4H", "5H", "6H", "9C", "9D", "9S", "8H", "9H"]}),
+            lay(0, "4H 5H 6H ATU", atu=True, error="atu_not_going_out"),
+            lay(0, "4H 5H 6H ATU", error="tile_not_in_hand"),
+            lay(0, "4H 5H 6H", atu=True, error="bad_action"),
+            lay(0, "4H 5H 6H ATU 8H", "9C 9D 9S 9H", atu=True, error="must_keep_discard"),
+            lay(0, "4H 5H 6H ATU", "9C 9D 9S 9H", atu=True),
+            check(hand={"0": ["8H"]},
+                  table=[["TS", "JS", "QS", "KS"], ["4D", "4C", "4S"], ["AC", "2C", "3C", "4C"],
+                         ["QH", "QD", "QC"], ["4H", "5H", "6H", "7H"], ["9C", "9D", "9S", "9H"]],
+                  credits=[95, 50]),
+            lay(0, "ATU 8H 9H", atu=True, error="atu_taken"),
+            disc(0, "8H"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [145, 55]},
+        note="seat 0: TS JS QS KS = 40, 4D 4C 4S = 15 (opening 55), 4H 5H 6H 7H(atu, "
+             "natural) = 20, 9C 9D 9S 9H = 20: laid 95 + 50 (no joker) = 145. Seat 1: AC 2C "
+             "3C 4C = 5+15 = 20, QH QD QC = 30: laid 50; hand 7H 2S 6S 8D 5C = 25, TD KD = "
+             "20: 45; 50 - 45 = 5, + 50 atu pair (dealt the other 7H) = 55. Atu 7H: no "
+             "doubling.",
+    )
+
+
+@define("a16-remi45-ace-values-atu-ace")
+def a16() -> Scenario:
+    return scenario(
+        "remi45 RULES A.6 A.5 A.16: ace values: 25 in a set, 5 low in a run (AC 2C 3C), 10 "
+        "high (QD KD AD given unsorted, TH..AH); K A 2 is invalid_meld; an ace in hand "
+        "counts 25; the atu AC is an ace: every total doubled, seat 0 dealt the other AC "
+        "adds 50 first",
+        "remi45",
+        ["AS AH AD AC 2C 3C AD QD KD 5S 6S 7S 8S KC JH",
+         "TH JH QH KH AH AS 2D 4D 6D 8D 3C 5C 7C 9C"],
+        atu="AC", stock="4H 6H TD 9S",
+        steps=[
+            disc(0, "JH"),
+            *dd(1, "4H"),
+            draw(0),
+            lay(0, "KC AC 2C", error="invalid_meld"),
+            lay(0, {"kind": "run", "tiles": ["KC", "AC", "2C"]}, error="invalid_meld"),
+            lay(0, "AS AH AD", "AC 2C 3C"),
+            check(credits=[90, 0], table=[["AS", "AH", "AD"], ["AC", "2C", "3C"]]),
+            disc(0, "6H"),
+            draw(1),
+            lay(1, "TH JH QH KH AH"),
+            check(credits=[90, 50], table=[["AS", "AH", "AD"], ["AC", "2C", "3C"],
+                                           ["TH", "JH", "QH", "KH", "AH"]]),
+            disc(1, "TD"),
+            draw(0),
+            lay(0, "AD QD KD", "5S 6S 7S 8S 9S"),
+            check(credits=[145, 50], hand={"0": ["KC"]},
+                  table=[["AS", "AH", "AD"], ["AC", "2C", "3C"], ["TH", "JH", "QH", "KH", "AH"],
+                         ["QD", "KD", "AD"], ["5S", "6S", "7S", "8S", "9S"]]),
+            disc(0, "KC"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [490, -30]},
+        note="seat 0: AS AH AD = 3 x 25 = 75, AC 2C 3C = 5 (ace low) + 5 + 5 = 15 (opening "
+             "90), QD KD AD = 10 + 10 + 10 (ace high) = 30, 5S..9S = 25: laid 145 + 50 = 195, "
+             "+ 50 atu pair (dealt the other AC) = 245, x 2 (atu is an ace) = 490. Seat 1: "
+             "TH JH QH KH AH = 40 + 10 (ace high) = 50 (opening >= 45); hand AS 25 + 2D 4D 6D "
+             "8D 3C 5C 7C 9C = 40: 65; 50 - 65 = -15, x 2 = -30.",
+    )
+
+
 def main(argv: list[str]) -> int:
     wanted = argv[1:]
     for slug, fn in DEFS:
