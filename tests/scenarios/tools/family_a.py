@@ -649,6 +649,211 @@ def a16() -> Scenario:
     )
 
 
+# --------------------------------------------------------------------- a17-a22
+@define("a17-remi-meld-shapes")
+def a17() -> Scenario:
+    return scenario(
+        "remi RULES A.5 A.6 A.10: invalid shapes (a rank twice in a run, a suit twice in a "
+        "set, a 5-tile set, K A 2 wrap, two tiles, a gap, mixed suits, a wrong kind); a "
+        "13-tile run A..K given shuffled and without jokers is sorted (ace low, 85); a "
+        "second ace can't extend it; a 4-set takes no lay-off",
+        "remi",
+        ["KH 2H AH 3H QH 4H JH 5H TH 6H 9H 7H 8H 7S 2C",
+         "9S 9H 9D 9C 9S 2D 3D 4D AH 5S 7D JC QC KC"],
+        atu="TD", stock="8C 7H 6D 4S",
+        steps=[
+            disc(0, "2C"),
+            *dd(1, "8C"),
+            draw(0),
+            lay(0, "5H 6H 7H 7H 8H", error="invalid_meld"),
+            lay(0, "7S 7H 7H", error="invalid_meld"),
+            lay(0, "JH QH KH AH 2H", error="invalid_meld"),
+            lay(0, "5H 6H", error="invalid_meld"),
+            lay(0, "5H 6H 8H", error="invalid_meld"),
+            lay(0, "7S 8H 9H", error="invalid_meld"),
+            lay(0, {"kind": "set", "tiles": ["5H", "6H", "7H"]}, error="invalid_meld"),
+            lay(0, "KH 2H AH 3H QH 4H JH 5H TH 6H 9H 7H 8H"),
+            check(table=[["AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH",
+                          "QH", "KH"]], credits=[85, 0], hand={"0": ["7S", "7H"]}),
+            disc(0, "7S"),
+            draw(1),
+            lay(1, "9S 9H 9D 9C 9S", error="invalid_meld"),
+            lay(1, "9S 9H 9D 9C", "2D 3D 4D"),
+            check(credits=[85, 35]),
+            off(1, "AH", 0, error="layoff_does_not_fit"),
+            off(1, "AH", 0, end="high", error="layoff_does_not_fit"),
+            off(1, "9S", 1, error="layoff_does_not_fit"),
+            disc(1, "6D"),
+            *dd(0, "4S"),
+            check(hand_count=[1, 7], turn=1, phase="take"),
+        ],
+        note="seat 0: AH..KH = 5 (ace low) + 8 x 5 + 4 x 10 = 85. Seat 1: 9S 9H 9D 9C = "
+             "20, 2D 3D 4D = 15: 35. Round not over.",
+    )
+
+
+@define("a18-remi-joker-positions")
+def a18() -> Scenario:
+    return scenario(
+        "remi RULES A.5 A.6 A.8: the written order fixes a joker: JK 5H 6H = 4H (5), QH KH "
+        "JK = AH high (10); a run with a joker written high to low, K A + joker, joker below "
+        "an ace and JK JK are invalid_meld; one natural with two jokers is ambiguous_meld "
+        "unless kind is given (remi allows two jokers); a set of 7s with two jokers still "
+        "needs a run",
+        "remi",
+        ["JK JK 5H 6H QH KH KS AS 2S 7D 3C 8C 9D TS 4D",
+         "2C 4C 6C 8S TH 3H 5D 7C 9C JD KC 2H 6S 8D"],
+        atu="QC", stock="3D 5C 7S",
+        steps=[
+            disc(0, "4D"),
+            *dd(1, "3D"),
+            draw(0),
+            lay(0, "6H 5H JK", error="invalid_meld"),
+            lay(0, "JK JK", error="invalid_meld"),
+            lay(0, "KS AS JK", error="invalid_meld"),
+            lay(0, "JK AS 2S", error="invalid_meld"),
+            lay(0, "JK 7D JK", error="ambiguous_meld"),
+            lay(0, {"kind": "set", "tiles": ["JK", "7D", "JK"]}, error="run_required"),
+            lay(0, "JK 5H 6H", "QH KH JK"),
+            check(credits=[45, 0], table=[["JK", "5H", "6H"], ["QH", "KH", "JK"]],
+                  opened=[True, False]),
+            disc(0, "5C"),
+            *dd(1, "7S"),
+            check(hand_count=[8, 14], turn=0, phase="take"),
+        ],
+        note="seat 0: JK 5H 6H = 5 (joker as 4H) + 5 + 5 = 15; QH KH JK = 10 + 10 + 10 "
+             "(joker as AH, high end) = 30: 45. The refused set JK 7D JK would be 15 (3 x 5) "
+             "but has no run (remi: 0 points, a run required). Round not over.",
+    )
+
+
+@define("a19-etalat-too-many-jokers")
+def a19() -> Scenario:
+    return scenario(
+        "etalat RULES A.5 C: at most one joker per meld: JK 7S JK is too_many_jokers (the "
+        "limit is checked before ambiguous_meld), 5H 6H JK JK too_many_jokers, an invalid "
+        "meld with two jokers is invalid_meld first; one joker in each of two melds opens",
+        "etalat",
+        ["JK JK 5H 6H 7S QH KH 9C 2D 4D 6D 8D TC QC 3S",
+         "2C 4C 6C 8S TH 3H 5D 7C 9H JD KC 2H 6S 8H"],
+        atu="KS", stock="3D 5C 7D",
+        steps=[
+            disc(0, "3S"),
+            *dd(1, "3D"),
+            draw(0),
+            lay(0, "JK 7S JK", error="too_many_jokers"),
+            lay(0, {"kind": "run", "tiles": ["JK", "7S", "JK"]}, error="too_many_jokers"),
+            lay(0, "5H 6H JK JK", error="too_many_jokers"),
+            lay(0, "JK 5H JK 9C", error="invalid_meld"),
+            lay(0, "JK 5H 6H", "JK QH KH"),
+            check(credits=[45, 0], table=[["JK", "5H", "6H"], ["JK", "QH", "KH"]]),
+            disc(0, "5C"),
+            *dd(1, "7D"),
+            check(hand_count=[8, 14], turn=0),
+        ],
+        note="seat 0: JK 5H 6H = 5 (4H) + 10 = 15, JK QH KH = 10 (JH) + 20 = 30: 45 = the "
+             "etalat threshold, with runs. Round not over.",
+    )
+
+
+@define("a20-remi-run-required")
+def a20() -> Scenario:
+    return scenario(
+        "remi RULES A.8: remi asks 0 points but a run: sets alone (even 55 points) are "
+        "run_required; a lone A 2 3 run (15) opens; sets follow in the same turn with no "
+        "threshold; the other seat's set-only opening is run_required too",
+        "remi",
+        ["7S 7H 7D KS KH KD KC AS 2S 3S 4C 6C 9D JD TH",
+         "8S 8H 8D 2C 3C 5C 9C JC QH 5D 6S TD QD 4H"],
+        atu="6H", stock="2H 4S 5S 9S",
+        steps=[
+            disc(0, "TH"),
+            *dd(1, "2H"),
+            draw(0),
+            lay(0, "7S 7H 7D", error="run_required"),
+            lay(0, "7S 7H 7D", "KS KH KD KC", error="run_required"),
+            lay(0, "AS 2S 3S"),
+            check(opened=[True, False], credits=[15, 0]),
+            lay(0, "7S 7H 7D"),
+            lay(0, "KS KH KD KC"),
+            check(credits=[70, 0]),
+            disc(0, "4S"),
+            draw(1),
+            lay(1, "8S 8H 8D", error="run_required"),
+            disc(1, "5S"),
+            check(opened=[True, False], hand_count=[4, 14]),
+        ],
+        note="seat 0: AS 2S 3S = 5 (ace low) + 5 + 5 = 15 opens remi; then 7S 7H 7D = 15 "
+             "and KS KH KD KC = 40: credits 70. Round not over.",
+    )
+
+
+@define("a21-remi45-threshold")
+def a21() -> Scenario:
+    return scenario(
+        "remi45 RULES A.8: 30 with a run is below_threshold; 30 of sets lacks both and is "
+        "below_threshold; 60 of sets is run_required; the opening is one lay (15 then 30 "
+        "is refused); exactly 45 opens; more melds then need no threshold, in the same turn "
+        "and the next",
+        "remi45",
+        ["2S 3S 4S 5H 5D 5C KS KH KD QS QH QD 9C JC 2H",
+         "3D 6D 8C TC AS 7H 9H JH 4C 6S 8S TH 7C 9S"],
+        atu="4D", stock="JS 8D 7D 2C 3C",
+        steps=[
+            disc(0, "2H"),
+            *dd(1, "JS"),
+            draw(0),
+            lay(0, "2S 3S 4S", "5H 5D 5C", error="below_threshold"),
+            lay(0, "KS KH KD", error="below_threshold"),
+            lay(0, "KS KH KD", "QS QH QD", error="run_required"),
+            lay(0, "2S 3S 4S", error="below_threshold"),
+            lay(0, "2S 3S 4S", "KS KH KD"),
+            check(opened=[True, False], credits=[45, 0]),
+            lay(0, "5H 5D 5C"),
+            check(credits=[60, 0]),
+            disc(0, "8D"),
+            *dd(1, "7D"),
+            draw(0),
+            lay(0, "QS QH QD"),
+            disc(0, "2C"),
+            check(credits=[90, 0], hand_count=[2, 14], opened=[True, False]),
+        ],
+        note="2S 3S 4S = 15, 5H 5D 5C = 15, KS KH KD = 30, QS QH QD = 30. Opening 15 + 30 = "
+             "45 (exactly the threshold), then + 15 (same turn) + 30 (next turn): 90. "
+             "Round not over.",
+    )
+
+
+@define("a22-remi51-threshold")
+def a22() -> Scenario:
+    return scenario(
+        "remi51 RULES A.8 A.6: 50 is below_threshold (values are multiples of 5, so 51 "
+        "needs 55); 55 opens; the other seat is refused at 45 and 50 and opens at 55",
+        "remi51",
+        ["9H TH JH QH 5S 5D 5C 5H 2C 4C 6C 8C JS QS KC",
+         "AS 2S 3S 4S 5S KS KH KD 3D 7D 9D JC 6H 8H"],
+        atu="TS", stock="3C 7C 9C",
+        steps=[
+            disc(0, "KC"),
+            *dd(1, "3C"),
+            draw(0),
+            lay(0, "TH JH QH", "5S 5D 5C 5H", error="below_threshold"),
+            lay(0, "9H TH JH QH", "5S 5D 5C 5H"),
+            check(credits=[55, 0]),
+            disc(0, "7C"),
+            draw(1),
+            lay(1, "AS 2S 3S", "KS KH KD", error="below_threshold"),
+            lay(1, "AS 2S 3S 4S", "KS KH KD", error="below_threshold"),
+            lay(1, "AS 2S 3S 4S 5S", "KS KH KD"),
+            check(credits=[55, 55], opened=[True, True]),
+            disc(1, "9C"),
+        ],
+        note="seat 0: TH JH QH = 30 + 5S 5D 5C 5H = 20: 50 < 51; with 9H: 35 + 20 = 55. "
+             "Seat 1: AS 2S 3S = 15 + KS KH KD = 30: 45; AS..4S = 20: 50; AS..5S = 25: 55. "
+             "Round not over.",
+    )
+
+
 def main(argv: list[str]) -> int:
     wanted = argv[1:]
     for slug, fn in DEFS:
