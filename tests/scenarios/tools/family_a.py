@@ -854,6 +854,263 @@ def a22() -> Scenario:
     )
 
 
+# --------------------------------------------------------------------- a23-a28
+@define("a23-remi45-layoffs")
+def a23() -> Scenario:
+    return scenario(
+        "remi45 RULES A.10 A.7 A.13 A.16: lay-offs onto the opponent's melds are credited "
+        "to the layer; an ace on a 2..K run with no end goes high; a wrong suit, a named end "
+        "where the tile does not fit, a full 4-set (even one whose joker stands for that "
+        "tile) are layoff_does_not_fit; a joker is joker_layoff; before opening not_opened; "
+        "a lay-off that would empty the hand is must_keep_discard",
+        "remi45",
+        ["2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD 7C 8C JS",
+         "7S 7H 7D JK 4C 5C 6C TH JH QH KH AD 3C JK"],
+        atu="5S", stock="2S 9S QS AH",
+        steps=[
+            disc(0, "JS"),
+            *dd(1, "2S"),
+            draw(0),
+            lay(0, "2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD"),
+            check(credits=[80, 0]),
+            disc(0, "9S"),
+            draw(1),
+            off(1, "AD", 0, error="not_opened"),
+            lay(1, "7S 7H 7D JK", "4C 5C 6C", "TH JH QH KH"),
+            check(credits=[80, 75]),
+            off(1, "AD", 0),
+            check(credits=[80, 85],
+                  table=[["2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD", "JD", "QD",
+                          "KD", "AD"], ["7S", "7H", "7D", "JK"], ["4C", "5C", "6C"],
+                         ["TH", "JH", "QH", "KH"]]),
+            off(1, "QS", 0, error="layoff_does_not_fit"),
+            off(1, "JK", 2, error="joker_layoff"),
+            off(1, "3C", 2, end="high", error="layoff_does_not_fit"),
+            off(1, "3C", 2),
+            check(credits=[80, 90]),
+            disc(1, "QS"),
+            check(hand={"1": ["JK"]}),
+            draw(0),
+            off(0, "7C", 1, error="layoff_does_not_fit"),
+            off(0, "7C", 2),
+            off(0, "8C", 2),
+            check(credits=[90, 90], table=[
+                ["2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD", "JD", "QD", "KD", "AD"],
+                ["7S", "7H", "7D", "JK"], ["3C", "4C", "5C", "6C", "7C", "8C"],
+                ["TH", "JH", "QH", "KH"]]),
+            off(0, "AH", 3, error="must_keep_discard"),
+            disc(0, "AH"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [140, 40]},
+        note="seat 0: 2D..KD = 8 x 5 + 4 x 10 = 80, lay-offs 7C + 8C on seat 1's run = 10: "
+             "laid 90 + 50 = 140. Seat 1: 7S 7H 7D JK = 4 x 5 = 20, 4C 5C 6C = 15, TH JH QH "
+             "KH = 40 (opening 75), AD high on seat 0's run = 10, 3C low on its own run = 5: "
+             "laid 90; hand JK = 50; 90 - 50 = 40. Atu 5S: nothing.",
+    )
+
+
+@define("a24-remi45-joker-buyback")
+def a24() -> Scenario:
+    return scenario(
+        "remi45 RULES A.11 A.7 A.16: buying back a joker: not_opened first; the wrong tile "
+        "is wrong_replacement (a run's joker needs its exact tile, a set's joker any suit "
+        "the set lacks, a meld without a joker has none); the placed tile is credited to "
+        "the buyer and the joker's credit leaves the layer; a bought joker laid again plays "
+        "as before but is joker_consumed; a joker kept in hand costs 50",
+        "remi45",
+        ["JK 5H 6H 7S 7H JK TS JS QS 2C 3C 4C 5C 7D KC",
+         "9C TC JC KS KH KD 4H 7C 8D 9D 2S 3D 5D 6S"],
+        atu="8C", stock="8S 9H 4S 6C",
+        steps=[
+            disc(0, "KC"),
+            *dd(1, "8S"),
+            draw(0),
+            lay(0, "JK 5H 6H", "7S 7H JK", "TS JS QS"),
+            check(credits=[60, 0]),
+            disc(0, "9H"),
+            draw(1),
+            buy(1, "4H", 0, error="not_opened"),
+            lay(1, "9C TC JC", "KS KH KD"),
+            check(credits=[60, 55]),
+            buy(1, "8D", 0, error="wrong_replacement"),
+            buy(1, "6S", 1, error="wrong_replacement"),
+            buy(1, "4H", 2, error="wrong_replacement"),
+            buy(1, "4H", 0),
+            check(credits=[55, 60], table=[["4H", "5H", "6H"], ["7S", "7H", "JK"],
+                                           ["TS", "JS", "QS"], ["9C", "TC", "JC"],
+                                           ["KS", "KH", "KD"]]),
+            buy(1, "7C", 1),
+            check(credits=[50, 65]),
+            lay(1, "JK 8D 9D"),
+            check(credits=[50, 80], hand={"1": ["JK", "2S", "3D", "5D", "6S", "4S"]}),
+            disc(1, "4S"),
+            draw(0),
+            lay(0, "2C 3C 4C 5C 6C"),
+            buy(0, "7D", 5, error="joker_consumed"),
+            check(hand={"0": ["7D"]}, credits=[75, 80]),
+            disc(0, "7D"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [125, 10]},
+        note="seat 0: JK 5H 6H = 15 (joker as 4H), 7S 7H JK = 15, TS JS QS = 30: 60; seat 1 "
+             "buys the 4H (5) and the 7C (5) places: 60 - 10 = 50; then 2C..6C = 25: laid 75 "
+             "+ 50 = 125. Seat 1: 9C TC JC = 25, KS KH KD = 30, 4H 5 + 7C 5, JK 8D 9D = 15 "
+             "(joker as 7D): laid 80; hand JK 50 + 2S 3D 5D 6S 20 = 70; 80 - 70 = 10.",
+    )
+
+
+@define("a25-remi45-take-top-to-open")
+def a25() -> Scenario:
+    return scenario(
+        "remi45 RULES A.9 A.8: an unopened seat breaking the row: a deep take is "
+        "not_opened; taking the top it must open in that action with the taken tile: 30 is "
+        "below_threshold, sets only run_required, a valid opening without the taken tile "
+        "taken_tile_unused (below_threshold first when both); JD QD KD + 5S 6S 7S opens, "
+        "more melds follow",
+        "remi45",
+        ["2S 4S 6S 8S TS 3H 5H 7H 9H JH 2C 4C 6C QD KC",
+         "5S 6S 7S QS QC JD KD 2H 2D 2C 9H 9D 9C 3D"],
+        atu="AS", stock="8S 4D 5D",
+        steps=[
+            disc(0, "KC"),
+            *dd(1, "8S"),
+            *dd(0, "QD"),
+            check(row=["KC", "8S", "QD"], turn=1, phase="take"),
+            take(1, 1, "5S 6S 7S 8S", "JD QD KD", error="not_opened"),
+            take(1, 2, "JD QD KD", error="below_threshold"),
+            take(1, 2, "QS QC QD", "2H 2D 2C", error="run_required"),
+            take(1, 2, "5S 6S 7S", "2H 2D 2C", "9H 9D 9C", error="taken_tile_unused"),
+            take(1, 2, "2H 2D 2C", error="below_threshold"),
+            take(1, 2, "JD QD KD", "5S 6S 7S"),
+            check(row=["KC", "8S"], opened=[False, True], credits=[0, 45], phase="build"),
+            lay(1, "2H 2D 2C", "9H 9D 9C"),
+            disc(1, "3D"),
+            check(credits=[0, 75], hand={"1": ["QS", "QC"]}, row=["KC", "8S", "3D"]),
+            *dd(0, "5D"),
+        ],
+        note="seat 1: JD QD KD = 30 + 5S 6S 7S = 15: 45 with a run opens; then 2H 2D 2C = 15 "
+             "and 9H 9D 9C = 15: 75. Refused: JD QD KD alone 30; QS QC QD + 2H 2D 2C = 45 "
+             "without a run; 5S 6S 7S + two sets = 45 without QD. Round not over.",
+    )
+
+
+@define("a26-remi45-row-depth")
+def a26() -> Scenario:
+    return scenario(
+        "remi45 RULES A.9 (options.row_depth 3): an opened seat sees the top 3 tiles of a "
+        "6-tile row: index 1 is too_deep, index 0 with the taken tile unused too_deep "
+        "(before taken_tile_unused), index 2 with an invalid meld invalid_meld (meld "
+        "validity before too_deep); index 3 is allowed and brings the 2 tiles above it",
+        "remi45",
+        ["3C 4C 5C 6C 7C JS JD JC 9S 9D 7H 8H 2S KD 4D",
+         "QH KH AH 5S 5H 5D 6H 2C 8C TD JH 3S 4S 7D"],
+        atu="QC", stock="9C TC 2H 3H 4H", options={"row_depth": 3},
+        steps=[
+            disc(0, "2S"),
+            *dd(1, "9C"),
+            draw(0),
+            lay(0, "3C 4C 5C 6C 7C", "JS JD JC"),
+            disc(0, "KD"),
+            draw(1),
+            lay(1, "QH KH AH", "5S 5H 5D"),
+            disc(1, "6H"),
+            *dd(0, "3H"),
+            *dd(1, "4H"),
+            check(row=["2S", "9C", "KD", "6H", "3H", "4H"], turn=0, phase="take"),
+            take(0, 1, "9C 9S 9D", error="too_deep"),
+            take(0, 0, "6H 7H 8H", error="too_deep"),
+            take(0, 2, "KD", error="invalid_meld"),
+            take(0, 3, "6H 7H 8H"),
+            check(row=["2S", "9C", "KD"], credits=[70, 45],
+                  hand={"0": ["9S", "9D", "4D", "TC", "3H", "4H"]}),
+            disc(0, "4D"),
+        ],
+        note="seat 0: 3C..7C = 25 + JS JD JC = 30: 55, then 6H 7H 8H = 15: 70. Seat 1: QH KH "
+             "AH = 10 + 10 + 10 (ace high) = 30 + 5S 5H 5D = 15: 45. Row of 6 with depth 3: "
+             "indexes 3, 4, 5 are visible. Round not over.",
+    )
+
+
+@define("a27-remi45-deep-take-whole-row")
+def a27() -> Scenario:
+    return scenario(
+        "remi45 RULES A.9: with no row_depth an opened seat may take index 0 of a 6-tile "
+        "row: every tile comes into its hand and a tile that came along completes the new "
+        "meld; tiles below the index don't come (tile_not_in_hand); an invalid meld or an "
+        "unused taken tile is refused with the row untouched",
+        "remi45",
+        ["TH JH QH KH AC 2C 3C 7S 8D 8H 8C 5S 6S 4D 9D",
+         "2H 3H 4H 5H KS KD KC 9S TS 3D 5D 7C 9C 2D"],
+        atu="6C", stock="7D JS QD TD 4S",
+        steps=[
+            disc(0, "5S"),
+            *dd(1, "7D"),
+            draw(0),
+            lay(0, "TH JH QH KH", "AC 2C 3C"),
+            disc(0, "6S"),
+            draw(1),
+            lay(1, "2H 3H 4H 5H", "KS KD KC"),
+            disc(1, "QD"),
+            *dd(0, "TD"),
+            *dd(1, "4S"),
+            check(row=["5S", "7D", "6S", "QD", "TD", "4S"], turn=0, phase="take"),
+            take(0, 1, "5S 6S 7S", error="tile_not_in_hand"),
+            take(0, 0, "5S 6S 8D", error="invalid_meld"),
+            take(0, 0, "8D 8H 8C", error="taken_tile_unused"),
+            check(row=["5S", "7D", "6S", "QD", "TD", "4S"], hand_count=[7, 7]),
+            take(0, 0, "5S 6S 7S"),
+            check(row=[], hand_count=[10, 7], credits=[70, 50],
+                  hand={"0": ["8D", "8H", "8C", "4D", "9D", "JS", "7D", "QD", "TD", "4S"]}),
+            disc(0, "4S"),
+            check(row=["4S"], turn=1, phase="take"),
+        ],
+        note="seat 0: TH JH QH KH = 40 + AC 2C 3C = 15: 55, then 5S 6S 7S = 15: 70. Seat 1: "
+             "2H..5H = 20 + KS KD KC = 30: 50. Round not over.",
+    )
+
+
+@define("a28-remi-must-keep-discard")
+def a28() -> Scenario:
+    return scenario(
+        "remi RULES A.13 A.11 A.16: a lay, a lay-off or a row break that would empty the "
+        "hand is must_keep_discard; a joker buy-back keeps the hand size, so a one-tile hand "
+        "may buy; going out by discarding that (consumed) joker: bonus 100",
+        "remi",
+        ["AH 2H 3H 4H 5H 6H 8D 9D TD JD QD 2C 3C 4C 7S",
+         "JK 6C 7C 8C TH JH QH KH 2S 3S 4S 5S 9S 9H"],
+        atu="KS", stock="6D 7D 8H 9D TS 5C",
+        steps=[
+            disc(0, "7S"),
+            *dd(1, "6D"),
+            draw(0),
+            lay(0, "AH 2H 3H 4H 5H 6H", "8D 9D TD JD QD"),
+            disc(0, "7D"),
+            draw(1),
+            lay(1, "JK 6C 7C 8C", "TH JH QH KH", "2S 3S 4S 5S"),
+            disc(1, "8H"),
+            *dd(0, "9D"),
+            check(hand={"0": ["2C", "3C", "4C"], "1": ["9S", "9H"]}, row=[
+                "7S", "6D", "7D", "8H", "9D"]),
+            take(1, 4, "9S 9H 9D", error="must_keep_discard"),
+            *dd(1, "TS"),
+            draw(0),
+            lay(0, "2C 3C 4C 5C", error="must_keep_discard"),
+            lay(0, "2C 3C 4C"),
+            off(0, "5C", 5, error="must_keep_discard"),
+            buy(0, "5C", 2),
+            check(hand={"0": ["JK"]}, credits=[90, 75],
+                  table=[["AH", "2H", "3H", "4H", "5H", "6H"],
+                         ["8D", "9D", "TD", "JD", "QD"], ["5C", "6C", "7C", "8C"],
+                         ["TH", "JH", "QH", "KH"], ["2S", "3S", "4S", "5S"], ["2C", "3C", "4C"]]),
+            disc(0, "JK"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [190, 65]},
+        note="seat 0: AH..6H = 5 + 25 = 30, 8D..QD = 5+5+10+10+10 = 40, 2C 3C 4C = 15, 5C "
+             "bought into seat 1's run = 5: laid 90 + 100 (last discard a joker) = 190. "
+             "Seat 1: JK 6C 7C 8C = 20 - 5 (the joker's credit left with it) = 15, TH JH QH "
+             "KH = 40, 2S..5S = 20: laid 75; hand 9S 9H = 10; 75 - 10 = 65.",
+    )
+
+
 def main(argv: list[str]) -> int:
     wanted = argv[1:]
     for slug, fn in DEFS:
