@@ -645,3 +645,23 @@ def test_c_etalat_discard_order() -> None:
     s = make_round(["JK 5H", "JK 3D"], variant="etalat", phase=BUILD)
     assert refuse_ids(s, 0, {"do": "discard", "tile": 105}) == "tile_not_in_hand"
     assert refuse_ids(s, 0, {"do": "discard", "tile": 104}) == "joker_discard"
+
+
+@pytest.mark.parametrize(("seat", "action"), [
+    (0, []), (0, "draw"), ("0", {"do": "draw"}), (None, {"do": "draw"}), (0, {"do": None}),
+    (0, {"do": "lay", "melds": "abc"}), (0, {"do": "lay", "melds": [[]]}),
+    (0, {"do": "lay", "melds": [{"kind": "run"}]}), (0, {"do": "lay", "melds": [[1.5, 2, 3]]}),
+    (0, {"do": "take_row"}), (0, {"do": "take_row", "index": "1", "melds": []}),
+    (0, {"do": "discard"}), (0, {"do": "layoff", "tile": 1, "meld": "0"}),
+    (0, {"do": "buy_joker", "tile": 1}),
+])
+def test_c_malformed_input_is_bad_action(seat: object, action: object) -> None:
+    s = new_round("remi45", 2, seed=1)
+    assert refuse_ids(s, seat, action) == "bad_action"
+
+
+def test_c_unknown_tile_id_is_not_in_hand() -> None:
+    """Decision: any non-negative integer is a well-formed tile id; one that is not
+    in the hand (or does not exist) is tile_not_in_hand."""
+    s = new_round("remi45", 2, seed=1)
+    assert refuse_ids(s, 0, {"do": "discard", "tile": 10**9}) == "tile_not_in_hand"
