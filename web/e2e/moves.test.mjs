@@ -13,6 +13,7 @@ import {
   findMeld,
   findRun,
   fits,
+  layFormation,
   placeTiles,
   plainTurn,
   read,
@@ -40,21 +41,6 @@ after(async () => {
   await player?.close();
   await server?.stop();
 });
-
-async function layFormation(page, tiles) {
-  let st = await read(page);
-  const start = emptyStretch(st, tiles.length, tiles);
-  assert.notEqual(start, null, "room on the rack for a formation");
-  await placeTiles(page, tiles, start);
-  // The server's answer: the formation's value written above it, the lay button unlocked.
-  await page.waitForSelector(`[data-testid=formation-${start}] .fval`);
-  await page.waitForSelector("[data-testid=lay]:not([disabled])");
-  const melds = (await read(page)).melds.length;
-  await page.click("[data-testid=lay]");
-  await page.waitForFunction((n) => document.querySelectorAll("[data-testid=melds] .meld").length > n, melds);
-  st = await read(page);
-  return st.melds.findIndex((m) => tiles.every((t) => m.includes(t)));
-}
 
 test("moves on the table: lay, lay-off, refusals, row break with preview", { timeout: 240_000 }, async () => {
   const page = await player.page();

@@ -1,6 +1,7 @@
 // What a test player reads from the table and does on it, through the page only
 // (taps, drags, the DOM). The tests know the card rules to pick their moves; the client
 // under test does not.
+import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { REPO } from "./server.mjs";
@@ -224,4 +225,21 @@ export async function waitToastText(page) {
 
 export async function closeToast(page) {
   await page.evaluate(() => document.getElementById("toast")?.classList.remove("show"));
+}
+
+/** Put `tiles` side by side in a free stretch of the rack (by drag), wait for the server's
+ * value above them, and lay with the button; returns the new meld's index. */
+export async function layFormation(page, tiles) {
+  let st = await read(page);
+  const start = emptyStretch(st, tiles.length, tiles);
+  assert.notEqual(start, null, "room on the rack for a formation");
+  await placeTiles(page, tiles, start);
+  // The server's answer: the formation's value written above it, the lay button unlocked.
+  await page.waitForSelector(`[data-testid=formation-${start}] .fval`);
+  await page.waitForSelector("[data-testid=lay]:not([disabled])");
+  const melds = (await read(page)).melds.length;
+  await page.click("[data-testid=lay]");
+  await page.waitForFunction((n) => document.querySelectorAll("[data-testid=melds] .meld").length > n, melds);
+  st = await read(page);
+  return st.melds.findIndex((m) => tiles.every((t) => m.includes(t)));
 }

@@ -31,58 +31,77 @@ export async function startServer(env = {}) {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "remi-e2e-"));
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(PYTHON, [join(HERE, "serve.py")], {
-    cwd: REPO,
-    env: {
-      ...process.env,
-      REMI_HOST: "127.0.0.1",
-      REMI_PORT: String(port),
-      REMI_DATA_DIR: dir,
-      REMI_DATABASE_URL: "",
-      REMI_REDIS_URL: "",
-      REMI_ALLOWED_ORIGINS: url,
-      REMI_LOG_LEVEL: "WARNING",
-      REMI_LOG_FORMAT: "text",
-      REMI_BOT_DELAY_SECONDS: "0.05",
-      REMI_ROUND_PAUSE_SECONDS: "3",
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const fullEnv = {
+    ...process.env,
+    REMI_HOST: "127.0.0.1",
+    REMI_PORT: String(port),
+    REMI_DATA_DIR: dir,
+    REMI_DATABASE_URL: "",
+    REMI_REDIS_URL: "",
+    REMI_ALLOWED_ORIGINS: url,
+    REMI_LOG_LEVEL: "WARNING",
+    REMI_LOG_FORMAT: "text",
+    REMI_BOT_DELAY_SECONDS: "0.05",
+    REMI_ROUND_PAUSE_SECONDS: "3",
+    ...env,
+  };
   let log = "";
   const keep = (chunk) => {
     log += chunk.toString();
     if (log.length > 200_000) log = log.slice(-100_000);
   };
-  child.stdout.on("data", keep);
-  child.stderr.on("data", keep);
-  const exited = new Promise((ok) => child.on("exit", (code) => ok(code)));
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${log}`);
-    try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.ok) break;
-    } catch {
-      /* not yet */
+  let child = null;
+  let exited = null;
+
+  const spawnServer = async (extraEnv = {}) => {
+    child = spawn(PYTHON, [join(HERE, "serve.py")], {
+      cwd: REPO,
+      env: { ...fullEnv, ...extraEnv },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    const me = child;
+    exited = new Promise((ok) => me.on("exit", (code) => ok(code)));
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (me.exitCode !== null) throw new Error(`server exited (${me.exitCode}):\n${log}`);
+      try {
+        const res = await fetch(`${url}/healthz`);
+        if (res.ok) return;
+      } catch {
+        /* not yet */
+      }
+      if (Date.now() > deadline) {
+        me.kill("SIGKILL");
+        throw new Error(`server did not start:\n${log}`);
+      }
+      await new Promise((r) => setTimeout(r, 150));
     }
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`server did not start:\n${log}`);
+  };
+  const kill = async () => {
+    if (child && child.exitCode === null) {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 8000);
+      await exited;
+      clearTimeout(timer);
     }
-    await new Promise((r) => setTimeout(r, 150));
-  }
+  };
+
+  await spawnServer();
   return {
     url,
     port,
     log: () => log,
+    /** Stop the server process (the database stays), for a restart. */
+    kill,
+    /** Start it again on the same port and database (no scripted seeds this time). */
+    async restart() {
+      await kill();
+      await spawnServer({ REMI_E2E_SEEDS: "" });
+    },
     async stop() {
-      if (child.exitCode === null) {
-        child.kill("SIGTERM");
-        const timer = setTimeout(() => child.kill("SIGKILL"), 8000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await kill();
       rmSync(dir, { recursive: true, force: true });
     },
   };

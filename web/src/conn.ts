@@ -139,6 +139,7 @@ export class RoomConnection {
         window.clearTimeout(w.timer);
         if (msg.type === "error") w.reject({ code: String(msg.code), message: String(msg.message ?? "") });
         else w.resolve(msg);
+        return; // the requester handles its answer
       }
       if (msg.type !== "error") return;
     }

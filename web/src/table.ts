@@ -218,6 +218,11 @@ export class Table {
     window.clearTimeout(this.rackTimer);
     this.rackTimer = window.setTimeout(() => {
       if (!this.rack || !this.view) return;
+      if (this.busy) {
+        // A move is on its way: the hand is about to change; save after it.
+        this.scheduleRackSave();
+        return;
+      }
       const hand = new Set(this.view.hand);
       const layout = this.rack.slots.map((x) => (x !== null && hand.has(x) ? x : null));
       if (this.lastSentLayout && sameLayout(layout, this.lastSentLayout)) return;
@@ -571,11 +576,35 @@ export class Table {
         ? h("button", { type: "button", class: "small", "data-act": "pending-cancel", "data-key": "pending-cancel", "data-testid": "pending-cancel" }, t("table.pending.cancel"))
         : null,
       v.joker_button
-        ? h("button", { type: "button", class: "small", disabled: !(this.myTurn && v.phase === "take") || v.button_used, "data-act": "joker-button", "data-key": "joker-button", "data-testid": "joker-button" }, t("table.jokerButton", { n: v.joker_credits }))
+        ? h(
+            "button",
+            {
+              type: "button",
+              class: "small",
+              disabled: !(this.myTurn && v.phase === "take") || v.button_used,
+              "data-act": "joker-button",
+              "data-key": "joker-button",
+              "data-testid": "joker-button",
+              "aria-label": t("table.jokerButton", { n: v.joker_credits }),
+              title: t("table.jokerButton", { n: v.joker_credits }),
+            },
+            h("span", { class: "long" }, t("table.jokerButton", { n: v.joker_credits })),
+            h("span", { class: "short", "aria-hidden": "true" }, `★ ${v.joker_credits}`),
+          )
         : null,
       h("span", { class: "spacer" }),
-      h("button", { type: "button", class: "small", "data-act": "sort-suit", "data-key": "sort-suit", "data-testid": "sort-suit" }, t("table.sort.suit")),
-      h("button", { type: "button", class: "small", "data-act": "sort-rank", "data-key": "sort-rank", "data-testid": "sort-rank" }, t("table.sort.rank")),
+      h(
+        "button",
+        { type: "button", class: "small", "data-act": "sort-suit", "data-key": "sort-suit", "data-testid": "sort-suit", "aria-label": t("table.sort.suit"), title: t("table.sort.suit") },
+        h("span", { class: "long" }, t("table.sort.suit")),
+        h("span", { class: "short", "aria-hidden": "true" }, this.family === "A" ? "♠♥♦♣" : "●■▲◆"),
+      ),
+      h(
+        "button",
+        { type: "button", class: "small", "data-act": "sort-rank", "data-key": "sort-rank", "data-testid": "sort-rank", "aria-label": t("table.sort.rank"), title: t("table.sort.rank") },
+        h("span", { class: "long" }, t("table.sort.rank")),
+        h("span", { class: "short", "aria-hidden": "true" }, this.family === "A" ? "A‥K" : "1‥13"),
+      ),
     );
     return h(
       "section",

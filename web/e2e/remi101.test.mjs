@@ -1,0 +1,78 @@
+// Remi 101 on a phone: numbered tiles with colour shapes, the room created with the joker
+// button, taking the last discard (previewed, held on the rack until a real formation
+// holds it) and the joker button.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { launch, PHONE } from "./browser.mjs";
+import { plainTurn, read, shot, waitMyTurn, waitNotMyTurn } from "./play.mjs";
+import { startServer } from "./server.mjs";
+
+let server;
+let player;
+
+before(async () => {
+  server = await startServer();
+  player = await launch(PHONE);
+});
+
+after(async () => {
+  await player?.close();
+  await server?.stop();
+});
+
+test("Remi 101: take the last discard, the joker button", { timeout: 120_000 }, async () => {
+  const page = await player.page();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(server.url);
+  await page.fill("[data-testid=name-input]", "Ioana");
+  await page.click("[data-testid=name-save]");
+  await page.waitForSelector("[data-testid=create-form]");
+  await page.selectOption("[data-testid=s-variant]", "remi101");
+  await page.selectOption("[data-testid=s-seats]", "2");
+  await page.selectOption("[data-testid=s-vis]", "private");
+  await page.check("[data-testid=s-bots]");
+  await page.check("[data-testid=s-joker]");
+  await shot(page, "lobby-phone.png");
+  await page.click("[data-testid=create-room]");
+  await page.waitForSelector("[data-testid=start]");
+  await page.click("[data-testid=start]");
+  await page.waitForSelector("[data-testid=rack] .tile");
+
+  // First turn of the first player in 101: 22 tiles, begins by discarding.
+  let st = await waitMyTurn(page);
+  assert.equal(st.hand.length, 22);
+  assert.equal(st.phase, "build");
+  await plainTurn(page);
+  await waitNotMyTurn(page);
+
+  // Take phase: the joker button (one credit) and the last discard.
+  st = await waitMyTurn(page);
+  assert.equal(st.phase, "take");
+  await page.waitForSelector("[data-testid=joker-button]:not([disabled])");
+  await shot(page, "table-101-phone.png");
+
+  // Taking the last discard: previewed, then held on the rack; the move goes only with a
+  // real formation holding it, so the button says what is missing. Then given up.
+  const top = st.row[st.row.length - 1];
+  await page.click(`[data-testid=row-${top.index}]`);
+  await page.waitForSelector("[data-testid=row-preview]");
+  await page.click("[data-testid=preview-take]");
+  await page.waitForSelector(`[data-testid=rack] .tile.pending[data-tile="${top.tile}"]`);
+  assert.ok(await page.locator("[data-testid=lay]").isDisabled());
+  assert.match(await page.locator("[data-testid=lay]").textContent(), /Ia și etalează/);
+  assert.match(await page.locator("[data-testid=lay-reason]").textContent(), /formație adevărată/);
+  await page.click("[data-testid=pending-cancel]");
+  await page.waitForSelector(`[data-testid=rack] [data-tile="${top.tile}"]`, { state: "detached" });
+  assert.deepEqual((await read(page)).row, st.row, "the row is untouched");
+
+  // The joker button: a new joker (an id beyond the 106 tiles) instead of drawing.
+  await page.click("[data-testid=joker-button]");
+  await page.waitForFunction(() => document.querySelector("[data-testid=status]")?.dataset.phase === "build");
+  const now = await read(page);
+  assert.equal(now.hand.length, st.hand.length + 1);
+  assert.ok(now.hand.some((t) => t >= 106), "the button's joker is in the hand");
+  assert.ok(await page.locator("[data-testid=joker-button]").isDisabled());
+  await plainTurn(page, now.hand.filter((t) => t >= 104));
+  assert.deepEqual(errors, []);
+});
