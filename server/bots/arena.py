@@ -51,7 +51,8 @@ class ArenaResult:
     errors: list[str] = field(default_factory=list)
     ended: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
-    decision_times: dict[str, list[float]] = field(default_factory=dict)
+    decision_times: dict[str, list[float]] = field(default_factory=dict)  # wall clock
+    decision_cpu: dict[str, list[float]] = field(default_factory=dict)  # CPU of this process
 
     def merge(self, other: ArenaResult) -> None:
         self.rounds += other.rounds
@@ -63,6 +64,8 @@ class ArenaResult:
             self.ended[k] = self.ended.get(k, 0) + v
         for k, ts in other.decision_times.items():
             self.decision_times.setdefault(k, []).extend(ts)
+        for k, ts in other.decision_cpu.items():
+            self.decision_cpu.setdefault(k, []).extend(ts)
 
 
 def mean_ci(xs: Sequence[float]) -> tuple[float, float]:
@@ -94,9 +97,11 @@ def play_round(variant: str, bots: Sequence[str], seed: int | str, number: int,
     while not state.over and actions < MAX_ACTIONS:
         seat = state.turn
         view = view_for(state, seat)
+        c0 = time.process_time()
         t0 = time.perf_counter()
         action: dict[str, Any] = seats[seat].act(view)
         result.decision_times.setdefault(bots[seat], []).append(time.perf_counter() - t0)
+        result.decision_cpu.setdefault(bots[seat], []).append(time.process_time() - c0)
         actions += 1
         try:
             state.apply(seat, action)
@@ -181,9 +186,14 @@ def summary(result: ArenaResult) -> dict[str, Any]:
             m, h = mean_ci(ds)
             margins.append({"a": a, "b": b, "margin": m, "ci95": h,
                             "excludes_0": abs(m) > h})
-    times = {lv: {"p50_ms": percentile(ts, 0.5) * 1e3, "p99_ms": percentile(ts, 0.99) * 1e3,
-                  "max_ms": max(ts) * 1e3 if ts else 0.0, "decisions": len(ts)}
-             for lv, ts in result.decision_times.items()}
+    times = {}
+    for lv, ts in result.decision_times.items():
+        cpu = result.decision_cpu.get(lv, [])
+        times[lv] = {"p50_ms": percentile(ts, 0.5) * 1e3, "p99_ms": percentile(ts, 0.99) * 1e3,
+                     "max_ms": max(ts) * 1e3 if ts else 0.0, "decisions": len(ts),
+                     "cpu_p50_ms": percentile(cpu, 0.5) * 1e3,
+                     "cpu_p99_ms": percentile(cpu, 0.99) * 1e3,
+                     "cpu_max_ms": max(cpu) * 1e3 if cpu else 0.0}
     return {"variant": result.variant, "players": result.players, "bots": result.bots,
             "rounds": n, "seats": seats, "margins": margins, "illegal": result.illegal,
             "fallbacks": result.fallbacks, "ended": result.ended,
@@ -201,7 +211,9 @@ def format_summary(s: dict[str, Any]) -> str:
     lines.append(f"illegal actions: {s['illegal']}   bot fallbacks: {s['fallbacks']}")
     for lv, t in s["decision_times"].items():
         lines.append(f"decision time {lv}: p50 {t['p50_ms']:.1f} ms, p99 {t['p99_ms']:.1f} ms, "
-                     f"max {t['max_ms']:.1f} ms over {t['decisions']} decisions")
+                     f"max {t['max_ms']:.1f} ms (CPU p50 {t['cpu_p50_ms']:.1f}, "
+                     f"p99 {t['cpu_p99_ms']:.1f}, max {t['cpu_max_ms']:.1f}) over "
+                     f"{t['decisions']} decisions")
     for m in s["margins"]:
         lines.append(f"margin {m['a']} - {m['b']}: {m['margin']:+.1f} ± {m['ci95']:.1f} per round"
                      f"{'' if m['excludes_0'] else '  (CI includes 0)'}")

@@ -77,7 +77,7 @@ class Bot:
             self._turn_key = key
             self._turn_actions = 0
         self._turn_actions += 1
-        ctx = make_ctx(view, picked)
+        ctx = make_ctx(view, picked, self.params)
         try:
             if view.phase == "take":
                 return self.take(ctx)

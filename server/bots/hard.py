@@ -1,12 +1,168 @@
-"""The hard bot: the normal planner plus sampling of the tiles it cannot see.
+"""The hard bot: the normal planner plus determinised sampling of the unseen tiles.
 
-(Placeholder: plays as the normal bot until the sampling is in.)
+The tiles a seat cannot see (other hands, the stock, the hidden part of the
+row) are known as a multiset from its view (:class:`Knowledge`). The hard
+bot draws samples from that multiset to judge:
+
+* drawing: the mean estimate of the best turn over sampled stock tiles,
+  compared with breaking the row / taking the discard;
+* its discard: for the few best candidates of the normal heuristic, the
+  mean estimate after one sampled next draw, minus the risk of feeding the
+  next seat, judged on sampled hands for that seat (its tile count, from the
+  unseen tiles) and what the table shows it can do with the tile.
+
+All sampling uses the bot's own ``random.Random`` and fixed sample counts,
+so it is deterministic given the seed; the work is bounded by the counts
+(``Params``), not by a clock.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from server.bots.bot import Bot
+from server.bots.planner import Ctx, Plan, best_plan, discard_scores, fits_table
+from server.rules.tiles import JOKER, face_of, rank_of, suit_of
+
+NODE_BUDGET = 30000  # solver nodes per decision before the sampling is cut short
 
 
 class HardBot(Bot):
     level = "hard"
+
+    # ------------------------------------------------------------ sampling
+    def _pool(self, ctx: Ctx) -> list[int]:
+        pool: list[int] = []
+        for f, n in enumerate(ctx.know.unseen):
+            pool.extend([f] * n)
+        return pool
+
+    def _stand_in(self, face: int, avoid: set[int]) -> int:
+        """A tile id showing ``face`` that is not in ``avoid`` (planning only)."""
+        if face == JOKER:
+            t = 104
+            while t in avoid:
+                t += 1
+            return t
+        return face if face not in avoid else face + 52  # the copy the seat does not hold
+
+    def _draw_samples(self, ctx: Ctx, n: int) -> list[int]:
+        pool = self._pool(ctx)
+        if not pool or n <= 0:
+            return []
+        return [self.rng.choice(pool) for _ in range(n)]
+
+    def draw_estimate(self, ctx: Ctx, base: Plan | None) -> float:
+        n = self.params.draw_samples
+        faces = self._draw_samples(ctx, n)
+        if not faces:
+            return super().draw_estimate(ctx, base)
+        hand = list(ctx.view.hand)
+        avoid = set(hand)
+        total = 0.0
+        done = 0
+        for f in faces:
+            if ctx.nodes > NODE_BUDGET and done >= 2:
+                break
+            done += 1
+            t = self._stand_in(f, avoid)
+            plan = best_plan(ctx, [*hand, t], allow_atu=False,
+                             node_limit=self.params.node_limit // 2,
+                             potential=self.params.potential)
+            total += plan.estimate if plan is not None else -200.0
+        return total / done
+
+    def discard(self, ctx: Ctx) -> dict[str, Any]:
+        scores = discard_scores(ctx, self.params)
+        m = self.params.discard_candidates
+        ranked = sorted(scores, key=lambda st: (-st[0], st[1]))
+        if m <= 1 or len(ranked) <= 1 or len(ctx.view.hand) <= 2:
+            return super().discard(ctx)
+        # Distinct faces only (two copies of a face are the same discard).
+        cands: list[tuple[float, int]] = []
+        seen: set[int] = set()
+        for s, t in ranked:
+            if face_of(t) in seen:
+                continue
+            seen.add(face_of(t))
+            cands.append((s, t))
+            if len(cands) >= m:
+                break
+        if len(cands) == 1 or cands[0][0] - cands[1][0] > 12.0:
+            return {"do": "discard", "tile": cands[0][1]}
+        draws = self._draw_samples(ctx, max(2, self.params.draw_samples // 2))
+        hand = list(ctx.view.hand)
+        best: tuple[float, int] | None = None
+        for s, t in cands:
+            rest = [x for x in hand if x != t]
+            avoid = set(hand)
+            value = 0.0
+            done = 0
+            for f in draws:
+                if ctx.nodes > NODE_BUDGET and done >= 1:
+                    break
+                done += 1
+                plan = best_plan(ctx, [*rest, self._stand_in(f, avoid)], allow_atu=True,
+                                 node_limit=self.params.node_limit // 2,
+                                 potential=self.params.potential)
+                value += plan.estimate if plan is not None else -200.0
+            value /= max(1, done)
+            value -= self.feeding_risk(ctx, face_of(t))
+            value += 0.3 * s  # keep some of the heuristic's judgement
+            if best is None or value > best[0]:
+                best = (value, t)
+        assert best is not None
+        return {"do": "discard", "tile": best[1]}
+
+    # ------------------------------------------------------------ feeding
+    def feeding_risk(self, ctx: Ctx, f: int) -> float:
+        """Expected help to the next seat from discarding face ``f`` (sampled hands)."""
+        view = ctx.view
+        o = (ctx.seat + 1) % view.players
+        info = view.seats[o]
+        n = self.params.opp_samples
+        if n <= 0 or f == JOKER:
+            return 0.0
+        hv = ctx.hand_values
+        if not ctx.family_a and info.opened and any(fits_table(m, f, 13) for m in ctx.table):
+            return hv[f] + 25.0  # B.4: laid off at once
+        pool = self._pool(ctx)
+        size = min(info.tiles, len(pool))
+        if size <= 0:
+            return 0.0
+        hits = 0
+        for _ in range(n):
+            hand = self.rng.sample(pool, size)
+            if _makes_meld(f, hand, ctx.family_a):
+                hits += 1
+        p = hits / n
+        if not info.opened:
+            p *= 0.25  # it would have to open with that tile in the same move
+        gain = (hv[f] + 20.0) if ctx.family_a else (hv[f] + 15.0)
+        return p * gain
+
+
+def _makes_meld(f: int, hand: Sequence[int], family_a: bool) -> bool:
+    """Whether face ``f`` forms a new meld with two tiles of ``hand`` (faces)."""
+    jokers = sum(1 for g in hand if g == JOKER)
+    r, s = rank_of(f), suit_of(f)
+    suits = {suit_of(g) for g in hand if g != JOKER and rank_of(g) == r} - {s}
+    if len(suits) + jokers >= 2:
+        return True
+    top = 14 if family_a else 13
+    have = set()
+    for g in hand:
+        if g != JOKER and suit_of(g) == s:
+            have.add(rank_of(g))
+            if family_a and rank_of(g) == 1:
+                have.add(14)
+    ranks = [r, 14] if (family_a and r == 1) else [r]
+    for x in ranks:
+        for a, b in ((x - 2, x - 1), (x - 1, x + 1), (x + 1, x + 2)):
+            if a < 1 or b > top:
+                continue
+            missing = (a not in have) + (b not in have)
+            if missing <= min(jokers, 1):
+                return True
+    return False

@@ -43,6 +43,12 @@ class Params:
     draw_samples: int = 0  # hard: sampled draws to value drawing / discards
     discard_candidates: int = 0  # hard: discards judged by sampling
     opp_samples: int = 0  # hard: sampled opponent hands for the feeding risk
+    # Before opening a tile's value in hand matters less (flat -100 / -202) and high
+    # tiles help reach the threshold: the discard weighs hand value by this much.
+    unopened_value_a: float = 0.3
+    unopened_value_b: float = -0.8
+    pairs_two: float = 0.15  # family B, not opened: weight of pairs toward doubles
+    pairs_many: float = 0.6
 
 
 @dataclass
@@ -64,21 +70,24 @@ class Ctx:
     opened_with: str | None
     know: Knowledge
     hand_values: tuple[int, ...]
+    params: Params = field(default_factory=lambda: Params())
     errors: list[str] = field(default_factory=list)
+    nodes: int = 0  # solver nodes spent on this decision (a deterministic work budget)
 
     @property
     def table(self) -> list[TableMeld]:
         return self.know.table
 
 
-def make_ctx(view: SeatView, picked: set[int] | None = None) -> Ctx:
+def make_ctx(view: SeatView, picked: set[int] | None = None,
+             params: Params | None = None) -> Ctx:
     seat = view.seat if view.seat is not None else 0
     variant = view.variant
     family = variant.family
     me = view.seats[seat]
     hv = tuple(family.hand_value(f) for f in range(53))
     return Ctx(view, seat, family.has_atu, me.opened, me.opened_with,
-               Knowledge.from_view(view, picked), hv)
+               Knowledge.from_view(view, picked), hv, params or Params())
 
 
 # ------------------------------------------------------------------ specs
@@ -144,6 +153,7 @@ def best_plan(ctx: Ctx, hand: Sequence[int], *, forced: int | None = None,
     best: Plan | None = None
     for spec, opening in specs(ctx, forced=forced, allow_atu=allow_atu, node_limit=node_limit):
         sol = solve(faces, spec)
+        ctx.nodes += sol.nodes + 1
         if sol.gain == float("-inf"):
             continue
         ids = to_ids(sol, hand, rules, atu_id, forced, ctx.table)
@@ -255,7 +265,9 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
     # Doubles (family B): a lone tile whose twin is unseen, or a pair already held.
     if not family_a and (ctx.opened_with == "doubles" or not ctx.opened):
         pairs = sum(1 for f, idx in by_face.items() if f != JOKER and len(idx) >= 2)
-        weight = 1.0 if ctx.opened_with == "doubles" else (0.6 if pairs >= 3 else 0.15)
+        p = ctx.params
+        weight = 1.0 if ctx.opened_with == "doubles" else (
+            p.pairs_many if pairs >= 3 else (p.pairs_two if pairs == 2 else 0.15))
         for f, idx in by_face.items():
             if f == JOKER:
                 continue
@@ -276,7 +288,7 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
             total += 0.0
             continue
         for m in ctx.table:
-            if _fits(m, f, rules.top_rank):
+            if fits_table(m, f, rules.top_rank):
                 val = (0.8 if opened else 0.5) * (lam * hv[f] + 3.0)
                 keep[i] += val
                 total += val
@@ -284,7 +296,7 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
     return total, keep
 
 
-def _fits(m: TableMeld, f: int, top: int) -> bool:
+def fits_table(m: TableMeld, f: int, top: int) -> bool:
     if m.kind == SET:
         return len(m.tiles) < 4 and rank_of(f) == m.low and suit_of(f) not in m.natural_suits()
     if m.kind != RUN or suit_of(f) != m.suit:
@@ -363,7 +375,8 @@ def consider_buy(ctx: Ctx, base: Plan | None, params: Params) -> dict[str, Any] 
         new_table[k].owners[pos] = ctx.seat
         sub = Ctx(view, ctx.seat, ctx.family_a, ctx.opened, ctx.opened_with,
                   Knowledge(ctx.know.unseen, ctx.know.copies, new_table, ctx.know.urgency,
-                            ctx.know.progress, ctx.know.picked), ctx.hand_values, ctx.errors)
+                            ctx.know.progress, ctx.know.picked), ctx.hand_values, ctx.params,
+                  ctx.errors)
         plan = best_plan(sub, new_hand, node_limit=params.node_limit)
         if plan is None:
             continue
@@ -430,7 +443,7 @@ def _could_meld(f: int, others: Sequence[int], ctx: Ctx) -> bool:
     same_rank = {suit_of(g) for g in others if g != JOKER and rank_of(g) == r} - {s}
     if len(same_rank) >= 2:
         return True
-    if not ctx.family_a and ctx.opened and any(_fits(m, f, 13) for m in ctx.table):
+    if not ctx.family_a and ctx.opened and any(fits_table(m, f, 13) for m in ctx.table):
         return True
     if not ctx.family_a and f in others:
         return True  # a double
@@ -468,9 +481,9 @@ def discard_scores(ctx: Ctx, params: Params, rng_noise: float = 0.0) -> list[tup
         core = _core_melds(ctx, faces, params)
         return [(float(hv[face_of(t)]) - (100.0 if face_of(t) in core else 0.0), t)
                 for t in allowed]
-    lam = ctx.know.urgency if (ctx.opened or not ctx.family_a) else 0.3 * ctx.know.urgency
-    if not ctx.opened and not ctx.family_a:
-        lam = 0.3 * ctx.know.urgency
+    lam = ctx.know.urgency
+    if not ctx.opened:
+        lam *= params.unopened_value_a if ctx.family_a else params.unopened_value_b
     keep = [0.0] * len(hand)
     if params.potential:
         _, keep = hand_potential(ctx, faces, ctx.opened)
@@ -535,7 +548,7 @@ def danger(ctx: Ctx, f: int) -> float:
             continue
         if not ctx.family_a:
             # B.4: the next seat takes the discard only to use it at once.
-            if info.opened and any(_fits(m, f, 13) for m in ctx.table):
+            if info.opened and any(fits_table(m, f, 13) for m in ctx.table):
                 risk += weight * (hv[f] + 25.0)
             continue
         # A.9: a tile taken from the row must go into a new meld with the taker's tiles;
