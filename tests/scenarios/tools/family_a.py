@@ -1111,6 +1111,275 @@ def a28() -> Scenario:
     )
 
 
+# --------------------------------------------------------------------- a29-a34
+@define("a29-remi45-check-order")
+def a29() -> Scenario:
+    return scenario(
+        "remi45 RULES A.4 A.8 A.9 A.10 A.11 C (options.row_depth 2): one action breaking "
+        "two rules gets the first code in the C order: not_your_turn before wrong_phase, "
+        "wrong_phase before first_turn, first_turn before tile_not_in_hand, tile_not_in_hand "
+        "and invalid_meld/ambiguous_meld before below_threshold, invalid_meld before "
+        "not_opened, not_opened before too_deep / layoff_does_not_fit / joker_layoff / "
+        "wrong_replacement, below_threshold before run_required and taken_tile_unused, "
+        "too_deep before taken_tile_unused",
+        "remi45",
+        ["5H 6H 7H TS JS QS KS QH 8C 2D 4D 6D 3C 9C JC",
+         "JK JK 7S AS 2S 4S KD KH KC 9D JH 5C 7D TC"],
+        atu="3D", stock="5D 8D 3H KS", options={"row_depth": 2},
+        steps=[
+            draw(1, error="not_your_turn"),
+            take(0, 0, "QH QD QS", error="wrong_phase"),
+            disc(0, "QH"),
+            lay(1, "AS 2S 3S", error="wrong_phase"),
+            take(1, 0, "AS 2S 3S", error="first_turn"),
+            draw(1),
+            lay(1, "AS 2S 3S", error="first_turn"),
+            disc(1, "5D"),
+            draw(0),
+            lay(0, "5H 6H 7H", "TS JS QS KS"),
+            disc(0, "8C"),
+            check(row=["QH", "5D", "8C"], turn=1, phase="take", opened=[True, False]),
+            take(1, 0, "JH QH 9D", error="invalid_meld"),
+            take(1, 0, "JH QH KH", error="not_opened"),
+            take(1, 2, "KD KH KC", error="below_threshold"),
+            draw(1),
+            off(1, "9D", 0, error="not_opened"),
+            off(1, "JK", 0, error="not_opened"),
+            buy(1, "4S", 1, error="not_opened"),
+            lay(1, "AS 2S 3S", error="tile_not_in_hand"),
+            lay(1, "7S JK JK", error="ambiguous_meld"),
+            lay(1, "AS 2S 4S", error="invalid_meld"),
+            lay(1, "KD KH KC", error="below_threshold"),
+            disc(1, "3H"),
+            check(row=["QH", "5D", "8C", "3H"], hand_count=[7, 14]),
+            take(0, 0, "4D 5D 6D", error="too_deep"),
+            draw(0),
+            buy(0, "2D", 0, error="wrong_replacement"),
+            off(0, "JC", 1, end="low", error="layoff_does_not_fit"),
+            disc(0, "KS"),
+            check(turn=1, phase="take", credits=[55, 0]),
+        ],
+        note="seat 0 opens 5H 6H 7H = 15 + TS JS QS KS = 40: 55. Nobody else lays; round "
+             "not over.",
+    )
+
+
+@define("a30-etalat-bad-action-round-over")
+def a30() -> Scenario:
+    return scenario(
+        "etalat RULES A.18 A.14 A.16 C: malformed actions are bad_action before anything "
+        "(unknown action, family-B actions, no such seat, empty melds, atu not a boolean, "
+        "a bad end, a negative index), even after the round is over; an index out of range "
+        "is bad_action after first_turn; a joker not held is tile_not_in_hand, wrong_phase "
+        "comes before it; joker_discard; seat 0 opens and goes out in one turn: 85 + 100, "
+        "seat 1 flat -100",
+        "etalat",
+        ["4S 5S 6S 7S 8S QH QD QC 2D 3D 4D 9H 9C 9D KC",
+         "JK 2H 4H 6H 8H TH 3C 5C 7C JC AS 3S 9S JS"],
+        atu="6C", stock="2C TD",
+        steps=[
+            {"seat": 0, "do": "pass", "error": "bad_action"},
+            {"seat": 7, "do": "draw", "error": "bad_action"},
+            {"seat": 0, "do": "take_discard", "melds": [["4S", "5S", "6S"]],
+             "error": "bad_action"},
+            {"seat": 0, "do": "joker_button", "error": "bad_action"},
+            {"seat": 0, "do": "lay", "melds": [], "error": "bad_action"},
+            {"seat": 0, "do": "lay", "melds": [["4S", "5S", "6S"]], "atu": "yes",
+             "error": "bad_action"},
+            off(0, "4S", 0, end="middle", error="bad_action"),
+            take(0, -1, "4S 5S 6S", error="bad_action"),
+            disc(0, "JK", error="tile_not_in_hand"),
+            disc(0, "KC"),
+            take(1, 5, "KC KH KD", error="first_turn"),
+            draw(1),
+            lay(1, "JK 2H JK", error="first_turn"),
+            disc(1, "JK", error="joker_discard"),
+            disc(1, "2C"),
+            disc(0, "JK", error="wrong_phase"),
+            take(0, 5, "2C 3C 4C", error="bad_action"),
+            draw(0),
+            off(0, "4S", 9, error="bad_action"),
+            buy(0, "4S", 9, error="bad_action"),
+            lay(0, "4S 5S 6S 7S 8S", "QH QD QC", "2D 3D 4D", "9H 9C 9D"),
+            check(hand={"0": ["TD"]}, credits=[85, 0]),
+            disc(0, "TD"),
+            {"seat": 1, "do": "pass", "error": "bad_action"},
+            {"seat": 9, "do": "draw", "error": "bad_action"},
+            draw(1, error="round_over"),
+            disc(0, "TD", error="round_over"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [185, -100]},
+        note="seat 0: 4S..8S = 25, QH QD QC = 30, 2D 3D 4D = 15, 9H 9C 9D = 15: laid 85 + "
+             "100 (etalat) = 185. Seat 1 never laid: -100. Atu 6C: nothing.",
+    )
+
+
+@define("a31-remi45-3p-credits-scoring")
+def a31() -> Scenario:
+    return scenario(
+        "remi45 RULES A.7 A.10 A.11 A.16 A.1: 3 players; lay-offs onto opponents' melds are "
+        "credited to the layer (AD with end low on a 2..K run: 5), a buy-back moves the "
+        "joker place's credit to the buyer, who then holds the joker (50 in hand); seat 1 "
+        "goes out: laid + 50; seat 2 adds its atu pair",
+        "remi45",
+        ["2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD 7S AC 4C",
+         "JK 5S 6S KH KC KS AD TC JC 3H 4H 5H 6H 7H",
+         "7C 8C 9C QS QH QC 4S 2H 2C 3D 5C 6C 6H TH"],
+        atu="6C", stock="5H 8S 9S JS 3S 4H 8H",
+        steps=[
+            disc(0, "4C"),
+            *dd(1, "5H"),
+            *dd(2, "8S"),
+            draw(0),
+            lay(0, "2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD"),
+            disc(0, "9S"),
+            draw(1),
+            lay(1, "JK 5S 6S", "KH KC KS"),
+            off(1, "AD", 0, end="low"),
+            check(credits=[80, 50, 0],
+                  table=[["AD", "2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD", "JD",
+                          "QD", "KD"], ["JK", "5S", "6S"], ["KH", "KC", "KS"]]),
+            disc(1, "JS"),
+            draw(2),
+            lay(2, "7C 8C 9C", "QS QH QC"),
+            buy(2, "4S", 1),
+            check(credits=[80, 45, 50]),
+            disc(2, "3S"),
+            draw(0),
+            off(0, "7S", 1),
+            check(credits=[85, 45, 50], hand={"0": ["AC", "4H"]}),
+            disc(0, "4H"),
+            draw(1),
+            lay(1, "3H 4H 5H 6H 7H"),
+            off(1, "TC", 3),
+            off(1, "JC", 3),
+            check(credits=[85, 90, 50], hand={"1": ["8H"], "2": ["JK", "2H", "2C", "3D", "5C",
+                                                                 "6C", "6H", "TH"]}),
+            disc(1, "8H"),
+        ],
+        result={"over": True, "reason": "out", "out": 1, "scores": [60, 140, 10]},
+        note="seat 0: 2D..KD = 80, 7S on seat 1's run = 5: laid 85; hand AC = 25; 85 - 25 = "
+             "60. Seat 1: JK 5S 6S = 15 but the joker's 5 (4S) went to seat 2: 10, KH KC KS "
+             "= 30, AD low on seat 0's run = 5, 3H..7H = 25, TC + JC on seat 2's run = 20: "
+             "laid 90 + 50 = 140. Seat 2: 7C 8C 9C = 15, QS QH QC = 30, 4S bought in = 5: "
+             "laid 50; hand JK 50 + 2H 2C 3D 5C 6C 6H = 30 + TH 10 = 90; 50 - 90 = -40, + 50 "
+             "atu pair (dealt the other 6C) = 10.",
+    )
+
+
+@define("a32-etalat51-4p-first-seat-2")
+def a32() -> Scenario:
+    return scenario(
+        "etalat51 RULES A.1 A.2 A.8 A.16: 4 players, seat 2 first, turns 2 3 0 1 2 3 0 1 2; "
+        "50 is below_threshold, 55 opens; seat 2 goes out with a one-joker meld (JK 2D 3D: "
+        "the joker is AD low, 5): 100; two opened seats laid - hand (one with the atu "
+        "pair), one flat -100",
+        "etalat51",
+        ["AH 2H 3H 4H QS QD QC 9S 9D 9H AC 7D JC 6S",
+         "TH JH QH KH 5S 5H 5D JK 2C 4C 8S 3S 7S 8H",
+         "5C 6C 7C 8C 9C TS TH TD JK 2D 3D KS KH KD 4S",
+         "2S 4D 6D 8D TC JD 3C 5C 7H 9C JS KC AD 6H"],
+        atu="3S", first=2, stock="6S 7S 8S 9H KC 4H 2H QD",
+        steps=[
+            check(turn=2, hand_count=[14, 14, 15, 14], stock_count=48),
+            disc(2, "4S"),
+            check(turn=3),
+            *dd(3, "6S"),
+            check(turn=0),
+            *dd(0, "7S"),
+            check(turn=1),
+            *dd(1, "8S"),
+            check(turn=2),
+            draw(2),
+            lay(2, "5C 6C 7C 8C", "TS TH TD", error="below_threshold"),
+            lay(2, "5C 6C 7C 8C 9C", "TS TH TD"),
+            disc(2, "9H"),
+            *dd(3, "KC"),
+            draw(0),
+            lay(0, "AH 2H 3H 4H", "QS QD QC", "9S 9D 9H"),
+            disc(0, "4H"),
+            draw(1),
+            lay(1, "TH JH QH KH", "5S 5H 5D"),
+            disc(1, "2H"),
+            check(turn=2, credits=[65, 55, 55, 0], opened=[True, True, True, False]),
+            draw(2),
+            lay(2, "JK 2D 3D", "KS KH KD"),
+            disc(2, "QD"),
+        ],
+        result={"over": True, "reason": "out", "out": 2, "scores": [20, 25, 200, -100]},
+        note="seat 2: 5C..9C = 25 + TS TH TD = 30 (55 >= 51; 5C..8C + tens = 50 refused), "
+             "JK 2D 3D = 5 + 5 + 5, KS KH KD = 30: laid 100 + 100 (etalat) = 200. Seat 0: "
+             "AH 2H 3H 4H = 5 + 15 = 20, QS QD QC = 30, 9S 9D 9H = 15: laid 65; hand AC 25 + "
+             "7D 5 + JC 10 + 6S 5 = 45; 65 - 45 = 20. Seat 1: TH JH QH KH = 40 + 5S 5H 5D = "
+             "15: 55; hand JK 50 + 2C 4C 8S 3S 7S 8H = 30: 80; 55 - 80 = -25, + 50 atu pair "
+             "(dealt the other 3S) = 25. Seat 3 never laid: -100. Stock 106 - 57 - 1 = 48.",
+    )
+
+
+@define("a33-remi-atu-pair-dealt")
+def a33() -> Scenario:
+    return scenario(
+        "remi RULES A.16 A.9: the atu pair is about the deal: seat 0 was dealt the other 9C "
+        "and discards it, and still adds 50 when it goes out; seat 1 opens by taking that "
+        "9C from the row and gets no pair bonus",
+        "remi",
+        ["2S 3S 4S 9C 5H 6H 7H JD QD KD AS AH AD AC TC",
+         "7C 8C KS KH KD 2D 3D 4C 6S 8S TS JS QS 5D"],
+        atu="9C", stock="6D 8H 7D",
+        steps=[
+            disc(0, "TC"),
+            *dd(1, "6D"),
+            draw(0),
+            lay(0, "2S 3S 4S"),
+            disc(0, "9C"),
+            take(1, 2, "7C 8C 9C", "KS KH KD"),
+            disc(1, "5D"),
+            check(credits=[15, 45], row=["TC", "6D", "5D"]),
+            draw(0),
+            lay(0, "5H 6H 7H 8H", "JD QD KD", "AS AH AD AC"),
+            disc(0, "7D"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [265, -10]},
+        note="seat 0: 2S 3S 4S = 15, 5H..8H = 20, JD QD KD = 30, AS AH AD AC = 100: laid "
+             "165 + 50 = 215, + 50 atu pair (dealt the other 9C) = 265. Seat 1: 7C 8C 9C = "
+             "15 + KS KH KD = 30: 45; hand 2D 3D 4C 6S 8S = 25 + TS JS QS = 30: 55; 45 - 55 "
+             "= -10 (its 9C came from the row: no pair). Atu 9C: no doubling.",
+    )
+
+
+@define("a34-etalat-only-jokers-discard")
+def a34() -> Scenario:
+    return scenario(
+        "etalat RULES A.14 A.16 A.10: a hand of nothing but jokers may discard one "
+        "mid-round; with a natural beside it the joker can't go (joker_discard); later a "
+        "lay-off leaves the joker alone and discarding it goes out: (laid + 100) x 2",
+        "etalat",
+        ["2S 3S 4S 5S 6S 7S 8S 9S 9H TH JH QH JK JK 5D",
+         "2H 4H 6H 8H 3D 7D JD KD 2C 3C AC AD QC KC"],
+        atu="4D", stock="6C KH 7C 4C 8C TS",
+        steps=[
+            disc(0, "5D"),
+            *dd(1, "6C"),
+            draw(0),
+            lay(0, "2S 3S 4S 5S 6S 7S 8S 9S", "9H TH JH QH KH"),
+            check(hand={"0": ["JK", "JK"]}),
+            disc(0, "JK"),
+            check(hand={"0": ["JK"]}, turn=1, phase="take", row=["5D", "6C", "JK"]),
+            *dd(1, "7C"),
+            draw(0),
+            disc(0, "JK", error="joker_discard"),
+            disc(0, "4C"),
+            *dd(1, "8C"),
+            draw(0),
+            off(0, "TS", 0),
+            disc(0, "JK"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [390, -100]},
+        note="seat 0: 2S..9S = 40, 9H TH JH QH KH = 5 + 40 = 45, TS laid off = 10: laid 95 + "
+             "100 (etalat) = 195, x 2 (last discard a joker) = 390. Seat 1 never laid: -100.",
+    )
+
+
 def main(argv: list[str]) -> int:
     wanted = argv[1:]
     for slug, fn in DEFS:
