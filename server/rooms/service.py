@@ -252,7 +252,6 @@ class RoomService:
                 self._check_waiting(room)
                 mine[0].player_id = None
                 room.version += 1
-            # Leaving a private room forfeits access unless owner: show the public view.
             view = await self._view(session, room, player.id)
         if mine:
             await self.events.room_changed(view)

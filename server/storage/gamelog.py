@@ -176,7 +176,11 @@ class GameLog:
         winners: Sequence[int],
         rounds_played: int,
     ) -> bool:
-        """Store the match result and finish the room; False if it was already stored."""
+        """Store the match result and finish the room; False if it was already stored.
+
+        The primary key on ``match_results.room_id`` makes this exactly-once even when
+        two writers race (tests/server/storage/test_gamelog.py). The room must exist.
+        """
         try:
             async with self._db.transaction() as session:
                 session.add(
