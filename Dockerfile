@@ -1,4 +1,14 @@
 # Remi online server image: `docker compose up` runs it with PostgreSQL and Redis.
+
+# 1. The browser client (served by the app at / from web/dist).
+FROM node:20-slim AS web
+WORKDIR /web
+COPY web/package.json web/package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY web/ ./
+RUN npm run build
+
+# 2. The server.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -21,6 +31,7 @@ COPY server ./server
 COPY migrations ./migrations
 COPY alembic.ini ./
 RUN pip install --no-deps .
+COPY --from=web /web/dist ./web/dist
 
 ENV REMI_DATA_DIR=/data \
     REMI_HOST=0.0.0.0 \
