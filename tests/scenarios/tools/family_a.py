@@ -1380,6 +1380,49 @@ def a34() -> Scenario:
     )
 
 
+# --------------------------------------------------------------------- a35
+@define("a35-remi45-high-ace-joker-out-by-row-break")
+def a35() -> Scenario:
+    return scenario(
+        "remi45 RULES A.11 A.10 A.9 A.16 A.7: the joker of QH KH JK stands for the high AH: "
+        "the opponent buys it with AH (10 moves to the buyer) and lays JH off at the low end; "
+        "8S fits after 5S 6S 7S; seat 0 goes out in a turn that breaks the row into a new "
+        "meld holding a joker: bonus 100",
+        "remi45",
+        ["QH KH JK 5S 6S 7S 8C JK 2D 3D 4D 5D 6D KC 9H",
+         "9D TD JD KS KD KC AH JH 8S 9C 2S 4S 2H 4H"],
+        atu="7H", stock="8H TH 3S",
+        steps=[
+            disc(0, "9H"),
+            *dd(1, "8H"),
+            draw(0),
+            lay(0, "QH KH JK", "5S 6S 7S"),
+            check(credits=[45, 0]),
+            disc(0, "TH"),
+            draw(1),
+            lay(1, "9D TD JD", "KS KD KC"),
+            buy(1, "AH", 0),
+            check(credits=[35, 65], table=[["QH", "KH", "AH"], ["5S", "6S", "7S"],
+                                           ["9D", "TD", "JD"], ["KS", "KD", "KC"]]),
+            off(1, "JH", 0),
+            off(1, "8S", 1),
+            check(credits=[35, 80], table=[["JH", "QH", "KH", "AH"], ["5S", "6S", "7S", "8S"],
+                                           ["9D", "TD", "JD"], ["KS", "KD", "KC"]]),
+            disc(1, "9C"),
+            check(hand={"1": ["JK", "2S", "4S", "2H", "4H", "3S"]}),
+            take(0, 3, "8C 9C JK", "2D 3D 4D 5D 6D"),
+            check(hand={"0": ["KC"]}, credits=[80, 80]),
+            disc(0, "KC"),
+        ],
+        result={"over": True, "reason": "out", "out": 0, "scores": [180, 5]},
+        note="seat 0: QH KH JK = 10 + 10 + 10 (joker as AH high) and 5S 6S 7S = 15: 45; "
+             "after the buy-back the AH place (10) is seat 1's: 35; then 8C 9C JK = 5 + 5 + "
+             "10 (joker as TC) and 2D..6D = 25: laid 80 + 100 (the going-out turn laid a "
+             "joker meld, by breaking the row) = 180. Seat 1: 9D TD JD = 25, KS KD KC = 30, "
+             "AH 10, JH 10, 8S 5: laid 80; hand JK 50 + 2S 4S 2H 4H 3S = 25: 75; 80 - 75 = 5.",
+    )
+
+
 def main(argv: list[str]) -> int:
     wanted = argv[1:]
     for slug, fn in DEFS:
