@@ -273,6 +273,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       {
         class: "card create",
         "data-testid": "create-form",
+        novalidate: true, // the server validates the settings and says what is wrong
         onsubmit: async (e: Event) => {
           e.preventDefault();
           const famA = !f.variant.value.startsWith("remi101");

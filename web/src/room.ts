@@ -376,7 +376,19 @@ export class RoomPage {
 
   private async sendAction(action: Record<string, unknown>): Promise<void> {
     if (!this.conn) throw { code: "network", message: "not connected" } as ServerError;
-    await this.conn.request({ type: "action", base_version: this.version ?? 0, action });
+    const before = this.state.view;
+    try {
+      await this.conn.request({ type: "action", base_version: this.version ?? 0, action });
+    } catch (err) {
+      // Only presence or similar changed meanwhile (same turn, phase and hand): decide the
+      // same move again on the new version, once. Anything else goes back to the player.
+      const e = err as ServerError;
+      const v = this.state.view;
+      const same =
+        before && v && v.turn === before.turn && v.phase === before.phase && v.hand.join() === before.hand.join() && v.row_length === before.row_length && v.table.length === before.table.length;
+      if (e.code !== "stale_version" || !same || !this.conn) throw err;
+      await this.conn.request({ type: "action", base_version: this.version ?? 0, action });
+    }
   }
 
   private async queryFormations(formations: number[][]): Promise<{ answers: FormationAnswer[]; lock: OpeningLock | null }> {

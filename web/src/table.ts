@@ -305,7 +305,12 @@ export class Table {
       this.renderBanner();
       return;
     }
-    page.append(this.renderSeats(v), this.renderCenter(v), this.renderControls(v), this.renderRack(v));
+    if (v.seat === null || !this.rack) {
+      // A spectator: the table without a rack.
+      page.append(this.renderSeats(v), this.renderCenter(v), h("section", { class: "controls" }, h("div", { class: "status" }, this.statusText(v))));
+    } else {
+      page.append(this.renderSeats(v), this.renderCenter(v), this.renderControls(v), this.renderRack(v));
+    }
     this.root.append(page);
     if (this.summaryOpen && this.summary) this.root.append(this.renderSummary());
     this.renderBanner();
@@ -544,6 +549,7 @@ export class Table {
 
   private statusText(v: SeatView): string {
     if (v.over) return t("summary.title");
+    if (v.seat === null) return t("table.turn.other", { name: this.seatName(v.turn) });
     if (!this.myTurn) return t("table.turn.other", { name: this.seatName(v.turn) });
     const mine = v.seat !== null ? v.seats[v.seat] : null;
     let phase = v.phase === "take" ? (this.family === "B" ? t("table.phase.take101") : t("table.phase.take")) : t("table.phase.build");

@@ -1,0 +1,87 @@
+// The lobby: English toggle, a refused setting with the server's words, a public room
+// listed and joined from another browser, a private room joined by its code typed in.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { DESKTOP, launch, PHONE } from "./browser.mjs";
+import { shot } from "./play.mjs";
+import { startServer } from "./server.mjs";
+
+let server;
+const browsers = [];
+
+before(async () => {
+  server = await startServer();
+});
+
+after(async () => {
+  for (const b of browsers) await b.close();
+  await server?.stop();
+});
+
+async function player(name, options) {
+  const b = await launch(options);
+  browsers.push(b);
+  const page = await b.page();
+  await page.goto(server.url);
+  await page.fill("[data-testid=name-input]", name);
+  await page.click("[data-testid=name-save]");
+  await page.waitForSelector("[data-testid=create-form]");
+  return page;
+}
+
+test("lobby: language, settings errors, public rooms, invite codes", { timeout: 120_000 }, async () => {
+  const ana = await player("Ana", DESKTOP);
+
+  // Romanian by default; English one click away, and back.
+  assert.match(await ana.locator("[data-testid=create-room]").textContent(), /Creează camera/);
+  await ana.click("[data-testid=lang]");
+  await ana.waitForSelector("[data-testid=create-room]:has-text('Create the room')");
+  await shot(ana, "lobby-english-desktop.png");
+  await ana.click("[data-testid=lang]");
+  await ana.waitForSelector("[data-testid=create-room]:has-text('Creează camera')");
+
+  // A setting the server refuses comes back in words (target points must be ≥ 1).
+  await ana.selectOption("[data-testid=s-end]", "target");
+  await ana.fill("[data-testid=s-target]", "0");
+  await ana.click("[data-testid=create-room]");
+  await ana.waitForSelector("#toast.show");
+  assert.match(await ana.locator("#toast").textContent(), /end\.points/);
+  await ana.evaluate(() => document.getElementById("toast")?.classList.remove("show"));
+
+  // A public room of two, no bots: listed in another player's lobby, joined from there.
+  await ana.selectOption("[data-testid=s-end]", "rounds");
+  await ana.fill("[data-testid=s-rounds]", "3");
+  await ana.selectOption("[data-testid=s-variant]", "remi45");
+  await ana.selectOption("[data-testid=s-seats]", "2");
+  await ana.selectOption("[data-testid=s-vis]", "public");
+  await ana.uncheck("[data-testid=s-bots]");
+  await ana.click("[data-testid=create-room]");
+  await ana.waitForSelector("[data-testid=waiting-room]");
+  const roomId = decodeURIComponent(ana.url().split("#/room/")[1]);
+
+  const bogdan = await player("Bogdan", PHONE);
+  await bogdan.waitForSelector(`[data-testid=join-${roomId}]`);
+  assert.match(await bogdan.locator("[data-testid=public-rooms]").textContent(), /Remi 45.*Ana.*1\/2/s);
+  await bogdan.click(`[data-testid=join-${roomId}]`);
+  await bogdan.waitForSelector("[data-testid=wait-seat-1]:has-text('Bogdan')");
+  await ana.waitForSelector("[data-testid=wait-seat-1]:has-text('Bogdan')", { timeout: 10_000 });
+  await ana.click("[data-testid=start]");
+  await ana.waitForSelector("[data-testid=rack] .tile");
+  await bogdan.waitForSelector("[data-testid=rack] .tile");
+  assert.equal(await ana.locator("[data-testid=seat-1] .nm").textContent(), "Bogdan");
+
+  // A private room joined by typing its code.
+  const chris = await player("Cristina", DESKTOP);
+  await chris.selectOption("[data-testid=s-vis]", "private");
+  await chris.selectOption("[data-testid=s-seats]", "3");
+  await chris.click("[data-testid=create-room]");
+  await chris.waitForSelector("[data-testid=waiting-room]");
+  const link = await chris.locator("[data-testid=invite-link]").inputValue();
+  const code = decodeURIComponent(link.split("#/join/")[1]);
+  const dan = await player("Dan", DESKTOP);
+  // A private room is not listed.
+  assert.doesNotMatch(await dan.locator("[data-testid=public-rooms]").textContent(), /Cristina/);
+  await dan.fill("[data-testid=code-input]", code);
+  await dan.click("form.join button[type=submit]");
+  await dan.waitForSelector("[data-testid=wait-seat-1]:has-text('Dan')");
+});
