@@ -150,18 +150,19 @@ export function emptyStretch(state, n, avoid = []) {
 // ---------------------------------------------------------------- doing
 
 /** A pointer drag from one element's centre to another's, in small steps. */
+async function box(page, sel) {
+  for (let i = 0; i < 20; i++) {
+    const r = await page.locator(sel).boundingBox({ timeout: 5000 }).catch(() => null);
+    if (r) return r;
+    await page.waitForTimeout(100);
+  }
+  const dump = await read(page);
+  throw new Error(`drag: no ${sel} on the page: ${JSON.stringify(dump.rack)}`);
+}
+
 export async function drag(page, from, to) {
-  const box = async (sel) => {
-    for (let i = 0; i < 20; i++) {
-      const r = await page.locator(sel).boundingBox({ timeout: 5000 }).catch(() => null);
-      if (r) return r;
-      await page.waitForTimeout(100);
-    }
-    const dump = await read(page);
-    throw new Error(`drag: no ${sel} on the page: ${JSON.stringify(dump.rack)}`);
-  };
-  const a = await box(from);
-  const b = await box(to);
+  const a = await box(page, from);
+  const b = await box(page, to);
   await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
   await page.mouse.down();
   await page.mouse.move(a.x + a.width / 2 + 8, a.y + a.height / 2 - 8, { steps: 3 });
@@ -242,4 +243,22 @@ export async function layFormation(page, tiles) {
   await page.waitForFunction((n) => document.querySelectorAll("[data-testid=melds] .meld").length > n, melds);
   st = await read(page);
   return st.melds.findIndex((m) => tiles.every((t) => m.includes(t)));
+}
+
+/** A finger drag (Chrome DevTools touch events: what a phone sends). */
+export async function touchDrag(page, from, to) {
+  const a = await box(page, from);
+  const b = await box(page, to);
+  const cdp = await page.context().newCDPSession(page);
+  const at = (x, y) => [{ x, y, id: 1, radiusX: 4, radiusY: 4, force: 1 }];
+  const ax = a.x + a.width / 2;
+  const ay = a.y + a.height / 2;
+  const bx = b.x + b.width / 2;
+  const by = b.y + b.height / 2;
+  await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: at(ax, ay) });
+  for (let i = 1; i <= 10; i++) {
+    await cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: at(ax + ((bx - ax) * i) / 10, ay + ((by - ay) * i) / 10) });
+  }
+  await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
+  await cdp.detach();
 }

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { launch, PHONE } from "./browser.mjs";
-import { plainTurn, read, shot, waitMyTurn, waitNotMyTurn } from "./play.mjs";
+import { plainTurn, read, shot, slotSel, touchDrag, waitMyTurn, waitNotMyTurn } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
 let server;
@@ -43,6 +43,11 @@ test("Remi 101: take the last discard, the joker button", { timeout: 120_000 }, 
   let st = await waitMyTurn(page);
   assert.equal(st.hand.length, 22);
   assert.equal(st.phase, "build");
+  // A finger drag on the rack: a tile onto an empty slot.
+  const moved = st.hand[0];
+  const empty = st.rack.find((s) => s.tile === null).slot;
+  await touchDrag(page, slotSel(st.rack.find((s) => s.tile === moved).slot), slotSel(empty));
+  await page.waitForFunction(([s, t]) => document.querySelector(`[data-testid=rack] [data-slot="${s}"]`)?.dataset.tile === String(t), [empty, moved]);
   await plainTurn(page);
   await waitNotMyTurn(page);
 
@@ -54,11 +59,11 @@ test("Remi 101: take the last discard, the joker button", { timeout: 120_000 }, 
 
   // Taking the last discard: previewed, then held on the rack; the move goes only with a
   // real formation holding it, so the button says what is missing. Then given up.
+  // This time by dragging the discard onto an empty slot of the rack, with a finger.
   const top = st.row[st.row.length - 1];
-  await page.click(`[data-testid=row-${top.index}]`);
-  await page.waitForSelector("[data-testid=row-preview]");
-  await page.click("[data-testid=preview-take]");
-  await page.waitForSelector(`[data-testid=rack] .tile.pending[data-tile="${top.tile}"]`);
+  const free = st.rack.filter((s) => s.tile === null).map((s) => s.slot)[3];
+  await touchDrag(page, `[data-testid=row-${top.index}]`, slotSel(free));
+  await page.waitForSelector(`${slotSel(free)}.pending[data-tile="${top.tile}"]`);
   assert.ok(await page.locator("[data-testid=lay]").isDisabled());
   assert.match(await page.locator("[data-testid=lay]").textContent(), /Ia și etalează/);
   assert.match(await page.locator("[data-testid=lay-reason]").textContent(), /formație adevărată/);

@@ -742,18 +742,29 @@ export class Table {
 
   // ---------------------------------------------------------------- input
 
+  /** Clicks from the keyboard (Enter/Space: detail 0) and any the pointer path missed.
+   * Pointer taps are handled on pointerup, so a re-render between press and release (a bot
+   * moved meanwhile) never loses them. */
   private onClick(e: MouseEvent): void {
-    if (this.suppressClick) {
-      this.suppressClick = false;
+    if (e.detail > 0 && Date.now() < this.pointerTapUntil) {
       e.preventDefault();
       return;
     }
-    const target = (e.target as HTMLElement).closest<HTMLElement>("[data-act]");
-    if (!target || !this.root.contains(target)) return;
-    const act = target.dataset.act!;
-    if (act === "summary-close" && target.classList.contains("modal-back") && e.target !== target) return;
+    const act = this.actOf(e.target as HTMLElement);
+    if (!act) return;
     e.preventDefault();
     this.tap(act);
+  }
+
+  private pointerTapUntil = 0;
+
+  private actOf(el: HTMLElement): string | null {
+    const target = el.closest<HTMLElement>("[data-act]");
+    if (!target || !this.root.contains(target)) return null;
+    const act = target.dataset.act!;
+    // The backdrop closes the summary, the dialog inside it does not.
+    if (act === "summary-close" && target.classList.contains("modal-back") && el !== target) return null;
+    return act;
   }
 
   private tap(act: string): void {
@@ -1032,18 +1043,18 @@ export class Table {
 
   // ---------------------------------------------------------------- drag
 
-  private suppressClick = false;
-
   private onPointerDown(e: PointerEvent): void {
     if (e.button !== 0) return;
-    const src = (e.target as HTMLElement).closest<HTMLElement>("[data-drag]");
-    if (!src || !this.root.contains(src)) return;
-    const sel = this.parseSource(src.dataset.drag!);
-    if (!sel) return;
+    const act = this.actOf(e.target as HTMLElement);
+    const dragEl = (e.target as HTMLElement).closest<HTMLElement>("[data-drag]");
+    const src = dragEl && this.root.contains(dragEl) ? dragEl : null;
+    const sel = src ? this.parseSource(src.dataset.drag!) : null;
+    if (!act && !sel) return;
     const startX = e.clientX;
     const startY = e.clientY;
     let ghost: HTMLElement | null = null;
     let over: HTMLElement | null = null;
+    let wandered = false;
     const pointerId = e.pointerId;
 
     const targetAt = (x: number, y: number): HTMLElement | null => {
@@ -1055,6 +1066,10 @@ export class Table {
       if (ev.pointerId !== pointerId) return;
       if (!ghost) {
         if (Math.hypot(ev.clientX - startX, ev.clientY - startY) < 6) return;
+        if (!sel || !src) {
+          wandered = true; // not draggable: a scroll or a slip, not a tap
+          return;
+        }
         this.dragging = true;
         ghost = src.cloneNode(true) as HTMLElement;
         ghost.classList.add("ghost");
@@ -1080,13 +1095,19 @@ export class Table {
       window.removeEventListener("pointermove", move);
       window.removeEventListener("pointerup", up);
       window.removeEventListener("pointercancel", up);
-      if (!ghost) return; // a tap: the click handler does the rest
+      if (!ghost || !sel || !src) {
+        // A tap, handled here rather than on click.
+        if (ev.type === "pointerup" && act && !wandered) {
+          this.pointerTapUntil = Date.now() + 700;
+          this.tap(act);
+        }
+        return;
+      }
       ghost.remove();
       src.classList.remove("drag-src");
       over?.classList.remove("drop-hover");
       this.dragging = false;
-      this.suppressClick = true;
-      window.setTimeout(() => (this.suppressClick = false), 0);
+      this.pointerTapUntil = Date.now() + 700;
       const tgt = ev.type === "pointerup" ? targetAt(ev.clientX, ev.clientY) : null;
       if (tgt?.dataset.drop) this.dropOn(sel, tgt.dataset.drop);
       else if (sel.kind === "row" && !this.pending) {
