@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { DESKTOP, launch } from "./browser.mjs";
 import {
+  clickThrough,
   closeToast,
   drag,
   emptyStretch,
@@ -135,6 +136,17 @@ test("moves on the table: lay, lay-off, refusals, row break with preview", { tim
   await page.keyboard.press("Enter");
   await page.waitForFunction(([s, t]) => document.querySelector(`[data-testid=rack] [data-slot="${s}"]`)?.dataset.tile === String(t), [kTo, kTile]);
 
+  // Dropping a tile on another tile inserts it there: that tile (and those after it up to
+  // the next gap) shift one slot on.
+  st = await read(page);
+  const bSlot = st.rack.find((s) => s.tile !== null && s.slot % 14 < 13 && st.rack[s.slot + 1].tile === null)?.slot;
+  const bTile = st.rack[bSlot].tile;
+  const aTile = st.hand.find((t) => t !== bTile && Math.abs(slotOf(st, t) - bSlot) > 1);
+  await drag(page, slotSel(slotOf(st, aTile)), slotSel(bSlot));
+  await page.waitForFunction(([s, t]) => document.querySelector(`[data-testid=rack] [data-slot="${s}"]`)?.dataset.tile === String(t), [bSlot, aTile]);
+  now = await read(page);
+  assert.equal(slotOf(now, bTile), bSlot + 1, "the tile dropped on moved one slot on");
+
   // Finish the turn.
   st = await plainTurn(page);
 
@@ -212,9 +224,9 @@ test("moves on the table: lay, lay-off, refusals, row break with preview", { tim
   assert.ok(broke, "found a row break within the turns played");
 
   // English is one toggle away.
-  await page.click("[data-testid=lang]");
+  await clickThrough(page, "[data-testid=lang]");
   await page.waitForSelector("[data-testid=scores-open]:has-text('Scores')");
-  await page.click("[data-testid=lang]");
+  await clickThrough(page, "[data-testid=lang]");
   await page.waitForSelector("[data-testid=scores-open]:has-text('Scoruri')");
   assert.deepEqual(errors, []);
 });

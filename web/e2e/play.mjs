@@ -262,3 +262,17 @@ export async function touchDrag(page, from, to) {
   await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
   await cdp.detach();
 }
+
+/** Click, closing the round summary first if it pops up over the table meanwhile. */
+export async function clickThrough(page, sel) {
+  for (let i = 0; i < 5; i++) {
+    if ((await read(page)).summary) await page.click("[data-testid=summary-close]").catch(() => undefined);
+    try {
+      await page.click(sel, { timeout: 3000 });
+      return;
+    } catch {
+      /* covered: try again */
+    }
+  }
+  await page.click(sel);
+}
