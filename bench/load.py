@@ -66,12 +66,54 @@ def serve(port: int, data_dir: str, database_url: str) -> None:
     app.state.live.config = LiveConfig(
         bot_delay_seconds=0, round_pause_seconds=0.5, idle_actor_seconds=3600
     )
+    if os.environ.get("REMI_BENCH_GCLOG"):
+        import gc
+
+        started: dict[str, float] = {}
+
+        def _gc(phase: str, info: dict[str, int]) -> None:
+            if info["generation"] != 2:
+                return
+            if phase == "start":
+                started["t"] = time.perf_counter()
+            else:
+                ms = (time.perf_counter() - started.get("t", 0)) * 1000
+                n = len(gc.get_objects())
+                print(f"gc2 {ms:.1f} ms collected={info['collected']} objects={n}", file=sys.stderr)
+                if os.environ.get("REMI_BENCH_GCLOG") == "types" and n > 500_000:
+                    from collections import Counter
+
+                    top = Counter(type(o).__name__ for o in gc.get_objects()).most_common(12)
+                    print(top, file=sys.stderr)
+
+        gc.callbacks.append(_gc)
+    profile_path = os.environ.get("REMI_BENCH_PROFILE")
+    profiler = None
+    if profile_path:
+        import cProfile
+        import signal
+
+        def _exit(*_: object) -> None:
+            raise SystemExit(0)
+
+        signal.signal(signal.SIGTERM, _exit)  # uvicorn re-raises it after its shutdown
+        profiler = cProfile.Profile()
+        profiler.enable()
+    try:
+        _run(uvicorn, app, port, settings.max_frame_bytes)
+    finally:
+        if profiler is not None and profile_path:
+            profiler.disable()
+            profiler.dump_stats(profile_path)
+
+
+def _run(uvicorn: Any, app: Any, port: int, max_size: int) -> None:
     uvicorn.run(
         app,
         host="127.0.0.1",
         port=port,
         log_level="warning",
-        ws_max_size=settings.max_frame_bytes,
+        ws_max_size=max_size,
         ws_per_message_deflate=False,
         loop="uvloop",
         backlog=4096,
@@ -187,6 +229,7 @@ class Stats:
     last: list[float] = field(default_factory=list)
     moves: int = 0
     errors: int = 0
+    when: list[float] = field(default_factory=list)
 
 
 class Table:
@@ -231,6 +274,7 @@ class Table:
                 del q.arrivals[v]
         stats.ack.append(t_reply - t0)
         stats.last.append(last - t0)
+        stats.when.append(t0)
         stats.moves += 1
         return True
 
@@ -399,6 +443,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     data = tempfile.mkdtemp(prefix="remi-bench-")
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if args.profile:
+        env["REMI_BENCH_PROFILE"] = args.profile
     server = subprocess.Popen(
         [
             sys.executable,
@@ -447,6 +493,12 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             },
             "server_rss_kb": rss_kb(server.pid),
         }
+        if args.verbose:
+            start = min(stats.when)
+            slow = sorted(zip(stats.ack, stats.when, strict=True), reverse=True)[:15]
+            out["paced"]["slowest"] = [(round(a * 1000, 1), round(w - start, 2)) for a, w in slow]
+            out["paced"]["ack_ms"]["p90"] = round(pct(stats.ack, 0.9), 2)
+            out["paced"]["ack_ms"]["p95"] = round(pct(stats.ack, 0.95), 2)
         if args.saturate > 0:
             sat, elapsed = await saturated(tables, args.saturate)
             out["saturated"] = {
@@ -506,6 +558,7 @@ def cli() -> None:
     parser.add_argument("--saturate", type=float, default=15.0, help="0 to skip")
     parser.add_argument("--no-echo", dest="echo", action="store_false")
     parser.add_argument("--database-url", default="", help="default: SQLite in a temp dir")
+    parser.add_argument("--verbose", action="store_true", help="slowest moves, more centiles")
     parser.add_argument("--profile", default="", help="write the server's cProfile stats here")
     args = parser.parse_args()
     if args.cmd == "serve":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 from typing import TYPE_CHECKING
 
@@ -49,6 +50,11 @@ class LiveConfig(BaseSettings):
     )
     version_block: int = Field(
         default=1000, ge=32, description="Versions reserved in the database at a time."
+    )
+    gc_freeze: bool = Field(
+        default=True,
+        description="After start-up, move every object alive to the garbage collector's "
+        "permanent generation (shorter full collections, fewer latency spikes).",
     )
     send_queue_limit: int = Field(
         default=512, ge=8, description="Frames queued for a client before it is dropped as slow."
@@ -122,6 +128,9 @@ class LiveRooms:
                 await self.actor(room_id)
             except Exception:
                 log.exception("room_restore_failed", extra={"room_id": room_id})
+        if self.config.gc_freeze:
+            gc.collect()
+            gc.freeze()
 
     async def stop(self) -> None:
         """Stop every actor, then the journal."""

@@ -27,6 +27,7 @@ FAST = LiveConfig(
     round_pause_seconds=0.0,
     turn_time_scale=1.0,
     idle_actor_seconds=0.5,
+    gc_freeze=False,
 )
 
 
