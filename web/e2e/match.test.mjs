@@ -69,7 +69,7 @@ async function playUntilOver(pages, { onTurn } = {}) {
         continue;
       }
       if (st.mine && !st.busy) {
-        await plainTurn(p);
+        await plainTurn(p, [], { open: true });
         turns++;
         if (onTurn) await onTurn(p, turns);
       }
@@ -120,13 +120,22 @@ test("two players, invite link, bots, a round to its end, leave and rejoin", { t
   // leaves and comes back on another device.
   let phone = bogdan;
   let rejoined = false;
+  let shotsTaken = false;
   const pages = [ana, bogdan];
   await playUntilOver(pages, {
     onTurn: async (p, turns) => {
-      if (rejoined || turns < 4 || p !== bogdan) return;
+      // The table mid-round: taken on every turn until there is something on it.
+      if (!shotsTaken) {
+        const [sa, sb] = [await read(ana), await read(pages[1])];
+        if (!sa.summary && !sb.summary) {
+          await shot(ana, "table-desktop.png");
+          await shot(pages[1], "table-phone.png");
+          shotsTaken = sa.melds.length >= 3;
+        }
+      }
+      // Right after Bogdan's first turn (nobody can go out yet): leave and come back.
+      if (rejoined || p !== bogdan) return;
       rejoined = true;
-      await shot(ana, "table-desktop.png");
-      await shot(bogdan, "table-phone.png");
       // A distinctive rack: sorted by rank, then the first tile moved to the last slot.
       await bogdan.click("[data-testid=sort-rank]");
       let st = await read(bogdan);
@@ -185,5 +194,32 @@ test("two players, invite link, bots, a round to its end, leave and rejoin", { t
     "after one round the totals are the round's additions",
   );
   await shot(ana, "score-sheet-desktop.png");
+  assert.deepEqual(pageErrors, []);
+});
+
+test("a match of one round ends: winners on the summary and the score sheet", { timeout: 240_000 }, async () => {
+  const { page } = await open(PHONE);
+  await page.goto(server.url);
+  await page.fill("[data-testid=name-input]", "Elena");
+  await page.click("[data-testid=name-save]");
+  await page.waitForSelector("[data-testid=create-form]");
+  await page.selectOption("[data-testid=s-variant]", "remi");
+  await page.selectOption("[data-testid=s-seats]", "2");
+  await page.selectOption("[data-testid=s-end]", "rounds");
+  await page.fill("[data-testid=s-rounds]", "1");
+  await page.selectOption("[data-testid=s-vis]", "private");
+  await page.check("[data-testid=s-bots]");
+  await page.click("[data-testid=create-room]");
+  await page.click("[data-testid=start]");
+  await page.waitForSelector("[data-testid=rack] .tile");
+  await playUntilOver([page]);
+  await page.waitForSelector("[data-testid=summary]:has-text('Meciul s-a încheiat')");
+  await page.waitForSelector("[data-testid=summary] .winners");
+  await shot(page, "match-over-phone.png");
+  await page.click("[data-testid=summary-close]");
+  await page.click("[data-testid=scores-open]");
+  await page.waitForSelector("[data-testid=winners]");
+  assert.match(await page.locator("[data-testid=winners]").textContent(), /Câștigă/);
+  assert.equal(await page.locator("[data-testid=scores] tbody tr").count(), 1);
   assert.deepEqual(pageErrors, []);
 });

@@ -203,7 +203,7 @@ export async function waitNotMyTurn(page, timeout = 30_000) {
 }
 
 /** A plain turn: draw (unless it is the first player's first turn), discard a tile by tap. */
-export async function plainTurn(page, keep = []) {
+export async function plainTurn(page, keep = [], { open = false } = {}) {
   let st = await read(page);
   if (st.phase === "take") {
     const before = st.hand.length;
@@ -211,6 +211,14 @@ export async function plainTurn(page, keep = []) {
     await page.waitForFunction((n) => document.querySelectorAll("[data-testid=rack] .tile").length > n || document.querySelector("[data-testid=summary]"), before);
     st = await read(page);
     if (st.summary) return st;
+  }
+  if (open && !st.opened && !st.firstTurn) {
+    // Open with a natural run of three when the hand has one (classic Remi: a run is enough).
+    const run = findRun(st.hand, 3);
+    if (run && st.hand.length > 4) {
+      await layFormation(page, run);
+      st = await read(page);
+    }
   }
   const pick = [...st.hand].reverse().find((t) => !keep.includes(t) && !face(t).joker) ?? st.hand[st.hand.length - 1];
   await page.click(slotSel(slotOf(st, pick)));
@@ -231,8 +239,26 @@ export async function closeToast(page) {
 /** Put `tiles` side by side in a free stretch of the rack (by drag), wait for the server's
  * value above them, and lay with the button; returns the new meld's index. */
 export async function layFormation(page, tiles) {
+  const wanted = [...tiles];
   let st = await read(page);
-  const start = emptyStretch(st, tiles.length, tiles);
+  let start = emptyStretch(st, tiles.length, tiles);
+  if (start === null) {
+    // No room: sorting by suit puts runs apart, each bounded by gaps.
+    await page.click("[data-testid=sort-suit]");
+    st = await read(page);
+    start = emptyStretch(st, tiles.length, tiles);
+    if (start === null) {
+      const slots = tiles.map((t) => slotOf(st, t)).sort((a, b) => a - b);
+      const together = slots.every((x, i) => i === 0 || x === slots[i - 1] + 1) && Math.floor(slots[0] / 14) === Math.floor(slots[slots.length - 1] / 14);
+      if (together) {
+        // The formation starts at the first tile of its group.
+        let first = slots[0];
+        while (first % 14 > 0 && st.rack[first - 1].tile !== null) first--;
+        start = first;
+        tiles = [];
+      }
+    }
+  }
   assert.notEqual(start, null, "room on the rack for a formation");
   await placeTiles(page, tiles, start);
   // The server's answer: the formation's value written above it, the lay button unlocked.
@@ -242,7 +268,7 @@ export async function layFormation(page, tiles) {
   await page.click("[data-testid=lay]");
   await page.waitForFunction((n) => document.querySelectorAll("[data-testid=melds] .meld").length > n, melds);
   st = await read(page);
-  return st.melds.findIndex((m) => tiles.every((t) => m.includes(t)));
+  return st.melds.findIndex((m) => wanted.every((t) => m.includes(t)));
 }
 
 /** A finger drag (Chrome DevTools touch events: what a phone sends). */

@@ -525,6 +525,7 @@ export class Table {
       const label = this.pending.kind === "row" ? t("table.takeRow.send") : t("table.takeDiscard.send");
       return { enabled: ok && !this.busy, label, reason: ok ? "" : t("table.takeRow.need") };
     }
+    if (v.over) return { enabled: false, label: t("table.lay"), reason: "" };
     const label = valid.length ? (mine && !mine.opened ? t("table.lay.opening", { value }) : t("table.lay.value", { value })) : t("table.lay");
     if (!this.myTurn || v.phase !== "build") return { enabled: false, label, reason: this.myTurn ? "" : t("table.lay.notturn") };
     if (this.family === "A" && mine?.first_turn) return { enabled: false, label, reason: t("table.phase.first") };
