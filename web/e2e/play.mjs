@@ -3,10 +3,15 @@
 // under test does not.
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO } from "./server.mjs";
 
-export const SHOTS = join(REPO, "docs", "screenshots");
+// `npm run screenshots` (REMI_SCREENSHOTS=1) writes them to docs/screenshots/ for the
+// repository; otherwise (CI, scripts/test) they go to a temporary directory.
+export const SHOTS = process.env.REMI_SCREENSHOTS
+  ? join(REPO, "docs", "screenshots")
+  : join(tmpdir(), "remi-screenshots");
 mkdirSync(SHOTS, { recursive: true });
 
 export async function shot(page, name) {
