@@ -7,9 +7,10 @@ bot draws samples from that multiset to judge:
 * drawing: the mean estimate of the best turn over sampled stock tiles,
   compared with breaking the row / taking the discard;
 * its discard: for the few best candidates of the normal heuristic, the
-  mean estimate after one sampled next draw, minus the risk of feeding the
-  next seat, judged on sampled hands for that seat (its tile count, from the
-  unseen tiles) and what the table shows it can do with the tile.
+  risk of feeding the next seat is judged on sampled hands for that seat
+  (its tile count, from the unseen tiles) and what the table shows it can do
+  with the tile, instead of the heuristic's guess; optionally
+  (``discard_lookahead``) plus the mean estimate after a sampled next draw.
 
 All sampling uses the bot's own ``random.Random`` and fixed sample counts,
 so it is deterministic given the seed; the work is bounded by the counts
@@ -22,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from server.bots.bot import Bot
-from server.bots.planner import Ctx, Plan, best_plan, discard_scores, fits_table
+from server.bots.planner import Ctx, Plan, best_plan, danger, discard_scores, fits_table
 from server.rules.tiles import JOKER, face_of, rank_of, suit_of
 
 NODE_BUDGET = 30000  # solver nodes per decision before the sampling is cut short
@@ -91,25 +92,28 @@ class HardBot(Bot):
                 break
         if len(cands) == 1 or cands[0][0] - cands[1][0] > 12.0:
             return {"do": "discard", "tile": cands[0][1]}
-        draws = self._draw_samples(ctx, max(2, self.params.draw_samples // 2))
+        look = self.params.discard_lookahead
+        draws = self._draw_samples(ctx, max(2, self.params.draw_samples // 2)) if look else []
         hand = list(ctx.view.hand)
         best: tuple[float, int] | None = None
         for s, t in cands:
-            rest = [x for x in hand if x != t]
-            avoid = set(hand)
-            value = 0.0
-            done = 0
-            for f in draws:
-                if ctx.nodes > NODE_BUDGET and done >= 1:
-                    break
-                done += 1
-                plan = best_plan(ctx, [*rest, self._stand_in(f, avoid)], allow_atu=True,
-                                 node_limit=self.params.node_limit // 2,
-                                 potential=self.params.potential)
-                value += plan.estimate if plan is not None else -200.0
-            value /= max(1, done)
-            value -= self.feeding_risk(ctx, face_of(t))
-            value += 0.3 * s  # keep some of the heuristic's judgement
+            f = face_of(t)
+            # The sampled feeding risk replaces the heuristic's guess.
+            value = s + danger(ctx, f) - self.feeding_risk(ctx, f)
+            if draws:
+                rest = [x for x in hand if x != t]
+                avoid = set(hand)
+                ahead = 0.0
+                done = 0
+                for g in draws:
+                    if ctx.nodes > NODE_BUDGET and done >= 1:
+                        break
+                    done += 1
+                    plan = best_plan(ctx, [*rest, self._stand_in(g, avoid)], allow_atu=True,
+                                     node_limit=self.params.node_limit // 2,
+                                     potential=self.params.potential)
+                    ahead += plan.estimate if plan is not None else -200.0
+                value += look * ahead / max(1, done)
             if best is None or value > best[0]:
                 best = (value, t)
         assert best is not None

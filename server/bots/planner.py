@@ -23,7 +23,6 @@ from server.rules.tiles import JOKER, face_of, make_face, rank_of, suit_of
 from server.rules.views import SeatView
 
 FAKE_JOKER = 10_000  # stands for a joker-button joker while planning (never sent)
-GOING_OUT_TEMPO = 30.0  # going out ends the round: worth more than its bonus
 MAX_TAKE = 10  # deeper row takes (more tiles coming into the hand) are not considered
 
 
@@ -43,6 +42,12 @@ class Params:
     draw_samples: int = 0  # hard: sampled draws to value drawing / discards
     discard_candidates: int = 0  # hard: discards judged by sampling
     opp_samples: int = 0  # hard: sampled opponent hands for the feeding risk
+    joker_keep: int = 0  # laying a joker is worth this much less than its hand value
+    going_out_tempo: float = 30.0  # going out ends the round: worth more than its bonus
+    urgency_scale: float = 1.0  # how much tiles left in hand weigh against partial melds
+    discard_lookahead: float = 0.0
+    rollout_turns: int = 3  # hard: turns of the seat's own sampled future per discard
+    rollout_samples: int = 6  # hard: weight of the sampled next-draw estimate
     # Before opening a tile's value in hand matters less (flat -100 / -202) and high
     # tiles help reach the threshold: the discard weighs hand value by this much.
     unopened_value_a: float = 0.3
@@ -91,18 +96,20 @@ def make_ctx(view: SeatView, picked: set[int] | None = None,
 
 
 # ------------------------------------------------------------------ specs
-def _out_bonus(ctx: Ctx) -> tuple[float, float]:
+def out_bonus(ctx: Ctx) -> tuple[float, float]:
     """(going-out bonus, bonus when the last tile is a joker) in the solver's units."""
     v = ctx.view.variant
     if ctx.family_a:
-        base = v.out_bonus + GOING_OUT_TEMPO
-        joker = v.out_bonus_joker + GOING_OUT_TEMPO
+        tempo = ctx.params.going_out_tempo
+        base = v.out_bonus + tempo
+        joker = v.out_bonus_joker + tempo
         if v.joker_out_doubles:  # etalat: the seat's whole total doubles
             joker += 100 + ctx.view.seats[ctx.seat].credits
         return float(base), float(joker)
     from_hand = not any(s.opened for s in ctx.view.seats)
     mult = 2 if from_hand else 1
-    return float(101 * mult + GOING_OUT_TEMPO), float(202 * mult + GOING_OUT_TEMPO + 60)
+    tempo = ctx.params.going_out_tempo
+    return float(101 * mult + tempo), float(202 * mult + tempo + 60)
 
 
 def specs(ctx: Ctx, *, forced: int | None = None, allow_atu: bool = True,
@@ -111,11 +118,15 @@ def specs(ctx: Ctx, *, forced: int | None = None, allow_atu: bool = True,
     view = ctx.view
     variant = view.variant
     family = variant.family
-    ob, obj = _out_bonus(ctx)
+    ob, obj = out_bonus(ctx)
     forced_face = face_of(forced) if forced is not None else None
     common: dict[str, Any] = dict(table=ctx.table, layoffs=True, out_bonus=ob,
                                   out_bonus_joker=obj, forced_face=forced_face,
                                   node_limit=node_limit)
+    if ctx.params.joker_keep:
+        hv = list(ctx.hand_values)
+        hv[JOKER] -= ctx.params.joker_keep
+        common["hand_values"] = tuple(hv)
     if ctx.family_a:
         atu = None
         if (allow_atu and view.atu is not None and view.atu_taken_by is None):
@@ -175,7 +186,7 @@ def estimate(ctx: Ctx, plan: Plan, *, potential: bool = True) -> float:
     opened_after = ctx.opened or plan.opening is not None
     hv = ctx.hand_values
     left = sol.left
-    lam = ctx.know.urgency
+    lam = ctx.know.urgency * ctx.params.urgency_scale
     if ctx.family_a:
         laid = sum(sum(m.window.pos) for m in sol.melds) + sum(
             sum(m.window.pos[: len(m.faces)]) for m in sol.layoffs)
@@ -190,7 +201,7 @@ def estimate(ctx: Ctx, plan: Plan, *, potential: bool = True) -> float:
         else:
             value = -202.0 - 0.2 * lam * sum(hv[f] for f in left) - 2.0 * len(left)
     if sol.going_out:
-        ob, obj = _out_bonus(ctx)
+        ob, obj = out_bonus(ctx)
         value += obj if left and left[0] == JOKER else ob
     elif potential:
         value += hand_potential(ctx, left, opened_after)[0]
@@ -203,7 +214,7 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
     unseen = know.unseen
     hv = ctx.hand_values
     family_a = ctx.family_a
-    lam = know.urgency
+    lam = know.urgency * ctx.params.urgency_scale
     n = len(faces)
     keep = [0.0] * n
     total_unseen = max(1, know.unseen_total)
@@ -481,7 +492,7 @@ def discard_scores(ctx: Ctx, params: Params, rng_noise: float = 0.0) -> list[tup
         core = _core_melds(ctx, faces, params)
         return [(float(hv[face_of(t)]) - (100.0 if face_of(t) in core else 0.0), t)
                 for t in allowed]
-    lam = ctx.know.urgency
+    lam = ctx.know.urgency * params.urgency_scale
     if not ctx.opened:
         lam *= params.unopened_value_a if ctx.family_a else params.unopened_value_b
     keep = [0.0] * len(hand)
