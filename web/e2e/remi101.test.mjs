@@ -28,12 +28,13 @@ test("Remi 101: take the last discard, the joker button", { timeout: 120_000 }, 
   await page.fill("[data-testid=name-input]", "Ioana");
   await page.click("[data-testid=name-save]");
   await page.waitForSelector("[data-testid=create-form]");
+  await shot(page, "lobby-phone.png");
   await page.selectOption("[data-testid=s-variant]", "remi101");
   await page.selectOption("[data-testid=s-seats]", "2");
   await page.selectOption("[data-testid=s-vis]", "private");
   await page.check("[data-testid=s-bots]");
   await page.check("[data-testid=s-joker]");
-  await shot(page, "lobby-phone.png");
+  await shot(page, "room-settings-phone.png");
   await page.click("[data-testid=create-room]");
   await page.waitForSelector("[data-testid=start]");
   await page.click("[data-testid=start]");

@@ -214,6 +214,22 @@ const ro: Dict = {
   "err.not_authenticated": "Alege întâi un nume.",
   "err.room_not_found": "Camera nu există.",
   "err.invalid_request": "Date greșite",
+  "err.seq_reused": "Mesaj repetat.",
+  "err.internal_error": "Serverul nu a putut salva mutarea; nu s-a schimbat nimic.",
+  "err.invite_not_found": "Nicio cameră nu are acest cod.",
+  "err.room_full": "Toate locurile camerei sunt ocupate.",
+  "err.seat_taken": "Locul este ocupat.",
+  "err.room_not_waiting": "Meciul a început deja; locurile nu se mai schimbă.",
+  "err.not_owner": "Doar proprietarul camerei poate porni meciul.",
+  "err.no_players": "Nu stă nimeni la masă.",
+  "err.seats_empty": "Sunt locuri goale: așteaptă jucători sau alege boți pentru ele.",
+  "err.invalid_seat": "Loc inexistent.",
+  "err.invalid_token": "Codul nu este valid.",
+  "err.player_not_found": "Jucătorul nu există.",
+  "summary.note.closed (normal)": "a închis",
+  "summary.note.closed (joker)": "a închis cu joker",
+  "summary.note.closed (hand)": "a închis din mână",
+  "summary.note.closed (hand_joker)": "a închis din mână, cu joker",
 };
 
 const en: Dict = {

@@ -3,7 +3,7 @@
 // values, the opening lock and refusals come from its answers; the browser only asks.
 
 import { clear, h, toast } from "./dom";
-import { reason, t } from "./i18n";
+import { getLang, reason, t } from "./i18n";
 import { Rack, sameLayout, type Formation } from "./rack";
 import { faceOf, familyOf, rankKey, suitKey, tileEl, tileShort, type Family } from "./tiles";
 import type { FormationAnswer, OpeningLock, Scores, SeatMeta, SeatView } from "./types";
@@ -712,7 +712,8 @@ export class Table {
       if (b.atu_pair) parts.push(t("summary.atuPair", { n: b.atu_pair }));
       if (b.multiplier !== 1) parts.push(t("summary.mult", { n: b.multiplier }));
       const noteKey = `summary.note.${b.note}`;
-      const note = t(noteKey) === noteKey ? b.note : t(noteKey);
+      // The engine writes the notes in English; Romanian has its own words for them.
+      const note = getLang() === "ro" && t(noteKey) !== noteKey ? t(noteKey) : b.note;
       const hand = (v.hands?.[b.seat] ?? []).map((id) => tileEl(fam, id, { small: true }));
       return h(
         "li",
