@@ -64,7 +64,10 @@ def serve(port: int, data_dir: str, database_url: str) -> None:
     )
     app = create_app(settings)
     app.state.live.config = LiveConfig(
-        bot_delay_seconds=0, round_pause_seconds=0.5, idle_actor_seconds=3600
+        bot_delay_seconds=0,
+        round_pause_seconds=0.5,
+        idle_actor_seconds=3600,
+        gc_freeze_interval_seconds=float(os.environ.get("REMI_BENCH_GC_INTERVAL", "10")),
     )
     if os.environ.get("REMI_BENCH_GCLOG"):
         import gc
@@ -80,11 +83,19 @@ def serve(port: int, data_dir: str, database_url: str) -> None:
                 ms = (time.perf_counter() - started.get("t", 0)) * 1000
                 n = len(gc.get_objects())
                 print(f"gc2 {ms:.1f} ms collected={info['collected']} objects={n}", file=sys.stderr)
-                if os.environ.get("REMI_BENCH_GCLOG") == "types" and n > 500_000:
+                if os.environ.get("REMI_BENCH_GCLOG") == "types" and n > 150_000:
                     from collections import Counter
 
                     top = Counter(type(o).__name__ for o in gc.get_objects()).most_common(12)
                     print(top, file=sys.stderr)
+                    coros = Counter(
+                        getattr(o, "__qualname__", "?")
+                        for o in gc.get_objects()
+                        if type(o).__name__ == "coroutine"
+                    ).most_common(8)
+                    print(coros, file=sys.stderr)
+                    with contextlib.suppress(RuntimeError):
+                        print("tasks", len(asyncio.all_tasks()), file=sys.stderr)
 
         gc.callbacks.append(_gc)
     profile_path = os.environ.get("REMI_BENCH_PROFILE")
@@ -279,13 +290,26 @@ class Table:
         return True
 
 
+async def _post(http: httpx.AsyncClient, url: str, **kw: Any) -> httpx.Response:
+    """POST with a few retries (a pooled keep-alive connection may close under us)."""
+    for attempt in range(5):
+        try:
+            r = await http.post(url, **kw)
+            r.raise_for_status()
+            return r
+        except (httpx.RemoteProtocolError, httpx.ConnectError):
+            if attempt == 4:
+                raise
+            await asyncio.sleep(0.2)
+    raise AssertionError("unreachable")
+
+
 async def setup_tables(base: str, ws_base: str, n: int) -> tuple[list[Table], list[str]]:
     limits = httpx.Limits(max_connections=50)
     async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as http:
 
         async def player(i: int) -> str:
-            r = await http.post("/api/players", json={"display_name": f"p{i}"})
-            r.raise_for_status()
+            r = await _post(http, "/api/players", json={"display_name": f"p{i}"})
             token: str = r.json()["token"]
             return token
 
@@ -294,7 +318,8 @@ async def setup_tables(base: str, ws_base: str, n: int) -> tuple[list[Table], li
 
         async def room(t: int) -> str:
             own = tokens[4 * t]
-            r = await http.post(
+            r = await _post(
+                http,
                 "/api/rooms",
                 json={"variant": "remi", "seats": 4, "turn_seconds": 120},
                 headers={"Authorization": f"Bearer {own}"},
@@ -302,11 +327,11 @@ async def setup_tables(base: str, ws_base: str, n: int) -> tuple[list[Table], li
             r.raise_for_status()
             room_id: str = r.json()["id"]
             for s in range(1, 4):
-                rr = await http.post(
+                await _post(
+                    http,
                     f"/api/rooms/{room_id}/seats/{s}",
                     headers={"Authorization": f"Bearer {tokens[4 * t + s]}"},
                 )
-                rr.raise_for_status()
             return room_id
 
         rooms = await asyncio.gather(*(room(t) for t in range(n)))
@@ -348,11 +373,11 @@ async def start_all(base: str, tables: list[Table], tokens: list[str]) -> None:
 
         async def one(t: int) -> None:
             async with sem:
-                r = await http.post(
+                await _post(
+                    http,
                     f"/api/rooms/{tables[t].room}/start",
                     headers={"Authorization": f"Bearer {tokens[4 * t]}"},
                 )
-                r.raise_for_status()
 
         await asyncio.gather(*(one(t) for t in range(len(tables))))
     for table in tables:
@@ -479,9 +504,12 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         out["rss_per_idle_connection_kb"] = round((rss2 - rss1) / conns, 1)
         out["rss_per_playing_room_kb"] = round((rss3 - rss2) / args.tables, 1)
         out["rss_per_connection_all_in_kb"] = round((rss3 - rss1) / conns, 1)
+        if args.warmup > 0:
+            await paced(tables, args.interval, args.warmup)
         stats = await paced(tables, args.interval, args.duration)
         out["paced"] = {
             "interval_s": args.interval,
+            "warmup_s": args.warmup,
             "duration_s": args.duration,
             "moves": stats.moves,
             "errors": stats.errors,
@@ -555,6 +583,7 @@ def cli() -> None:
         "--interval", type=float, default=2.0, help="seconds between a table's moves"
     )
     parser.add_argument("--duration", type=float, default=30.0)
+    parser.add_argument("--warmup", type=float, default=30.0, help="paced play not measured")
     parser.add_argument("--saturate", type=float, default=15.0, help="0 to skip")
     parser.add_argument("--no-echo", dest="echo", action="store_false")
     parser.add_argument("--database-url", default="", help="default: SQLite in a temp dir")
@@ -567,8 +596,12 @@ def cli() -> None:
     if args.cmd == "echo":
         echo(args.port)
         return
+    import gc
+
     import uvloop
 
+    # The measuring side must not add pauses of its own: no cyclic GC in this process.
+    gc.disable()
     result = uvloop.run(main(args))
     print(json.dumps(result, indent=2))
 

@@ -56,6 +56,18 @@ class LiveConfig(BaseSettings):
         description="After start-up, move every object alive to the garbage collector's "
         "permanent generation (shorter full collections, fewer latency spikes).",
     )
+    gc_freeze_interval_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        description="Every so often, freeze what is alive (connections, rooms) so that full "
+        "collections only walk young objects; 0 = only once after start-up.",
+    )
+    gc_full_every: int = Field(
+        default=20,
+        ge=1,
+        description="Every Nth interval, unfreeze and collect everything once instead "
+        "(reclaims cyclic garbage among frozen objects).",
+    )
     send_queue_limit: int = Field(
         default=512, ge=8, description="Frames queued for a client before it is dropped as slow."
     )
@@ -104,6 +116,7 @@ class LiveRooms:
         self.actors: dict[str, RoomActor] = {}
         self._forward = forward
         self._locks: dict[str, asyncio.Lock] = {}
+        self._gc_task: asyncio.Task[None] | None = None
         self.started = False
 
     @property
@@ -131,9 +144,25 @@ class LiveRooms:
         if self.config.gc_freeze:
             gc.collect()
             gc.freeze()
+            if self.config.gc_freeze_interval_seconds > 0:
+                self._gc_task = asyncio.create_task(self._gc_loop())
+
+    async def _gc_loop(self) -> None:
+        """Keep full collections short: long-lived objects go to the permanent generation."""
+        n = 0
+        while True:
+            await asyncio.sleep(self.config.gc_freeze_interval_seconds)
+            n += 1
+            if n % self.config.gc_full_every == 0:
+                gc.unfreeze()
+                gc.collect()
+            gc.freeze()
 
     async def stop(self) -> None:
         """Stop every actor, then the journal."""
+        if self._gc_task is not None:
+            self._gc_task.cancel()
+            self._gc_task = None
         actors = list(self.actors.values())
         for actor in actors:
             actor.post("stop")
