@@ -19,8 +19,10 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 from redis.asyncio import Redis
 
-from server.api import health, players, rooms
+from server.api import health, lobby_events, players, rooms
 from server.api.errors import install_error_handlers
+from server.api.lobby_events import LobbyPublisher
+from server.bus import RedisBus
 from server.rooms.service import RoomEvents
 from server.services import Services, build_services
 from server.settings import Settings
@@ -63,7 +65,9 @@ def create_app(settings: Settings | None = None, events: RoomEvents | None = Non
     app.include_router(health.router)
     app.include_router(players.router)
     app.include_router(rooms.router)
-    live = install_live(app, services, events)  # /ws/rooms/{id} and the room actors
+    app.include_router(lobby_events.router)
+    # /ws/rooms/{id} and the room actors; lobby changes also go out on the bus
+    live = install_live(app, services, LobbyPublisher(services, events))
     _mount_web(app)  # keep last: it answers every path no route above took
     return app
 
@@ -84,6 +88,7 @@ async def _startup(services: Services) -> None:
         await migrate(settings, services.db.engine)
     if settings.redis_url:
         services.redis = Redis.from_url(settings.redis_url)
+        services.bus = RedisBus(services.redis)
     log.info(
         "app_started",
         extra={

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from redis.asyncio import Redis
 
+from server.bus import Bus, InProcessBus
 from server.identity import IdentityService
 from server.metrics import Metrics
 from server.rooms.service import RoomEvents, RoomService
@@ -25,6 +26,7 @@ class Services:
     rooms: RoomService
     gamelog: GameLog
     redis: Redis | None = field(default=None)
+    bus: Bus = field(default_factory=InProcessBus)  # Redis pub/sub once Redis is configured
 
 
 def build_services(settings: Settings, events: RoomEvents | None = None) -> Services:

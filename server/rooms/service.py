@@ -195,6 +195,7 @@ class RoomService:
             "room_created",
             extra={"room_id": room.id, "owner_id": owner.id, "variant": settings.variant},
         )
+        await self.events.room_changed(view)  # the lobby hears of a new room at once
         return view
 
     async def take_seat(
