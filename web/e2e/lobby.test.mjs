@@ -55,12 +55,15 @@ test("lobby: language, settings errors, public rooms, invite codes", { timeout: 
   await ana.selectOption("[data-testid=s-seats]", "2");
   await ana.selectOption("[data-testid=s-vis]", "public");
   await ana.uncheck("[data-testid=s-bots]");
+  // Bogdan's lobby is already open: the new room reaches it through the lobby event
+  // stream, well before the 15 s fallback poll could.
+  const bogdan = await player("Bogdan", PHONE);
+  await bogdan.waitForSelector("[data-testid=public-rooms]");
   await ana.click("[data-testid=create-room]");
   await ana.waitForSelector("[data-testid=waiting-room]");
   const roomId = decodeURIComponent(ana.url().split("#/room/")[1]);
 
-  const bogdan = await player("Bogdan", PHONE);
-  await bogdan.waitForSelector(`[data-testid=join-${roomId}]`);
+  await bogdan.waitForSelector(`[data-testid=join-${roomId}]`, { timeout: 5_000 });
   assert.match(await bogdan.locator("[data-testid=public-rooms]").textContent(), /Remi 45.*Ana.*1\/2/s);
   await bogdan.click(`[data-testid=join-${roomId}]`);
   await bogdan.waitForSelector("[data-testid=wait-seat-1]:has-text('Bogdan')");

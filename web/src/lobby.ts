@@ -24,6 +24,13 @@ export function parseInvite(text: string): { code?: string; room?: string } {
 export function renderLobby(app: App, opts: { joinCode?: string }): { dispose(): void; relabel(): void } {
   let timer = 0;
   let disposed = false;
+  // Lobby changes arrive as Server-Sent Events (from any server instance, over the bus);
+  // the slow poll below only covers a stream that could not be opened.
+  let events: EventSource | null = null;
+  const closeEvents = () => {
+    events?.close();
+    events = null;
+  };
   const root = app.root;
 
   const draw = () => {
@@ -217,7 +224,14 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     };
     load();
     window.clearInterval(timer);
-    timer = window.setInterval(load, 5000);
+    timer = window.setInterval(load, 15000);
+    closeEvents();
+    if (typeof EventSource !== "undefined") {
+      events = new EventSource("/api/lobby/events");
+      events.onmessage = () => {
+        if (!disposed) load();
+      };
+    }
     return box;
   }
 
@@ -367,9 +381,11 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     dispose() {
       disposed = true;
       window.clearInterval(timer);
+      closeEvents();
     },
     relabel() {
       window.clearInterval(timer);
+      closeEvents();
       draw();
     },
   };
