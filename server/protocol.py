@@ -470,7 +470,9 @@ class Snapshot(_Model):
         "null before the first round."
     )
     rack: list[int | None] | None = Field(
-        description="This seat's saved rack layout, reconciled with the hand; null for spectators."
+        description="This seat's saved rack layout, reconciled with the hand: a tile that left "
+        "the hand leaves an empty slot (null; no tile shifts), a new tile takes the first empty "
+        "slot or is appended; null for spectators."
     )
     deadline: float | None = Field(description="End of the current turn, unix seconds.")
     server_time: float = Field(description="The server's clock when sending, unix seconds.")

@@ -223,23 +223,41 @@ def view_dict(view: SeatView) -> dict[str, Any]:
 
 
 def normalize_rack(layout: list[int | None] | None, hand: list[int]) -> list[int | None]:
-    """A saved layout made to fit the hand: unknown tiles dropped, new ones appended.
+    """A saved layout made to fit the hand, every remaining tile kept in its slot.
+
+    A tile that left the hand (a discard, a meld laid, possibly by the bot playing
+    for an away seat) leaves an empty slot (``None``), so that no later tile
+    shifts; a tile the layout does not know (a draw) takes the first empty slot,
+    or is appended when there is none. A tile listed twice keeps its first slot.
 
     >>> normalize_rack([5, None, 9, 7], [7, 5, 11])
-    [5, None, 7, 11]
+    [5, 11, None, 7]
+    >>> normalize_rack([1, 2, 3, None, 4], [1, 3, 4])
+    [1, None, 3, None, 4]
+    >>> normalize_rack([1, 2], [1, 2, 8, 9])
+    [1, 2, 8, 9]
+    >>> normalize_rack(None, [3, 1])
+    [3, 1]
     """
     have = set(hand)
     out: list[int | None] = []
     seen: set[int] = set()
     for slot in layout or []:
-        if slot is None:
-            out.append(None)
-        elif slot in have and slot not in seen:
+        if slot is not None and slot in have and slot not in seen:
             out.append(slot)
             seen.add(slot)
-    out += [t for t in hand if t not in seen]
-    while out and out[-1] is None:
-        out.pop()
+        else:
+            out.append(None)
+    free = (i for i, slot in enumerate(out) if slot is None)
+    for tile in hand:
+        if tile in seen:
+            continue
+        seen.add(tile)
+        i = next(free, None)
+        if i is None:
+            out.append(tile)
+        else:
+            out[i] = tile
     return out
 
 

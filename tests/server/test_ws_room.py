@@ -213,7 +213,8 @@ async def test_leave_and_take_back_mid_turn_from_another_device(
         assert snap["view"]["turn"] == 1 and snap["view"]["phase"] == "build"
         new_tile = [t for t in snap["view"]["hand"] if t not in hand]
         assert len(new_tile) == 1
-        assert snap["rack"] == [*layout, new_tile[0]]  # his layout survived, new tile appended
+        # His layout survived; the drawn tile took the first empty slot.
+        assert snap["rack"] == [hand[-1], new_tile[0], *hand[:-1]]
         back = await a.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "presence")
         assert back["event"]["away"] is False
         await asyncio.sleep(0.9)  # the bot would have discarded by now: it stopped
@@ -223,6 +224,46 @@ async def test_leave_and_take_back_mid_turn_from_another_device(
         assert b2.frames[-1]["event"]["by"] == "player"
         await a.close()
         await b2.close()
+
+
+async def test_rack_keeps_every_slot_when_the_bot_plays_for_an_away_seat(srv: Server) -> None:
+    room, a, b, _, bob = await _two_player_room(srv)
+    await a.act(simple_move(a.view))  # type: ignore[arg-type]
+    await b.wait(lambda m: b.my_turn())
+    hand = list(b.view["hand"])  # type: ignore[index]
+    layout: list[int | None] = [*reversed(hand[:7]), None, None, *reversed(hand[7:])]
+    await b.send({"type": "rack", "seq": 1, "layout": layout})
+    await b.wait(lambda m: m["type"] == "ack" and m["seq"] == 1)
+    mark = len(a.frames)
+    await b.send({"type": "leave"})
+    # The bot plays Bob's whole turn: it draws, then discards.
+    discard = await a.wait(
+        lambda m: m["type"] == "event" and m["event"].get("seat") == 1
+        and m["event"].get("do") == "discard",
+        since=mark,
+    )
+    assert discard["event"]["by"] == "bot"
+    await b.close()
+    b2 = await srv.client(bob, room)
+    snap = await b2.hello()
+    now = snap["view"]["hand"]
+    rack = snap["rack"]
+    gone = [t for t in hand if t not in now]
+    drawn = [t for t in now if t not in hand]
+    assert len(now) == len(hand) and len(gone) == len(drawn) <= 1
+    assert sorted(t for t in rack if t is not None) == sorted(now)
+    assert len(rack) == len(layout)
+    # Every tile still in the hand is in the very slot Bob put it in: nothing shifted.
+    for i, tile in enumerate(layout):
+        if tile is not None and tile in now:
+            assert rack[i] == tile, (i, layout, rack)
+    if gone:  # the discarded tile's slot is free; the drawn tile took the first free slot
+        gaps = sorted([layout.index(None), layout.index(gone[0])])
+        assert (rack[gaps[0]], rack[gaps[1]]) == (drawn[0], None)
+    else:  # the bot discarded the tile it drew: the layout is exactly Bob's
+        assert rack == layout
+    await a.close()
+    await b2.close()
 
 
 async def test_spectator_sees_no_hand(srv: Server) -> None:

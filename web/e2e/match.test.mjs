@@ -30,22 +30,25 @@ async function open(options) {
   return { b, page };
 }
 
-/** The server's normalisation of a saved layout for a new hand (rejoin): tiles that left
- * are dropped, new ones appended, trailing gaps trimmed. */
+/** The server's normalisation of a saved layout for a new hand (rejoin): a tile that left
+ * leaves an empty slot (nothing shifts), a new tile takes the first empty slot (or is
+ * appended). */
 function normalise(layout, hand) {
   const have = new Set(hand);
-  const out = [];
   const seen = new Set();
-  for (const x of layout) {
-    if (x === null) out.push(null);
-    else if (have.has(x) && !seen.has(x)) {
-      out.push(x);
-      seen.add(x);
-    }
+  const out = layout.map((x) => {
+    if (x === null || !have.has(x) || seen.has(x)) return null;
+    seen.add(x);
+    return x;
+  });
+  for (const t of hand) {
+    if (seen.has(t)) continue;
+    seen.add(t);
+    const free = out.indexOf(null);
+    if (free >= 0) out[free] = t;
+    else out.push(t);
   }
-  for (const t of hand) if (!seen.has(t)) out.push(t);
-  while (out.length && out[out.length - 1] === null) out.pop();
-  return out;
+  return trim(out);
 }
 
 const trim = (layout) => {
