@@ -51,7 +51,6 @@ def serve(port: int, data_dir: str, database_url: str) -> None:
     import uvicorn
 
     from server.app import create_app
-    from server.rooms.live import LiveConfig
     from server.settings import Settings
 
     settings = Settings(
@@ -61,14 +60,12 @@ def serve(port: int, data_dir: str, database_url: str) -> None:
         reconnect_grace_seconds=3600,
         empty_room_grace_seconds=3600,
         rate_limit_messages=1_000_000,  # the saturated phase exceeds a human's budget
-    )
-    app = create_app(settings)
-    app.state.live.config = LiveConfig(
         bot_delay_seconds=0,
         round_pause_seconds=0.5,
         idle_actor_seconds=3600,
         gc_freeze_interval_seconds=float(os.environ.get("REMI_BENCH_GC_INTERVAL", "10")),
     )
+    app = create_app(settings)
     if os.environ.get("REMI_BENCH_GCLOG"):
         import gc
 

@@ -111,6 +111,43 @@ class Settings(BaseSettings):
         default=512, ge=0, description="Events a room keeps to replay to a reconnecting client."
     )
 
+    # --- live rooms (pacing, memory) ----------------------------------------
+    bot_delay_seconds: float = Field(
+        default=0.8, ge=0, description="Pause before each move of a bot (0 in tests)."
+    )
+    round_pause_seconds: float = Field(
+        default=5.0, ge=0, description="Pause between a round's end and the next deal."
+    )
+    turn_time_scale: float = Field(
+        default=1.0, gt=0, description="Multiplier of every room's turn time (tests use < 1)."
+    )
+    idle_actor_seconds: float = Field(
+        default=30.0, ge=0, description="A non-playing room with no connection stops after this."
+    )
+    version_block: int = Field(
+        default=1000, ge=32, description="Versions reserved in the database at a time."
+    )
+    gc_freeze: bool = Field(
+        default=True,
+        description="After start-up, move every object alive to the garbage collector's "
+        "permanent generation (shorter full collections, fewer latency spikes).",
+    )
+    gc_freeze_interval_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        description="Every so often, freeze what is alive (connections, rooms) so that full "
+        "collections only walk young objects; 0 = only once after start-up.",
+    )
+    gc_full_every: int = Field(
+        default=20,
+        ge=1,
+        description="Every Nth interval, unfreeze and collect everything once instead "
+        "(reclaims cyclic garbage among frozen objects).",
+    )
+    send_queue_limit: int = Field(
+        default=512, ge=8, description="Frames queued for a client before it is dropped as slow."
+    )
+
     # --- WebSocket safety --------------------------------------------------
     rate_limit_messages: int = Field(
         default=100, ge=1, description="Messages a connection may send per window."

@@ -30,7 +30,7 @@ from server.protocol import (
     parse_client,
 )
 from server.rooms.actor import PONG, Conn, error_frame
-from server.rooms.live import LiveConfig, LiveRooms
+from server.rooms.live import LiveRooms
 from server.rooms.service import RoomError
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ router = APIRouter()
 
 def install_live(app: FastAPI, services: Services, events: RoomEvents | None = None) -> LiveRooms:
     """Create the live rooms for ``app``, make them the room service's event sink, add the route."""
-    live = LiveRooms(services, LiveConfig(), forward=events)
+    live = LiveRooms(services, forward=events)
     services.rooms.events = live
     app.state.live = live
     app.include_router(router)
@@ -121,7 +121,7 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         await websocket.send_text(error_frame(None, "room_not_found", f"no room {room_id!r}"))
         await websocket.close(code=4404)
         return
-    conn = Conn(player.id, live.config.send_queue_limit)
+    conn = Conn(player.id, settings.send_queue_limit)
     actor = await live.attach(room_id, conn)
     writer = asyncio.create_task(_writer(websocket, conn))
     metrics = services.metrics

@@ -324,7 +324,7 @@ class RoomActor:
     @property
     def turn_seconds(self) -> float:
         base = self.settings.turn_seconds or self.ctx.settings.default_turn_seconds
-        return float(base) * self.ctx.config.turn_time_scale
+        return float(base) * self.ctx.settings.turn_time_scale
 
     async def _main(self) -> None:
         try:
@@ -388,11 +388,11 @@ class RoomActor:
         now = self.loop.time()
         if self.idle_since is None:
             self.idle_since = now
-        return now >= self.idle_since + self.ctx.config.idle_actor_seconds
+        return now >= self.idle_since + self.ctx.settings.idle_actor_seconds
 
     async def _reserve_ahead(self) -> None:
         if self.reserved - self.version < 16:
-            self.reserved = self.version + self.ctx.config.version_block
+            self.reserved = self.version + self.ctx.settings.version_block
             await self.ctx.gamelog.set_version(self.room_id, self.reserved)
 
     # ------------------------------------------------------------------ boot / restore
@@ -601,7 +601,7 @@ class RoomActor:
             slot.gone_at = None
             if not slot.away and self.status == "playing":
                 slot.away = True
-                self.bot_at = self.loop.time() + self.ctx.config.bot_delay_seconds
+                self.bot_at = self.loop.time() + self.ctx.settings.bot_delay_seconds
                 self._emit(self._presence(slot))
         self._update_empty()
 
@@ -769,7 +769,7 @@ class RoomActor:
         state = self.round
         assert state is not None
         now = self.loop.time()
-        self.bot_at = now + self.ctx.config.bot_delay_seconds
+        self.bot_at = now + self.ctx.settings.bot_delay_seconds
         if state.over:
             await self._finish_round()
         elif state.turn != prev_turn:
@@ -778,7 +778,7 @@ class RoomActor:
     def _begin_turn(self) -> None:
         self.turn_timed_out = False
         self._set_deadline(self.turn_seconds)
-        self.bot_at = self.loop.time() + self.ctx.config.bot_delay_seconds
+        self.bot_at = self.loop.time() + self.ctx.settings.bot_delay_seconds
 
     def _set_deadline(self, seconds: float) -> None:
         self.turn_deadline = self.loop.time() + seconds
@@ -874,7 +874,7 @@ class RoomActor:
         await self.ctx.gamelog.finish_round(self.round_id, asdict(result), scores)
         self.turn_deadline = None
         self.turn_deadline_wall = None
-        pause = self.ctx.config.round_pause_seconds
+        pause = self.ctx.settings.round_pause_seconds
         self._emit(
             _Public(
                 {
@@ -929,7 +929,7 @@ class RoomActor:
                 slot.gone_at = None
                 if not slot.away and self.status == "playing":
                     slot.away = True
-                    self.bot_at = now + self.ctx.config.bot_delay_seconds
+                    self.bot_at = now + self.ctx.settings.bot_delay_seconds
                     self._emit(self._presence(slot))
         if self.status != "playing":
             return False
@@ -971,7 +971,7 @@ class RoomActor:
             elif self.turn_deadline is not None:
                 times.append(self.turn_deadline)
         elif not self.conns:
-            times.append(self.loop.time() + self.ctx.config.idle_actor_seconds)
+            times.append(self.loop.time() + self.ctx.settings.idle_actor_seconds)
         return min(times) if times else None
 
     # ------------------------------------------------------------------ rack and queries

@@ -3,7 +3,9 @@
 :class:`LiveRooms` creates a :class:`~server.rooms.actor.RoomActor` when a
 connection arrives or the owner starts a match, restores every playing room
 at start-up, and listens to the lobby (it is the
-:class:`~server.rooms.service.RoomEvents` of the room service).
+:class:`~server.rooms.service.RoomEvents` of the room service). Its pacing (bot
+delay, round pause, turn time scale, ...) is read from the injected
+:class:`~server.settings.Settings`, like everything else.
 """
 
 from __future__ import annotations
@@ -13,9 +15,6 @@ import contextlib
 import gc
 import logging
 from typing import TYPE_CHECKING
-
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from server.rooms.actor import Conn, RoomActor
 from server.rooms.journal import Journal
@@ -31,54 +30,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class LiveConfig(BaseSettings):
-    """Pacing of the live rooms (environment prefix ``REMI_``)."""
-
-    model_config = SettingsConfigDict(env_prefix="REMI_", extra="ignore")
-
-    bot_delay_seconds: float = Field(
-        default=0.8, ge=0, description="Pause before each move of a bot (0 in tests)."
-    )
-    round_pause_seconds: float = Field(
-        default=5.0, ge=0, description="Pause between a round's end and the next deal."
-    )
-    turn_time_scale: float = Field(
-        default=1.0, gt=0, description="Multiplier of every room's turn time (tests use < 1)."
-    )
-    idle_actor_seconds: float = Field(
-        default=30.0, ge=0, description="A non-playing room with no connection stops after this."
-    )
-    version_block: int = Field(
-        default=1000, ge=32, description="Versions reserved in the database at a time."
-    )
-    gc_freeze: bool = Field(
-        default=True,
-        description="After start-up, move every object alive to the garbage collector's "
-        "permanent generation (shorter full collections, fewer latency spikes).",
-    )
-    gc_freeze_interval_seconds: float = Field(
-        default=30.0,
-        ge=0,
-        description="Every so often, freeze what is alive (connections, rooms) so that full "
-        "collections only walk young objects; 0 = only once after start-up.",
-    )
-    gc_full_every: int = Field(
-        default=20,
-        ge=1,
-        description="Every Nth interval, unfreeze and collect everything once instead "
-        "(reclaims cyclic garbage among frozen objects).",
-    )
-    send_queue_limit: int = Field(
-        default=512, ge=8, description="Frames queued for a client before it is dropped as slow."
-    )
-
-
 class LiveContext:
     """What an actor needs from the server."""
 
-    def __init__(self, services: Services, config: LiveConfig, rooms: LiveRooms) -> None:
+    def __init__(self, services: Services, rooms: LiveRooms) -> None:
         self.services = services
-        self.config = config
         self.journal = Journal(services.db)
         self._rooms = rooms
 
@@ -105,14 +61,9 @@ class LiveContext:
 class LiveRooms:
     """Running room actors of this process; also the room service's event sink."""
 
-    def __init__(
-        self,
-        services: Services,
-        config: LiveConfig | None = None,
-        forward: RoomEvents | None = None,
-    ) -> None:
+    def __init__(self, services: Services, forward: RoomEvents | None = None) -> None:
         self.services = services
-        self.ctx = LiveContext(services, config or LiveConfig(), self)
+        self.ctx = LiveContext(services, self)
         self.actors: dict[str, RoomActor] = {}
         self._forward = forward
         self._locks: dict[str, asyncio.Lock] = {}
@@ -120,12 +71,9 @@ class LiveRooms:
         self.started = False
 
     @property
-    def config(self) -> LiveConfig:
-        return self.ctx.config
-
-    @config.setter
-    def config(self, value: LiveConfig) -> None:
-        self.ctx.config = value
+    def settings(self) -> Settings:
+        """The server's settings: the live rooms' pacing is read from them."""
+        return self.services.settings
 
     async def start(self) -> None:
         """Start the journal and restore every room whose match is being played."""
@@ -141,19 +89,19 @@ class LiveRooms:
                 await self.actor(room_id)
             except Exception:
                 log.exception("room_restore_failed", extra={"room_id": room_id})
-        if self.config.gc_freeze:
+        if self.settings.gc_freeze:
             gc.collect()
             gc.freeze()
-            if self.config.gc_freeze_interval_seconds > 0:
+            if self.settings.gc_freeze_interval_seconds > 0:
                 self._gc_task = asyncio.create_task(self._gc_loop())
 
     async def _gc_loop(self) -> None:
         """Keep full collections short: long-lived objects go to the permanent generation."""
         n = 0
         while True:
-            await asyncio.sleep(self.config.gc_freeze_interval_seconds)
+            await asyncio.sleep(self.settings.gc_freeze_interval_seconds)
             n += 1
-            if n % self.config.gc_full_every == 0:
+            if n % self.settings.gc_full_every == 0:
                 gc.unfreeze()
                 gc.collect()
             gc.freeze()

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from server.app import create_app
 from server.settings import Settings
 
 
@@ -43,6 +44,22 @@ def test_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert s.log_level == "DEBUG"
 
 
+def test_live_room_pacing_is_in_the_one_settings_object(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("REMI_BOT_DELAY_SECONDS", "0.25")
+    monkeypatch.setenv("REMI_ROUND_PAUSE_SECONDS", "2")
+    monkeypatch.setenv("REMI_SEND_QUEUE_LIMIT", "64")
+    monkeypatch.setenv("REMI_GC_FREEZE", "false")
+    s = Settings(data_dir=tmp_path)
+    assert (s.bot_delay_seconds, s.round_pause_seconds) == (0.25, 2.0)
+    assert s.send_queue_limit == 64 and s.gc_freeze is False
+    # The live rooms read the settings the app was given; nothing else reads the environment.
+    app = create_app(s)
+    assert app.state.live.settings is s
+    assert app.state.live.ctx.settings.bot_delay_seconds == 0.25
+
+
 def test_comma_separated_origins(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REMI_ALLOWED_ORIGINS", "https://a.example, https://b.example")
     assert Settings().allowed_origins == ["https://a.example", "https://b.example"]
@@ -55,6 +72,8 @@ def test_comma_separated_origins(monkeypatch: pytest.MonkeyPatch) -> None:
         ("REMI_PORT", "0"),
         ("REMI_DATABASE_SCHEMA", "bad schema"),
         ("REMI_COOKIE_SAMESITE", "none"),
+        ("REMI_TURN_TIME_SCALE", "0"),
+        ("REMI_VERSION_BLOCK", "8"),
     ],
 )
 def test_invalid_environment(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:

@@ -10,7 +10,6 @@ import pytest
 from conftest import base_settings
 from wsharness import FAST, Client, Server, play_until, running_server, simple_move
 
-from server.rooms.live import LiveConfig
 from server.settings import Settings
 
 
@@ -127,9 +126,7 @@ async def test_reconnect_replays_missed_events_or_sends_a_snapshot(srv: Server) 
 
 
 async def test_timeout_bot_unresponsive_and_return(sqlite_settings: Settings) -> None:
-    config = LiveConfig(
-        bot_delay_seconds=0.0, round_pause_seconds=0.0, turn_time_scale=0.02, idle_actor_seconds=1
-    )  # 15 s turns become 0.3 s
+    config = {**FAST, "turn_time_scale": 0.02, "idle_actor_seconds": 1}  # 15 s turns: 0.3 s
     settings = sqlite_settings.model_copy(update={"rate_limit_messages": 100_000})
     async with running_server(settings, config) as srv:
         _room, a, b, _, _ = await _two_player_room(srv, turn_seconds=15)
@@ -187,9 +184,7 @@ async def test_timeout_bot_unresponsive_and_return(sqlite_settings: Settings) ->
 async def test_leave_and_take_back_mid_turn_from_another_device(
     sqlite_settings: Settings,
 ) -> None:
-    config = LiveConfig(
-        bot_delay_seconds=0.6, round_pause_seconds=0.0, turn_time_scale=1.0, idle_actor_seconds=1
-    )
+    config = {**FAST, "bot_delay_seconds": 0.6, "idle_actor_seconds": 1}
     async with running_server(sqlite_settings, config) as srv:
         room, a, b, _, bob = await _two_player_room(srv)
         await a.act(simple_move(a.view))  # type: ignore[arg-type]

@@ -19,16 +19,24 @@ from websockets.exceptions import ConnectionClosed
 
 from server.app import create_app
 from server.protocol import validate_server
-from server.rooms.live import LiveConfig, LiveRooms
+from server.rooms.live import LiveRooms
 from server.settings import Settings
 
-FAST = LiveConfig(
-    bot_delay_seconds=0.0,
-    round_pause_seconds=0.0,
-    turn_time_scale=1.0,
-    idle_actor_seconds=0.5,
-    gc_freeze=False,
-)
+FAST: dict[str, Any] = {
+    "bot_delay_seconds": 0.0,
+    "round_pause_seconds": 0.0,
+    "turn_time_scale": 1.0,
+    "idle_actor_seconds": 0.5,
+    "gc_freeze": False,
+}
+"""Live-room pacing for the tests (overrides of :class:`Settings` fields)."""
+
+
+def with_overrides(settings: Settings, overrides: dict[str, Any]) -> Settings:
+    """``settings`` with some fields replaced (validated: unknown names are refused)."""
+    unknown = set(overrides) - set(Settings.model_fields)
+    assert not unknown, f"not settings: {sorted(unknown)}"
+    return Settings.model_validate({**settings.model_dump(), **overrides})
 
 
 @dataclass
@@ -101,12 +109,15 @@ def free_socket() -> socket.socket:
 
 @asynccontextmanager
 async def running_server(
-    settings: Settings, config: LiveConfig = FAST, sock: socket.socket | None = None
+    settings: Settings, live: dict[str, Any] = FAST, sock: socket.socket | None = None
 ) -> AsyncIterator[Server]:
-    """Start the app under uvicorn on a free loopback port; stop it on exit."""
+    """Start the app under uvicorn on a free loopback port; stop it on exit.
+
+    ``live`` overrides settings for this server (the live rooms' pacing by default).
+    """
+    settings = with_overrides(settings, live)
     app = create_app(settings)
-    live: LiveRooms = app.state.live
-    live.config = config
+    rooms: LiveRooms = app.state.live
     sock = sock or free_socket()
     port = sock.getsockname()[1]
     cfg = uvicorn.Config(
@@ -128,7 +139,7 @@ async def running_server(
     base = f"http://127.0.0.1:{port}"
     async with httpx.AsyncClient(base_url=base, timeout=10) as http:
         try:
-            yield Server(base, f"ws://127.0.0.1:{port}", live, http, server, settings)
+            yield Server(base, f"ws://127.0.0.1:{port}", rooms, http, server, settings)
         finally:
             server.should_exit = True
             with contextlib.suppress(Exception):
