@@ -1,9 +1,9 @@
 """Lobby change notifications over the bus, streamed to browsers as Server-Sent Events.
 
-Every instance publishes the public rooms whose seats or status changed on the
-``lobby`` topic of the bus (:mod:`server.bus`); ``GET /api/lobby/events``
-streams them, so a lobby refreshes when something changes on any instance
-instead of polling. A message only names the room and its status: the client
+Every instance publishes the public rooms whose seats or status changed (created,
+seated, started, finished) on the ``lobby`` topic of the bus (:mod:`server.bus`);
+``GET /api/lobby/events`` streams them, so a lobby refreshes when something
+changes on any instance instead of polling. A message only names the room and its status: the client
 refetches the lobby, whose answer is filtered for it. Private rooms are never
 announced.
 """
@@ -56,6 +56,11 @@ class LobbyPublisher:
         if self._forward is not None:
             await self._forward.room_started(room)
 
+    async def room_finished(self, room: RoomView) -> None:
+        await self._announce(room, "finished")
+        if self._forward is not None:
+            await self._forward.room_finished(room)
+
 
 @router.get(
     "/events",
@@ -64,7 +69,8 @@ class LobbyPublisher:
     responses={200: {"content": {"text/event-stream": {}}}},
 )
 async def lobby_events(request: Request, services: ServicesDep) -> StreamingResponse:
-    """``data: {"event", "room", "status", "free_seats"}`` per change; a comment line
+    """``data: {"event", "room", "status", "free_seats"}`` per change (``event``:
+    ``changed``, ``started`` or ``finished``); a comment line
     every 15 s keeps proxies from closing the stream."""
 
     async def stream() -> AsyncIterator[str]:

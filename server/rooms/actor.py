@@ -917,6 +917,7 @@ class RoomActor:
             )
         )
         log.info("match_over", extra={"room_id": self.room_id, "reason": reason})
+        self.ctx.match_over(self.room_id)
 
     # ------------------------------------------------------------------ timers
 

@@ -57,6 +57,10 @@ class LiveContext:
     def forget(self, actor: RoomActor) -> None:
         self._rooms.forget(actor)
 
+    def match_over(self, room_id: str) -> None:
+        """The actor stored the match result: tell the listeners (off the actor's path)."""
+        self._rooms.match_over(room_id)
+
 
 class LiveRooms:
     """Running room actors of this process; also the room service's event sink."""
@@ -68,6 +72,7 @@ class LiveRooms:
         self._forward = forward
         self._locks: dict[str, asyncio.Lock] = {}
         self._gc_task: asyncio.Task[None] | None = None
+        self._notices: set[asyncio.Task[None]] = set()
         self.started = False
 
     @property
@@ -123,6 +128,8 @@ class LiveRooms:
                     with contextlib.suppress(BaseException):
                         await actor.task
         self.actors.clear()
+        if self._notices:
+            await asyncio.wait(set(self._notices), timeout=5)
         await self.ctx.journal.stop()
         self.started = False
 
@@ -172,3 +179,22 @@ class LiveRooms:
             actor.post("started")
         if self._forward is not None:
             await self._forward.room_started(room)
+
+    async def room_finished(self, room: RoomView) -> None:
+        if self._forward is not None:
+            await self._forward.room_finished(room)
+
+    def match_over(self, room_id: str) -> None:
+        """Announce a finished match as :meth:`room_finished` in a task of its own."""
+        task = asyncio.create_task(self._announce_finished(room_id))
+        self._notices.add(task)
+        task.add_done_callback(self._notices.discard)
+
+    async def _announce_finished(self, room_id: str) -> None:
+        try:
+            room = await self.services.rooms.room_view(room_id)
+            await self.room_finished(room)
+        except Exception as exc:  # a notification must never break a room
+            log.warning(
+                "room_finished_notice_failed", extra={"room_id": room_id, "error": repr(exc)}
+            )

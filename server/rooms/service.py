@@ -142,6 +142,9 @@ class RoomEvents(Protocol):
     async def room_started(self, room: RoomView) -> None:
         """The owner started the match: the actor should deal round 1."""
 
+    async def room_finished(self, room: RoomView) -> None:
+        """The match ended (end condition met or abandoned); its result is stored."""
+
 
 class NoRoomEvents:
     """The default :class:`RoomEvents`: nobody listens."""
@@ -150,6 +153,9 @@ class NoRoomEvents:
         return None
 
     async def room_started(self, room: RoomView) -> None:
+        return None
+
+    async def room_finished(self, room: RoomView) -> None:
         return None
 
 
@@ -299,6 +305,12 @@ class RoomService:
             seats = await self._seats(session, room.id)
             self._check_access(room, viewer_id, code, seats)
             return await self._view(session, room, viewer_id, seats)
+
+    async def room_view(self, room_id: str) -> RoomView:
+        """A room as nobody in particular sees it (no invite code): for notifications."""
+        async with self._db.transaction() as session:
+            room = await self._load_room(session, room_id)
+            return await self._view(session, room, None)
 
     async def lobby(self, limit: int = 100) -> list[RoomView]:
         """Public rooms that are waiting for players, newest first."""

@@ -19,6 +19,8 @@ import pytest
 from conftest import base_settings
 from wsharness import Server, running_server
 
+from server.rooms.service import RoomView
+
 REDIS_URL = os.environ.get("REMI_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
 
@@ -65,6 +67,70 @@ async def test_public_room_changes_are_streamed_private_rooms_are_not(tmp_path: 
         await server.sit(token2, public, 1)
         seated = await asyncio.wait_for(events.get(), 5)
         assert (seated["room"], seated["free_seats"]) == (public, 0)
+
+
+class Recorder:
+    """A RoomEvents listener that keeps (event, room id, status)."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str, str]] = []
+        self.finished = asyncio.Event()
+
+    async def room_changed(self, room: RoomView) -> None:
+        self.seen.append(("changed", room.id, room.status))
+
+    async def room_started(self, room: RoomView) -> None:
+        self.seen.append(("started", room.id, room.status))
+
+    async def room_finished(self, room: RoomView) -> None:
+        self.seen.append(("finished", room.id, room.status))
+        self.finished.set()
+
+
+async def test_a_finished_match_reaches_the_lobby(tmp_path: Path) -> None:
+    recorder = Recorder()
+    # Nobody left at the table: the match ends (abandoned) after half a second.
+    settings = base_settings(data_dir=tmp_path, database_url="", empty_room_grace_seconds=0.5)
+    async with running_server(settings, events=recorder) as server, \
+            lobby_stream(server) as events:
+        _, token = await server.player("Ana")
+        rooms = {}
+        for public in (False, True):
+            room = await server.room(
+                token, variant="remi45", seats=2, fill_with_bots=True, public=public
+            )
+            client = await server.client(token, room)
+            await client.hello()
+            await server.start(token, room)
+            await client.wait(
+                lambda m: m["type"] == "event" and m["event"]["do"] == "round_start"
+            )
+            await client.send({"type": "leave"})
+            end = await client.wait(
+                lambda m: m["type"] == "event" and m["event"]["do"] == "match_over", timeout=15
+            )
+            assert end["event"]["reason"] == "abandoned"
+            await client.close()
+            rooms[public] = room
+        while True:  # the public room's earlier changes come first
+            message = await asyncio.wait_for(events.get(), 5)
+            assert message["room"] != rooms[False], "a private room is never announced"
+            if message["event"] == "finished":
+                break
+        assert message == {
+            "event": "finished", "room": rooms[True], "status": "finished", "free_seats": 0
+        }
+        # Every listener hears of both rooms' ends, private ones included.
+        for _ in range(50):
+            if sum(1 for e in recorder.seen if e[0] == "finished") == 2:
+                break
+            await asyncio.sleep(0.1)
+        finished = [e for e in recorder.seen if e[0] == "finished"]
+        assert sorted(finished) == sorted(
+            ("finished", room, "finished") for room in rooms.values()
+        )
+        sheet = await server.scores(rooms[True])
+        assert sheet["finished"]
 
 
 async def test_a_room_on_one_instance_reaches_a_lobby_on_another_through_redis(

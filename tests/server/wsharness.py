@@ -20,6 +20,7 @@ from websockets.exceptions import ConnectionClosed
 from server.app import create_app
 from server.protocol import validate_server
 from server.rooms.live import LiveRooms
+from server.rooms.service import RoomEvents
 from server.settings import Settings
 
 FAST: dict[str, Any] = {
@@ -109,14 +110,18 @@ def free_socket() -> socket.socket:
 
 @asynccontextmanager
 async def running_server(
-    settings: Settings, live: dict[str, Any] = FAST, sock: socket.socket | None = None
+    settings: Settings,
+    live: dict[str, Any] = FAST,
+    sock: socket.socket | None = None,
+    events: RoomEvents | None = None,
 ) -> AsyncIterator[Server]:
     """Start the app under uvicorn on a free loopback port; stop it on exit.
 
-    ``live`` overrides settings for this server (the live rooms' pacing by default).
+    ``live`` overrides settings for this server (the live rooms' pacing by default);
+    ``events`` hears every room event (after the live rooms and the lobby bus).
     """
     settings = with_overrides(settings, live)
-    app = create_app(settings)
+    app = create_app(settings, events)
     rooms: LiveRooms = app.state.live
     sock = sock or free_socket()
     port = sock.getsockname()[1]
