@@ -106,7 +106,7 @@ class Bot:
         if view.stock_count == 0:
             draw = float("-inf")  # drawing would end the round with nobody out
         est, action = max(options, key=lambda o: o[0])
-        if est > draw + 1.0:
+        if est > draw + self.params.take_margin:
             return action
         return {"do": "draw"}
 

@@ -23,7 +23,6 @@ from server.rules.tiles import JOKER, face_of, make_face, rank_of, suit_of
 from server.rules.views import SeatView
 
 FAKE_JOKER = 10_000  # stands for a joker-button joker while planning (never sent)
-MAX_TAKE = 10  # deeper row takes (more tiles coming into the hand) are not considered
 
 
 @dataclass
@@ -42,6 +41,9 @@ class Params:
     draw_samples: int = 0  # hard: sampled draws to value drawing / discards
     discard_candidates: int = 0  # hard: discards judged by sampling
     opp_samples: int = 0  # hard: sampled opponent hands for the feeding risk
+    max_take: int = 10  # deeper row takes (more tiles coming in) are not considered
+    take_tile_cost: float = 1.0  # per extra tile a row take brings into the hand
+    take_margin: float = 1.0  # a take must beat drawing by this much
     joker_keep: int = 0  # laying a joker is worth this much less than its hand value
     going_out_tempo: float = 30.0  # going out ends the round: worth more than its bonus
     urgency_scale: float = 1.0  # how much tiles left in hand weigh against partial melds
@@ -417,7 +419,7 @@ def take_options(ctx: Ctx, params: Params) -> list[tuple[float, dict[str, Any]]]
         hand = list(view.hand)
         for index in reversed(indices):
             coming = view.row[index - view.row_offset:]
-            if len(coming) > MAX_TAKE:
+            if len(coming) > params.max_take:
                 break
             taken = coming[0]
             if not _could_meld(face_of(taken), [face_of(t) for t in hand + coming[1:]], ctx):
@@ -433,7 +435,7 @@ def take_options(ctx: Ctx, params: Params) -> list[tuple[float, dict[str, Any]]]
                 if action is not None:
                     ctx.errors.append(f"take plan refused: {check(view, action)} {action}")
                 continue
-            out.append((plan.estimate - 1.0 * (len(coming) - 1), action))
+            out.append((plan.estimate - params.take_tile_cost * (len(coming) - 1), action))
     if (params.joker_button and view.joker_button and view.joker_credits >= 1
             and not view.button_used):
         plan = best_plan(ctx, [*view.hand, FAKE_JOKER], node_limit=params.node_limit,
