@@ -144,6 +144,12 @@ class Settings(BaseSettings):
         description="Every Nth interval, unfreeze and collect everything once instead "
         "(reclaims cyclic garbage among frozen objects).",
     )
+    heartbeat_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="How often the live rooms record that the server is alive (also at "
+        "shutdown); after a restart, turn deadlines are extended by the downtime since.",
+    )
     send_queue_limit: int = Field(
         default=512, ge=8, description="Frames queued for a client before it is dropped as slow."
     )

@@ -25,6 +25,7 @@ import secrets
 import time
 from collections import OrderedDict, deque
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from server.protocol import (
@@ -62,6 +63,7 @@ from server.rules.views import SeatView
 if TYPE_CHECKING:
     from server.rooms.live import LiveContext
     from server.rooms.service import RoomView
+    from server.storage.gamelog import RoundRecord
 
 log = logging.getLogger(__name__)
 
@@ -431,7 +433,7 @@ class RoomActor:
         self.empty_since = now
         current = record.current_round
         if current is not None:
-            self._restore_round(current)
+            self._restore_round(current, record.last_alive)
             if self.round is not None and self.round.over:
                 await self._finish_round()
         elif self.match is not None and self.match.over:
@@ -464,7 +466,7 @@ class RoomActor:
         self.match = match
         self.round_number = len(history)
 
-    def _restore_round(self, current: Any) -> None:
+    def _restore_round(self, current: Any, last_alive: datetime | None = None) -> None:
         options = RoundOptions.from_dict(current.options)
         deal_data = current.options.get("deal") if isinstance(current.options, dict) else None
         players = len(self.seats)
@@ -479,22 +481,37 @@ class RoomActor:
         )
         self.round_id = current.id
         self.round_number = current.number
-        # Turn deadline, extended by the downtime: the time the turn had used when the
-        # last write happened is kept; the rest starts now.
-        turn_start = current.created_at
-        for a in current.actions:
-            if a.action.get("do") == "discard":
-                turn_start = a.created_at
-        last = current.actions[-1].created_at if current.actions else current.created_at
-        used = max(0.0, (last - turn_start).total_seconds())
-        remaining = max(self.turn_seconds - used, min(self.turn_seconds, 5.0))
-        self._set_deadline(remaining)
+        self._set_deadline(self._restored_turn_left(current, last_alive))
         # Resends of the logged moves are answered as accepted.
         by_seat = {s.seat: s.player_id for s in self.seats if s.player_id}
         for a in current.actions:
             pid = by_seat.get(a.seat)
             if a.client_seq is not None and a.source == "player" and pid:
                 self._results(pid).put(a.client_seq, None, ack_frame(a.client_seq, self.version))
+
+    def _restored_turn_left(self, current: RoundRecord, last_alive: datetime | None) -> float:
+        """Seconds left of the restored turn: its deadline extended by the downtime.
+
+        The turn started with the round or its last discard; it ran until the server
+        stopped (``rooms.last_alive``: written at shutdown and every heartbeat; after a
+        crash the last logged action may be later); the time it had left then is what it
+        has now. At least a few seconds, so that a returning player can still act.
+        """
+        turn_start = current.created_at
+        for a in current.actions:
+            if a.action.get("do") == "discard":
+                turn_start = a.created_at
+        stopped = current.actions[-1].created_at if current.actions else current.created_at
+        if last_alive is not None and last_alive > stopped:
+            stopped = last_alive
+        used = max(0.0, (stopped - turn_start).total_seconds())
+        downtime = max(0.0, (datetime.now(UTC) - stopped).total_seconds())
+        left = max(self.turn_seconds - used, min(self.turn_seconds, 5.0))
+        log.info(
+            "turn_deadline_restored",
+            extra={"room_id": self.room_id, "downtime_s": round(downtime, 3), "left_s": left},
+        )
+        return left
 
     # ------------------------------------------------------------------ commands
 

@@ -72,6 +72,7 @@ class LiveRooms:
         self._forward = forward
         self._locks: dict[str, asyncio.Lock] = {}
         self._gc_task: asyncio.Task[None] | None = None
+        self._heartbeat_task: asyncio.Task[None] | None = None
         self._notices: set[asyncio.Task[None]] = set()
         self.started = False
 
@@ -94,6 +95,8 @@ class LiveRooms:
                 await self.actor(room_id)
             except Exception:
                 log.exception("room_restore_failed", extra={"room_id": room_id})
+        # Only now: every restored room has read the last_alive of the previous run.
+        self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
         if self.settings.gc_freeze:
             gc.collect()
             gc.freeze()
@@ -111,11 +114,33 @@ class LiveRooms:
                 gc.collect()
             gc.freeze()
 
+    def _playing(self) -> list[str]:
+        return [i for i, a in self.actors.items() if a.status == "playing" and not a.stopped]
+
+    async def heartbeat(self, room_ids: list[str] | None = None) -> None:
+        """Record that this server is playing its rooms now (``rooms.last_alive``)."""
+        try:
+            await self.services.gamelog.mark_alive(
+                self._playing() if room_ids is None else room_ids
+            )
+        except Exception as exc:  # the database is down: the next beat will do
+            log.warning("heartbeat_failed", extra={"error": repr(exc)})
+
+    async def _heartbeat_loop(self) -> None:
+        """Every ``heartbeat_seconds``: a restart measures the downtime from the last beat."""
+        while True:
+            await self.heartbeat()
+            await asyncio.sleep(self.settings.heartbeat_seconds)
+
     async def stop(self) -> None:
-        """Stop every actor, then the journal."""
-        if self._gc_task is not None:
-            self._gc_task.cancel()
-            self._gc_task = None
+        """Stop every actor, record the time of the stop, then stop the journal."""
+        for task in (self._gc_task, self._heartbeat_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+        self._gc_task = self._heartbeat_task = None
+        playing = self._playing() if self.started else []
         actors = list(self.actors.values())
         for actor in actors:
             actor.post("stop")
@@ -130,6 +155,8 @@ class LiveRooms:
         self.actors.clear()
         if self._notices:
             await asyncio.wait(set(self._notices), timeout=5)
+        # The last beat: the rooms were played until now (their actors have stopped).
+        await self.heartbeat(playing)
         await self.ctx.journal.stop()
         self.started = False
 

@@ -14,7 +14,9 @@ acknowledges or broadcasts anything:
    becomes ``finished``.
 
 On start-up :meth:`GameLog.unfinished_rooms` and :meth:`GameLog.load` give
-everything needed to rebuild each live room by replaying its current round.
+everything needed to rebuild each live room by replaying its current round;
+:meth:`GameLog.mark_alive` (periodically and at shutdown) records until when the
+rooms were being played, so that the turn deadlines are extended by the downtime.
 """
 
 from __future__ import annotations
@@ -87,6 +89,8 @@ class RoomRecord:
     """Every round, oldest first; the last one carries its actions if unfinished."""
     totals: list[int]
     """Sum of the finished rounds' scores, per seat."""
+    last_alive: datetime | None = None
+    """When the server playing the room was last known alive (None: never recorded)."""
 
     @property
     def current_round(self) -> RoundRecord | None:
@@ -217,6 +221,17 @@ class GameLog:
                 .values(version=version)
             )
 
+    async def mark_alive(self, room_ids: Sequence[str], when: datetime | None = None) -> None:
+        """Record that the server playing these rooms is alive (``rooms.last_alive``)."""
+        if not room_ids:
+            return
+        async with self._db.transaction() as session:
+            await session.execute(
+                update(Room)
+                .where(Room.id.in_(list(room_ids)), Room.status == "playing")
+                .values(last_alive=when or utcnow())
+            )
+
     async def unfinished_rooms(self) -> list[str]:
         """Ids of rooms whose match is being played."""
         async with self._db.transaction() as session:
@@ -305,4 +320,5 @@ class GameLog:
             ],
             rounds=records,
             totals=totals,
+            last_alive=room.last_alive,
         )

@@ -91,6 +91,8 @@ class Room(Base):
     """A table: its settings, owner and lifecycle status.
 
     ``version`` increases with every change of the room's persisted state.
+    ``last_alive`` (while playing) is when the server running the room was last
+    known alive: a restart extends the turn deadlines by the downtime since then.
     """
 
     __tablename__ = "rooms"
@@ -109,6 +111,7 @@ class Room(Base):
     started_at: Mapped[datetime | None] = mapped_column(default=None)
     finished_at: Mapped[datetime | None] = mapped_column(default=None)
     version: Mapped[int] = mapped_column(Integer, default=0)
+    last_alive: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class Seat(Base):

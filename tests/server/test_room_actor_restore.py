@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from datetime import datetime
 
 from sqlalchemy import func, select
-from wsharness import running_server, simple_move
+from wsharness import FAST, running_server, simple_move
 
 from server.settings import Settings
 from server.storage.database import Database
-from server.storage.models import Action, MatchResult, Round
+from server.storage.models import Action, MatchResult, Room, Round
 
 
 async def _logged(db: Database, room_id: str) -> list[tuple[int, int, str, int | None]]:
@@ -83,6 +85,75 @@ async def test_commit_before_ack_and_restore_after_restart(settings: Settings) -
         assert [r[0] for r in await _logged(srv2.live.services.db, room)] == [1, 2, 3, 4]
         await a.close()
         await b.close()
+
+
+async def _last_alive(db: Database, room_id: str) -> datetime | None:
+    async with db.transaction() as session:
+        return await session.scalar(select(Room.last_alive).where(Room.id == room_id))
+
+
+async def test_turn_deadline_is_extended_by_the_real_downtime(settings: Settings) -> None:
+    live = {**FAST, "heartbeat_seconds": 0.2}
+    async with running_server(settings, live) as srv:
+        _, ana = await srv.player("Ana")
+        _, bob = await srv.player("Bob")
+        room = await srv.room(ana, variant="remi45", seats=2, turn_seconds=30)
+        await srv.sit(bob, room, 1)
+        a = await srv.client(ana, room)
+        b = await srv.client(bob, room)
+        await a.hello()
+        await b.hello()
+        await srv.start(ana, room)
+        await b.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "round_start")
+        ack = await a.act(simple_move(a.view))  # type: ignore[arg-type]
+        assert ack["type"] == "ack"
+        await b.wait(lambda m: b.my_turn())
+        turn_started = time.time()
+        db = srv.live.services.db
+        # The heartbeat records that the room is being played.
+        await asyncio.sleep(0.6)
+        beat = await _last_alive(db, room)
+        assert beat is not None and abs(beat.timestamp() - time.time()) < 1.0
+        # Bob thinks for 4 s (nothing is logged meanwhile), then the server stops.
+        await asyncio.sleep(3.4)
+        await a.close()
+        await b.close()
+    stopped = await _last_alive_after(settings, room)
+    assert stopped is not None and stopped.timestamp() - turn_started > 3.9
+
+    await asyncio.sleep(2.0)  # downtime
+
+    async with running_server(settings, live) as srv2:
+        b = await srv2.client(bob, room)
+        snap = await b.hello()
+        assert snap["type"] == "snapshot" and snap["view"]["turn"] == 1
+        left = snap["deadline"] - snap["server_time"]
+        # 30 s turn, about 4 s used before the stop: about 26 s left. Measured from the
+        # last logged action (the discard that began the turn) it would be 30 s; not
+        # extended at all, about 24 s.
+        assert 24.5 < left < 27.0, left
+        await b.close()
+
+
+async def _last_alive_after(settings: Settings, room_id: str) -> datetime | None:
+    db = Database(settings)
+    try:
+        return await _last_alive(db, room_id)
+    finally:
+        await db.dispose()
+
+
+async def test_a_heartbeat_marks_only_playing_rooms(settings: Settings) -> None:
+    async with running_server(settings, {**FAST, "heartbeat_seconds": 0.1}) as srv:
+        _, ana = await srv.player("Ana")
+        waiting = await srv.room(ana, variant="remi45", seats=2)
+        a = await srv.client(ana, waiting)
+        await a.hello()
+        await asyncio.sleep(0.3)
+        assert await _last_alive(srv.live.services.db, waiting) is None
+        await srv.live.services.gamelog.mark_alive([waiting])
+        assert await _last_alive(srv.live.services.db, waiting) is None  # not playing
+        await a.close()
 
 
 async def test_match_result_is_recorded_once(settings: Settings) -> None:
