@@ -4,14 +4,13 @@ The handshake checks the Origin against the allowlist and authenticates the
 player (cookie or bearer token). Each frame is size-checked and counted
 against the connection's message budget before it is parsed; every message
 is validated by :mod:`server.protocol` and then handed to the room's actor.
-Frames to the client go through the connection's queue and writer task, so a
-slow client never stalls the room.
+Frames to the client are written at once by :class:`~server.rooms.conn.Conn`
+(no writer task per connection); a client that reads too slowly gets a bounded
+backlog, then is closed, so it never stalls the room.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
 from typing import TYPE_CHECKING
@@ -29,7 +28,8 @@ from server.protocol import (
     RackMessage,
     parse_client,
 )
-from server.rooms.actor import PONG, Conn, error_frame
+from server.rooms.actor import PONG, error_frame
+from server.rooms.conn import Conn
 from server.rooms.live import LiveRooms
 from server.rooms.service import RoomError
 
@@ -81,19 +81,6 @@ def _token(websocket: WebSocket, cookie_name: str) -> str | None:
     return websocket.cookies.get(cookie_name)
 
 
-async def _writer(websocket: WebSocket, conn: Conn) -> None:
-    try:
-        while True:
-            frame = await conn.out.get()
-            if frame is None:
-                break
-            await websocket.send_text(frame)
-        if websocket.application_state == WebSocketState.CONNECTED:
-            await websocket.close(code=conn.close_code or 1000)
-    except Exception:  # the client went away
-        conn.closed = True
-
-
 @router.websocket("/ws/rooms/{room_id}")
 async def room_socket(websocket: WebSocket, room_id: str) -> None:
     """One player's (or spectator's) connection to a room."""
@@ -121,9 +108,12 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         await websocket.send_text(error_frame(None, "room_not_found", f"no room {room_id!r}"))
         await websocket.close(code=4404)
         return
-    conn = Conn(player.id, settings.send_queue_limit)
+    async def close(code: int) -> None:
+        if websocket.application_state == WebSocketState.CONNECTED:
+            await websocket.close(code=code)
+
+    conn = Conn(player.id, websocket.send_text, close, settings.send_queue_limit)
     actor = await live.attach(room_id, conn)
-    writer = asyncio.create_task(_writer(websocket, conn))
     metrics = services.metrics
     metrics.connections.inc()
     budget = Budget(settings.rate_limit_messages, settings.rate_limit_window_seconds)
@@ -178,7 +168,4 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         actor.post("gone", conn)
         metrics.connections.dec()
         conn.close(conn.close_code or 1000)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(writer, 5)
-        if not writer.done():
-            writer.cancel()
+        await conn.drained(5)

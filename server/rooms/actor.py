@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 import time
@@ -36,8 +35,10 @@ from server.protocol import (
     action_dict,
 )
 from server.rooms.botplay import Bot, bot_actions, make_seat_bot
+from server.rooms.conn import Conn
 from server.rooms.options import RoomSettings
 from server.rooms.store import player_names, round_lines
+from server.rooms.viewjson import ViewJSON, dumps
 from server.rules import (
     Deal,
     EndCondition,
@@ -71,8 +72,7 @@ RESULT_CACHE = 64
 """Replies remembered per player for resends."""
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+_dumps = dumps
 
 
 def error_frame(seq: int | None, code: str, message: str) -> str:
@@ -86,39 +86,6 @@ def ack_frame(seq: int, version: int) -> str:
 
 
 PONG = '{"type":"pong"}'
-
-
-class Conn:
-    """One WebSocket connection as the actor sees it: a player and an outgoing queue."""
-
-    __slots__ = ("close_code", "closed", "left", "limit", "out", "player_id", "ready", "seat")
-
-    def __init__(self, player_id: str, limit: int = 256) -> None:
-        self.player_id = player_id
-        self.seat: int | None = None
-        self.ready = False
-        self.left = False
-        self.closed = False
-        self.close_code: int | None = None
-        self.limit = limit
-        self.out: asyncio.Queue[str | None] = asyncio.Queue()
-
-    def send(self, frame: str) -> None:
-        """Queue a frame; a client too slow to read is disconnected."""
-        if self.closed:
-            return
-        if self.out.qsize() >= self.limit:
-            self.close(1008)
-            return
-        self.out.put_nowait(frame)
-
-    def close(self, code: int = 1000) -> None:
-        """Send what is queued, then close with ``code``."""
-        if self.closed:
-            return
-        self.closed = True
-        self.close_code = code
-        self.out.put_nowait(None)
 
 
 @dataclass(slots=True)
@@ -310,6 +277,9 @@ class RoomActor:
         self._wake = asyncio.Event()
         self._view_cache: dict[int | None, str] = {}
         self._view_version = -1
+        self._view_encoder = ViewJSON()
+        self._tail_key: tuple[Any, ...] | None = None
+        self._tail_json = ("", "")
         self.task: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ plumbing
@@ -1102,15 +1072,34 @@ class RoomActor:
         )
 
     def _tail(self, _: bool) -> str:
+        seats, scores = self._seats_scores_json()
         return (
-            f'"seats":{_dumps(self._seats_json())},"deadline":{_dumps(self._deadline())},'
-            f'"server_time":{round(time.time(), 3)},"scores":{_dumps(self._scores())}'
+            f'"seats":{seats},"deadline":{_dumps(self._deadline())},'
+            f'"server_time":{round(time.time(), 3)},"scores":{scores}'
         )
 
+    def _seats_scores_json(self) -> tuple[str, str]:
+        """``seats`` and ``scores`` as JSON, encoded again only when what they show changed."""
+        match = self.match
+        key = (
+            self.status,
+            self.settings.bot_level,
+            tuple(
+                (s.player_id, s.name, s.bot_level, s.away, s.unresponsive) for s in self.seats
+            ),
+            None if match is None else (len(match.history), tuple(match.totals), match.over),
+        )
+        if key != self._tail_key:
+            self._tail_key = key
+            self._tail_json = (_dumps(self._seats_json()), _dumps(self._scores()))
+        return self._tail_json
+
     def _view_json(self, seat: int | None) -> str:
+        """The seat's view (engine's ``view_for``/``spectator_view``) as JSON, once a version."""
         if self._view_version != self.version:
             self._view_cache = {}
             self._view_version = self.version
+            self._view_encoder.reset()
         cached = self._view_cache.get(seat)
         if cached is None:
             state = self.round
@@ -1118,7 +1107,7 @@ class RoomActor:
                 cached = "null"
             else:
                 view = view_for(state, seat) if seat is not None else spectator_view(state)
-                cached = _dumps(view_dict(view))
+                cached = self._view_encoder.encode(view_dict(view))
             self._view_cache[seat] = cached
         return cached
 

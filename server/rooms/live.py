@@ -16,7 +16,8 @@ import gc
 import logging
 from typing import TYPE_CHECKING
 
-from server.rooms.actor import Conn, RoomActor
+from server.rooms.actor import RoomActor
+from server.rooms.conn import Conn
 from server.rooms.journal import Journal
 
 if TYPE_CHECKING:

@@ -1,0 +1,150 @@
+"""One WebSocket connection as the room actor sees it: a player and a way to its socket.
+
+The actor sends a frame by calling :meth:`Conn.send`, which writes it at once: the
+ASGI ``send`` of a WebSocket message completes without suspending while the
+socket can take more (uvicorn only waits when the transport paused writing), so
+the coroutine is stepped right here instead of being handed to a writer task.
+No task, no queue and no event-loop round trip per frame, and nothing per idle
+connection beyond this object.
+
+When a send does have to wait (a client that reads slowly), that send is
+finished by a task and the frames sent meanwhile wait in a backlog, in order;
+more than ``limit`` waiting frames close the connection with 1008. The order
+of the frames is always the order of the calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+SendText = Callable[[str], Coroutine[Any, Any, None]]
+"""Sends one text frame (e.g. ``WebSocket.send_text``)."""
+
+CloseSocket = Callable[[int], Coroutine[Any, Any, None]]
+"""Closes the socket with a close code."""
+
+
+async def _finish(coro: Coroutine[Any, Any, Any], yielded: Any) -> None:
+    """Drive ``coro``, which already ran up to its first suspension (``yielded``)."""
+    while True:
+        if yielded is None:  # a bare yield (asyncio.sleep(0))
+            await asyncio.sleep(0)
+        else:  # the future it waits for; it reads the outcome itself when resumed
+            with contextlib.suppress(BaseException):
+                await yielded
+        try:
+            yielded = coro.send(None)
+        except StopIteration:
+            return
+
+
+class Conn:
+    """A connection of a room: its player, seat flags and outgoing frames."""
+
+    __slots__ = (
+        "_close",
+        "_send",
+        "backlog",
+        "close_code",
+        "closed",
+        "flusher",
+        "left",
+        "limit",
+        "player_id",
+        "ready",
+        "seat",
+    )
+
+    def __init__(
+        self,
+        player_id: str,
+        send: SendText,
+        close: CloseSocket,
+        limit: int = 256,
+    ) -> None:
+        self.player_id = player_id
+        self.seat: int | None = None
+        self.ready = False
+        self.left = False
+        self.closed = False
+        self.close_code: int | None = None
+        self.limit = limit
+        self._send = send
+        self._close = close
+        self.backlog: deque[str] | None = None
+        """Frames waiting behind a send that had to wait (None: no send is waiting)."""
+        self.flusher: asyncio.Task[None] | None = None
+
+    def send(self, frame: str) -> None:
+        """Send a frame now, or after the frames already waiting; a client too slow to
+        read is disconnected."""
+        if self.closed:
+            return
+        backlog = self.backlog
+        if backlog is not None:
+            if len(backlog) >= self.limit:
+                self.close(1008)
+                return
+            backlog.append(frame)
+            return
+        self._start(self._send(frame), closing=False)
+
+    def close(self, code: int = 1000) -> None:
+        """Send what is waiting, then close with ``code``."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code = code
+        if self.backlog is None:
+            self._start(self._close(code), closing=True)
+        # else: the flusher closes once the backlog is sent
+
+    async def drained(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` seconds) until nothing is waiting to be sent."""
+        flusher = self.flusher
+        if flusher is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(flusher), timeout)
+        except (TimeoutError, Exception):
+            flusher.cancel()
+
+    def _start(self, coro: Coroutine[Any, Any, Any], closing: bool) -> None:
+        try:
+            yielded = coro.send(None)
+        except StopIteration:
+            return
+        except Exception as exc:  # the client went away
+            self._gone(exc)
+            return
+        self.backlog = deque()
+        self.flusher = asyncio.get_running_loop().create_task(
+            self._flush(coro, yielded, closing)
+        )
+
+    async def _flush(self, coro: Coroutine[Any, Any, Any], yielded: Any, closing: bool) -> None:
+        try:
+            await _finish(coro, yielded)
+            backlog = self.backlog
+            while backlog:
+                await self._send(backlog.popleft())
+            if self.closed and not closing:
+                await self._close(self.close_code or 1000)
+        except Exception as exc:
+            self._gone(exc)
+        finally:
+            self.backlog = None
+            self.flusher = None
+
+    def _gone(self, exc: BaseException) -> None:
+        log.debug("ws_send_failed", extra={"error": repr(exc)})
+        self.closed = True
+        if self.close_code is None:
+            self.close_code = 1006

@@ -1,0 +1,76 @@
+"""Conn: frames written at once, in order; a backlog only behind a send that has to wait."""
+
+from __future__ import annotations
+
+import asyncio
+
+from server.rooms.conn import Conn
+
+
+class Socket:
+    """A fake ASGI socket whose sends wait while ``writable`` is clear (like uvicorn's)."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.writable = asyncio.Event()
+        self.writable.set()
+        self.sent: list[str] = []
+        self.closed: int | None = None
+        self.fail = fail
+
+    async def send(self, frame: str) -> None:
+        await self.writable.wait()
+        if self.fail:
+            raise OSError("gone")
+        self.sent.append(frame)
+
+    async def close(self, code: int) -> None:
+        await self.writable.wait()
+        self.closed = code
+
+
+async def test_sends_complete_at_once_without_a_task() -> None:
+    sock = Socket()
+    conn = Conn("p", sock.send, sock.close, limit=8)
+    conn.send("a")
+    conn.send("b")
+    assert sock.sent == ["a", "b"]  # no await needed: written synchronously
+    assert conn.flusher is None and conn.backlog is None
+    conn.close(1000)
+    assert sock.closed == 1000 and conn.closed
+
+
+async def test_a_waiting_send_keeps_the_order_then_closes() -> None:
+    sock = Socket()
+    conn = Conn("p", sock.send, sock.close, limit=8)
+    conn.send("a")
+    sock.writable.clear()  # the client stops reading
+    conn.send("b")
+    conn.send("c")
+    conn.close(4000)
+    conn.send("dropped after close")
+    assert sock.sent == ["a"] and conn.flusher is not None
+    sock.writable.set()
+    await conn.drained(1)
+    assert sock.sent == ["a", "b", "c"] and sock.closed == 4000
+    assert conn.flusher is None and conn.backlog is None
+
+
+async def test_a_client_too_slow_is_closed_with_1008() -> None:
+    sock = Socket()
+    conn = Conn("p", sock.send, sock.close, limit=3)
+    sock.writable.clear()
+    for i in range(10):
+        conn.send(str(i))
+    assert conn.closed and conn.close_code == 1008
+    sock.writable.set()
+    await conn.drained(1)
+    assert sock.sent == ["0", "1", "2", "3"] and sock.closed == 1008
+
+
+async def test_a_failed_send_marks_the_connection_closed() -> None:
+    sock = Socket(fail=True)
+    conn = Conn("p", sock.send, sock.close)
+    conn.send("a")
+    assert conn.closed and conn.close_code == 1006
+    conn.send("b")  # ignored
+    assert sock.sent == []
