@@ -264,6 +264,26 @@ export async function layFormation(page, tiles) {
       }
     }
   }
+  if (start === null) {
+    // Still no room: clear the first slots of the last rack row (the formation and the gap
+    // after it), moving whatever else sits there to empty slots elsewhere.
+    const rows = Math.ceil(st.rack.length / st.cols);
+    const base = (rows - 1) * st.cols;
+    const zone = new Set(Array.from({ length: tiles.length + 1 }, (_, k) => base + k));
+    for (const i of zone) {
+      st = await read(page);
+      const t = st.rack[i].tile;
+      if (t === null || tiles.includes(t)) continue;
+      const free = st.rack.find((x) => x.tile === null && !zone.has(x.slot));
+      assert.ok(free, "an empty slot outside the formation's stretch");
+      await drag(page, slotSel(i), slotSel(free.slot));
+      await page.waitForFunction(
+        ([tile, slot]) => document.querySelector(`[data-testid=rack] [data-slot="${slot}"]`)?.dataset.tile === String(tile),
+        [t, free.slot],
+      );
+    }
+    start = base;
+  }
   assert.notEqual(start, null, "room on the rack for a formation");
   await placeTiles(page, tiles, start);
   // The server's answer: the formation's value written above it, the lay button unlocked.
