@@ -153,6 +153,15 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
+def cpu_s(pid: int | None = None) -> float:
+    """CPU time (user + system, every thread) of a process; None: this one."""
+    if pid is None:
+        t = os.times()
+        return t.user + t.system
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -443,13 +452,19 @@ async def echo_baseline(port: int, conns: int, duration: float, pid: int) -> dic
             count += 1
 
     t0 = time.perf_counter()
+    cpu0, mine0 = cpu_s(pid), cpu_s()
     await asyncio.gather(*(run(ws) for ws in sockets))
     elapsed = time.perf_counter() - t0
+    cpu1, mine1 = cpu_s(pid), cpu_s()
     for ws in sockets:
         await ws.close()
     return {
-        "round_trips_per_s": count / elapsed,
-        "rss_per_idle_conn_kb": (idle_rss - base_rss) / conns,
+        "round_trips_per_s": round(count / elapsed, 1),
+        "server_cpu_pct": round((cpu1 - cpu0) / elapsed * 100),
+        "server_cpu_us_per_round_trip": round((cpu1 - cpu0) / max(1, count) * 1e6, 1),
+        "clients_cpu_pct": round((mine1 - mine0) / elapsed * 100),
+        "clients_cpu_us_per_round_trip": round((mine1 - mine0) / max(1, count) * 1e6, 1),
+        "rss_per_idle_conn_kb": round((idle_rss - base_rss) / conns, 1),
     }
 
 
@@ -525,11 +540,17 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             out["paced"]["ack_ms"]["p90"] = round(pct(stats.ack, 0.9), 2)
             out["paced"]["ack_ms"]["p95"] = round(pct(stats.ack, 0.95), 2)
         if args.saturate > 0:
+            cpu0, mine0 = cpu_s(server.pid), cpu_s()
             sat, elapsed = await saturated(tables, args.saturate)
+            cpu1, mine1 = cpu_s(server.pid), cpu_s()
             out["saturated"] = {
                 "duration_s": round(elapsed, 1),
                 "moves": sat.moves,
                 "moves_per_s": round(sat.moves / elapsed, 1),
+                "server_cpu_pct": round((cpu1 - cpu0) / elapsed * 100),
+                "server_cpu_us_per_move": round((cpu1 - cpu0) / max(1, sat.moves) * 1e6),
+                "clients_cpu_pct": round((mine1 - mine0) / elapsed * 100),
+                "clients_cpu_us_per_move": round((mine1 - mine0) / max(1, sat.moves) * 1e6),
                 "frames_out_per_s": round(sat.moves * 5 / elapsed, 1),
                 "ack_ms": {"p50": round(pct(sat.ack, 0.5), 2), "p99": round(pct(sat.ack, 0.99), 2)},
                 "last_broadcast_ms": {

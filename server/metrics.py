@@ -8,6 +8,8 @@ True
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -67,6 +69,19 @@ class Metrics:
         self.http_requests = Counter(
             "remi_http_requests", "HTTP requests", ["method", "status"], registry=r
         )
+        # The hot path's children, looked up once (``labels()`` costs a lock and a dict).
+        self.ack_latency = self.action_latency.labels(stage="ack")
+        self.broadcast_latency = self.action_latency.labels(stage="broadcast")
+        self._moves: dict[tuple[str, str], Any] = {}
+
+    def move(self, variant: str, source: str) -> None:
+        """Count one accepted action (``moves_total{variant,source}``)."""
+        child = self._moves.get((variant, source))
+        if child is None:
+            child = self._moves[variant, source] = self.moves.labels(
+                variant=variant, source=source
+            )
+        child.inc()
 
     def set_room_counts(self, counts: dict[str, int]) -> None:
         """Set the ``remi_rooms`` gauge from a status → count mapping."""

@@ -71,6 +71,9 @@ log = logging.getLogger(__name__)
 RESULT_CACHE = 64
 """Replies remembered per player for resends."""
 
+RESERVE_MARGIN = 16
+"""Versions left in the reserved block when the next block is reserved."""
+
 
 _dumps = dumps
 
@@ -275,6 +278,7 @@ class RoomActor:
         self.boot_error: BaseException | None = None
         self._inbox: deque[tuple[Any, ...]] = deque()
         self._wake = asyncio.Event()
+        self._timer: asyncio.TimerHandle | None = None
         self._view_cache: dict[int | None, str] = {}
         self._view_version = -1
         self._view_encoder = ViewJSON()
@@ -315,6 +319,7 @@ class RoomActor:
             await self._loop()
         finally:
             self.stopped = True
+            self._arm(None)
             self.ctx.forget(self)
             self.ctx.metrics.live_rooms.dec()
             for conn in self.conns:
@@ -327,12 +332,14 @@ class RoomActor:
                 if command[0] == "stop":
                     return
                 try:
-                    await self._reserve_ahead()
+                    if self.reserved - self.version < RESERVE_MARGIN:
+                        await self._reserve_ahead()
                     await self._handle(command)
                 except Exception:
                     log.exception("room_command_failed", extra={"room_id": self.room_id})
             try:
-                await self._reserve_ahead()
+                if self.reserved - self.version < RESERVE_MARGIN:
+                    await self._reserve_ahead()
                 if await self._run_due():
                     continue
             except Exception:
@@ -343,15 +350,23 @@ class RoomActor:
             if self._should_stop():
                 return
             self._wake.clear()
-            when = self._next_wakeup()
-            try:
-                if when is None:
-                    await self._wake.wait()
-                else:
-                    async with asyncio.timeout_at(when):
-                        await self._wake.wait()
-            except TimeoutError:
-                pass
+            self._arm(self._next_wakeup())
+            await self._wake.wait()
+
+    def _arm(self, when: float | None) -> None:
+        """Have the loop woken at ``when`` (one timer, moved only when the time changes)."""
+        timer = self._timer
+        if timer is not None:
+            if when is not None and timer.when() == when:
+                return
+            timer.cancel()
+            self._timer = None
+        if when is not None:
+            self._timer = self.loop.call_at(when, self._ring)
+
+    def _ring(self) -> None:
+        self._timer = None  # fired: the next _arm sets a new one even for the same time
+        self._wake.set()
 
     def _should_stop(self) -> bool:
         if self.status == "playing" or any(True for _ in self.conns):
@@ -363,7 +378,7 @@ class RoomActor:
         return now >= self.idle_since + self.ctx.settings.idle_actor_seconds
 
     async def _reserve_ahead(self) -> None:
-        if self.reserved - self.version < 16:
+        if self.reserved - self.version < RESERVE_MARGIN:
             self.reserved = self.version + self.ctx.settings.version_block
             await self.ctx.gamelog.set_version(self.room_id, self.reserved)
 
@@ -707,10 +722,10 @@ class RoomActor:
         t_ack = time.perf_counter()
         self._emit(_Move(event, "player"))
         t_done = time.perf_counter()
-        latency = self.ctx.metrics.action_latency
-        latency.labels(stage="ack").observe(t_ack - t0)
-        latency.labels(stage="broadcast").observe(t_done - t0)
-        self.ctx.metrics.moves.labels(variant=self.settings.variant, source="player").inc()
+        metrics = self.ctx.metrics
+        metrics.ack_latency.observe(t_ack - t0)
+        metrics.broadcast_latency.observe(t_done - t0)
+        metrics.move(self.settings.variant, "player")
         self._player_acted(seat, accepted=True)
         await self._after_move(prev_turn)
         return reply
@@ -805,7 +820,7 @@ class RoomActor:
             self.bot_at = self.loop.time() + 1.0
             return
         self._emit(_Move(event, source))
-        self.ctx.metrics.moves.labels(variant=self.settings.variant, source=source).inc()
+        self.ctx.metrics.move(self.settings.variant, source)
         await self._after_move(prev_turn)
 
     async def _timeout(self, seat: int) -> None:

@@ -36,7 +36,8 @@ async def test_commit_before_ack_and_restore_after_restart(settings: Settings) -
         await a.hello()
         await b.hello()
         await srv.start(ana, room)
-        await b.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "round_start")
+        for c in (a, b):
+            await c.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "round_start")
         db = srv.live.services.db
         ack = await a.act(simple_move(a.view))  # type: ignore[arg-type]
         assert ack["type"] == "ack"
@@ -104,7 +105,8 @@ async def test_turn_deadline_is_extended_by_the_real_downtime(settings: Settings
         await a.hello()
         await b.hello()
         await srv.start(ana, room)
-        await b.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "round_start")
+        for c in (a, b):
+            await c.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "round_start")
         ack = await a.act(simple_move(a.view))  # type: ignore[arg-type]
         assert ack["type"] == "ack"
         await b.wait(lambda m: b.my_turn())
