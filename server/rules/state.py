@@ -41,7 +41,7 @@ from server.rules.actions import (
 )
 from server.rules.errors import ErrorCode, RuleError
 from server.rules.melds import SET, MeldShape, TableMeld, fit_layoff, read_meld
-from server.rules.tiles import JOKER, face_of, shuffled
+from server.rules.tiles import JOKER, face_of, rank_of, shuffled, suit_of
 from server.rules.variants import RoundResult, Variant, get_variant
 
 TAKE = "take"
@@ -431,8 +431,8 @@ class RoundState:
                     continue
                 stands = meld.stands_for(i)
                 if stands == face or (stands is None and meld.kind == SET
-                                      and face % 13 + 1 == meld.low
-                                      and face // 13 not in meld.natural_suits()):
+                                      and rank_of(face) == meld.low
+                                      and suit_of(face) not in meld.natural_suits()):
                     matches.append(i)
         if not matches:
             raise RuleError(ErrorCode.WRONG_REPLACEMENT,
@@ -521,10 +521,6 @@ class RoundState:
     }
 
     # -------------------------------------------------------------- persistence
-    def replay_log(self) -> list[tuple[int, dict[str, Any]]]:
-        """The actions applied so far, as (seat, JSON action)."""
-        return list(self.log)
-
     def tile_locations(self) -> dict[int, str]:
         """Where every tile is: 'hand:N', 'stock', 'row', 'table', 'atu' (for invariants)."""
         where: dict[int, str] = {}
