@@ -125,6 +125,7 @@ def _run(uvicorn: Any, app: Any, port: int, max_size: int) -> None:
         ws_per_message_deflate=False,
         loop="uvloop",
         backlog=4096,
+        ws=os.environ.get("REMI_BENCH_WS", "auto"),
     )
 
 

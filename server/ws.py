@@ -42,6 +42,21 @@ log = logging.getLogger(__name__)
 router = APIRouter()
 
 
+ROOM_PATH = "/ws/rooms/"
+
+
+def room_of_path(path: str) -> str | None:
+    """The room id of a ``/ws/rooms/{room_id}`` path (what the route matches), else None.
+
+    >>> room_of_path("/ws/rooms/Xc2v9Lq0"), room_of_path("/ws/rooms/"), room_of_path("/ws/x/y")
+    ('Xc2v9Lq0', None, None)
+    """
+    if not path.startswith(ROOM_PATH):
+        return None
+    room_id = path[len(ROOM_PATH) :]
+    return room_id if room_id and "/" not in room_id else None
+
+
 def install_live(app: FastAPI, services: Services, events: RoomEvents | None = None) -> LiveRooms:
     """Create the live rooms for ``app``, make them the room service's event sink, add the route."""
     live = LiveRooms(services, forward=events)
