@@ -1,40 +1,32 @@
-"""JSON of the seats' views of a room, the public part encoded once.
+"""JSON of the seats' views of one room version, the public part encoded once.
 
 Every connection gets its own seat's view, built by the engine's ``view_for`` (or
 ``spectator_view``): that never changes. What is shared is the encoding. Most of a
 view is public (the table, the row, the seats' counts, ...) and the same for every
 seat; only ``seat``, ``hand``, ``joker_credits`` and ``button_used`` are the seat's
-own.
+own. The first view encoded at a version becomes a template: its JSON with those
+four values cut out. A later view of the same version whose public values are all
+equal to the template's (one tuple comparison, types included) is the template
+with its own four values encoded into the gaps; any other view is encoded in full.
+Either way the result is exactly ``dumps(view_dict(view))``.
 
-* Within a version, the first view encoded becomes a template: its public values
-  encoded, with gaps for the seat's own four. Every view of the same version whose
-  public values are equal to the template's (checked, value by value) is the
-  template with its own four values encoded into the gaps; any other view is
-  encoded in full.
-* Across versions, each public value's JSON is kept with the value it encodes and
-  reused while the value stays equal (a draw changes the stock count and a seat's
-  tile count, not the table or the row).
-
-The result is always exactly ``dumps(view)``.
-
+>>> from server.rules import new_round, view_for
+>>> state = new_round("remi", 3, seed=7)
 >>> enc = ViewJSON()
->>> a = {"seat": 0, "hand": [1, 2], "row": [7], "joker_credits": 0, "button_used": False}
->>> b = {"seat": 1, "hand": [3], "row": [7], "joker_credits": 1, "button_used": False}
 >>> enc.reset()
->>> enc.encode(a), enc.encode(b)
-('{"seat":0,"hand":[1,2],"row":[7],"joker_credits":0,"button_used":false}', \
-'{"seat":1,"hand":[3],"row":[7],"joker_credits":1,"button_used":false}')
->>> enc.encode({**b, "row": [8]}) == dumps({**b, "row": [8]})  # not the template's: in full
+>>> texts = [enc.encode(view_for(state, seat)) for seat in range(3)]
+>>> texts == [dumps(view_dict(view_for(state, seat))) for seat in range(3)]
 True
->>> enc.reset()
->>> enc.encode({**a, "row": [7, 9]})
-'{"seat":0,"hand":[1,2],"row":[7,9],"joker_credits":0,"button_used":false}'
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import operator
 from typing import Any
+
+from server.rules.views import SeatView
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
@@ -44,91 +36,76 @@ def dumps(value: Any) -> str:
     return _ENCODER.encode(value)
 
 
-SEAT_KEYS = frozenset({"seat", "hand", "joker_credits", "button_used"})
+def view_dict(view: SeatView) -> dict[str, Any]:
+    """``view.to_dict()`` without ``dataclasses.asdict``'s deep copy.
+
+    ``view_for`` already builds fresh lists and dicts, so a shallow conversion is
+    safe, and several times faster on the hot path.
+    """
+    data = getattr(view, "__dict__", None)
+    if data is None:  # pragma: no cover - a slotted SeatView
+        return view.to_dict()
+    out = dict(data)
+    out["seats"] = [dict(s.__dict__) if hasattr(s, "__dict__") else s for s in view.seats]
+    return out
+
+
+SEAT_KEYS = ("seat", "hand", "joker_credits", "button_used")
 """The values of a view that are the seat's own; every other one is public."""
 
-_MISSING = object()
+PUBLIC_KEYS = tuple(f.name for f in dataclasses.fields(SeatView) if f.name not in SEAT_KEYS)
 
-
-def _same(a: Any, b: Any) -> bool:
-    """Equal and of the same type (``True == 1``, but their JSON differs).
-
-    The engine builds every view from fresh lists and dicts; the very same container
-    met twice would mean one that may have changed in place since it was encoded, so
-    it never counts as the same.
-    """
-    if type(a) is not type(b):
-        return False
-    if a is b:
-        return not isinstance(a, list | dict)
-    return bool(a == b)
+_public_of = operator.attrgetter(*PUBLIC_KEYS)
+_MARKERS = {key: f"\x00{key}\x00" for key in SEAT_KEYS}
+_MARKER_JSON = {key: dumps(marker) for key, marker in _MARKERS.items()}
 
 
 class ViewJSON:
-    """Encodes the views of a room; :meth:`reset` when the version changes."""
+    """Encodes the views of one version; :meth:`reset` when the version changes."""
 
-    __slots__ = ("_keys", "_parts", "_prefix", "_public", "_ref")
+    __slots__ = ("_keys", "_parts", "_public", "_types")
 
     def __init__(self) -> None:
-        self._ref: dict[str, Any] | None = None
-        self._keys: list[str] = []
-        self._parts: list[str] = []
-        self._public: dict[str, tuple[Any, str]] = {}
-        """Public key → (value, its JSON), kept across versions."""
-        self._prefix: dict[str, str] = {}
-        """Key → ``"key":`` (and the comma before it)."""
+        self._public: tuple[Any, ...] | None = None
+        self._types: tuple[type, ...] = ()
+        self._keys: tuple[str, ...] = ()
+        self._parts: tuple[str, ...] = ()
 
     def reset(self) -> None:
-        """Forget the template (a new version); the public values' JSON is kept."""
-        self._ref = None
+        """Forget the template (a new version)."""
+        self._public = None
 
-    def encode(self, view: dict[str, Any]) -> str:
-        """``dumps(view)``, through the version's template when the public part matches."""
-        ref = self._ref
-        if ref is None:
-            self._template(view)
-        elif not _same_public(view, ref):
-            return dumps(view)
+    def encode(self, view: SeatView) -> str:
+        """``dumps(view_dict(view))``, through the version's template when it can."""
+        public = _public_of(view)
+        if self._public is None:
+            if not self._template(view, public):
+                return dumps(view_dict(view))
+        elif public != self._public or tuple(map(type, public)) != self._types:
+            return dumps(view_dict(view))
         parts = self._parts
         out = [parts[0]]
         for key, part in zip(self._keys, parts[1:], strict=True):
-            out.append(dumps(view[key]))
+            out.append(dumps(getattr(view, key)))
             out.append(part)
         return "".join(out)
 
-    def _template(self, view: dict[str, Any]) -> None:
-        public = self._public
-        parts: list[str] = []
-        keys: list[str] = []
-        run: list[str] = ["{"]
-        for i, (key, value) in enumerate(view.items()):
-            prefix = self._prefix.get(key)
-            if prefix is None:
-                prefix = self._prefix[key] = f"{dumps(key)}:"
-            run.append(prefix if i == 0 else "," + prefix)
-            if key in SEAT_KEYS:
-                parts.append("".join(run))
-                keys.append(key)
-                run = []
-                continue
-            cached = public.get(key)
-            if cached is not None and _same(cached[0], value):
-                run.append(cached[1])
-            else:
-                text = dumps(value)
-                public[key] = (value, text)
-                run.append(text)
-        run.append("}")
-        parts.append("".join(run))
-        self._ref, self._keys, self._parts = view, keys, parts
-
-
-def _same_public(view: dict[str, Any], ref: dict[str, Any]) -> bool:
-    if len(view) != len(ref):
-        return False
-    for key, value in ref.items():
-        if key in SEAT_KEYS:
-            continue
-        if not _same(view.get(key, _MISSING), value):
+    def _template(self, view: SeatView, public: tuple[Any, ...]) -> bool:
+        data = view_dict(view)
+        if any(key not in data for key in SEAT_KEYS):  # pragma: no cover - not a SeatView
             return False
-    return True
+        text = dumps({**data, **_MARKERS})
+        found = sorted((text.find(_MARKER_JSON[key]), key) for key in SEAT_KEYS)
+        parts: list[str] = []
+        start = 0
+        for pos, key in found:
+            if pos < start:  # pragma: no cover - a marker missing or twice
+                return False
+            parts.append(text[start:pos])
+            start = pos + len(_MARKER_JSON[key])
+        parts.append(text[start:])
+        self._public = public
+        self._types = tuple(map(type, public))
+        self._keys = tuple(key for _, key in found)
+        self._parts = tuple(parts)
+        return True
