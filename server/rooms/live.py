@@ -90,6 +90,8 @@ class LiveRooms:
             room_ids = await self.services.gamelog.unfinished_rooms()
         except Exception:  # the database is down: serve anyway (/healthz reports it)
             log.exception("room_restore_skipped")
+            # Rooms booted later (when their players come) are marked alive from then on.
+            self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
             return
         for room_id in room_ids:
             try:
