@@ -7,7 +7,7 @@ from typing import Any
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 
 from server.settings import Settings
@@ -71,3 +71,43 @@ async def test_downgrade_then_upgrade(settings: Settings) -> None:
 
 async def test_migrate_with_its_own_engine(settings: Settings) -> None:
     assert await migrate(settings) == head_revision(settings)
+
+
+def _downgrade_to(conn: Connection, settings: Settings, revision: str) -> None:
+    cfg = alembic_config(settings)
+    cfg.attributes["connection"] = conn
+    command.downgrade(cfg, revision)
+
+
+async def test_last_alive_comes_and_goes_without_touching_the_rows(settings: Settings) -> None:
+    """0002 adds rooms.last_alive in place: no table rebuild (SQLite's would cascade)."""
+    engine = build_engine(settings)
+    try:
+        await migrate(settings, engine, "0001")
+        async with engine.begin() as conn:
+            await conn.execute(
+                text(
+                    "INSERT INTO players (id, display_name, token_hash, created_at) "
+                    "VALUES ('p', 'Ana', 'h', CURRENT_TIMESTAMP)"
+                )
+            )
+            await conn.execute(
+                text(
+                    "INSERT INTO rooms (id, owner_id, public, settings, status, created_at, "
+                    "version) VALUES ('r', 'p', true, '{}', 'playing', CURRENT_TIMESTAMP, 1)"
+                )
+            )
+            await conn.execute(text("INSERT INTO seats (room_id, seat) VALUES ('r', 0)"))
+        assert await migrate(settings, engine) == head_revision(settings)
+        async with engine.begin() as conn:
+            await conn.execute(text("UPDATE rooms SET last_alive = CURRENT_TIMESTAMP"))
+            await conn.run_sync(_downgrade_to, settings, "0001")
+        async with engine.connect() as conn:
+            columns = await conn.run_sync(
+                lambda c: {col["name"] for col in inspect(c).get_columns("rooms")}
+            )
+            assert "last_alive" not in columns
+            assert (await conn.execute(text("SELECT count(*) FROM seats"))).scalar() == 1
+            assert (await conn.execute(text("SELECT count(*) FROM rooms"))).scalar() == 1
+    finally:
+        await engine.dispose()
