@@ -652,19 +652,26 @@ class RoomActor:
 
     # ------------------------------------------------------------------ moves
 
-    async def _on_action(self, conn: Conn, msg: ActionMessage, t0: float) -> None:
-        results = self._results(conn.player_id)
-        cached = results.get(msg.seq)
-        if cached is not None:
-            if cached.message is None or cached.message == msg:
-                conn.send(cached.reply)
-            else:
-                conn.send(
-                    error_frame(
-                        msg.seq, "seq_reused", f"seq {msg.seq} was already used for another message"
-                    )
+    def _answer_resend(self, conn: Conn, msg: ActionMessage | RackMessage) -> bool:
+        """A seq already answered gets its original reply again, never a second apply;
+        the same seq on another message is ``seq_reused``. True when answered."""
+        cached = self._results(conn.player_id).get(msg.seq)
+        if cached is None:
+            return False
+        if cached.message is None or cached.message == msg:
+            conn.send(cached.reply)
+        else:
+            conn.send(
+                error_frame(
+                    msg.seq, "seq_reused", f"seq {msg.seq} was already used for another message"
                 )
+            )
+        return True
+
+    async def _on_action(self, conn: Conn, msg: ActionMessage, t0: float) -> None:
+        if self._answer_resend(conn, msg):
             return
+        results = self._results(conn.player_id)
         reply = await self._player_move(conn, msg, t0)
         results.put(msg.seq, msg, reply)
 
@@ -965,18 +972,9 @@ class RoomActor:
     # ------------------------------------------------------------------ rack and queries
 
     async def _on_rack(self, conn: Conn, msg: RackMessage) -> None:
-        results = self._results(conn.player_id)
-        cached = results.get(msg.seq)
-        if cached is not None:
-            if cached.message is None or cached.message == msg:
-                conn.send(cached.reply)
-            else:
-                conn.send(
-                    error_frame(
-                        msg.seq, "seq_reused", f"seq {msg.seq} was already used for another message"
-                    )
-                )
+        if self._answer_resend(conn, msg):
             return
+        results = self._results(conn.player_id)
         reply = await self._set_rack(conn, msg)
         conn.send(reply)
         results.put(msg.seq, msg, reply)
