@@ -20,6 +20,7 @@ import {
   shot,
   slotOf,
   slotSel,
+  startPractice,
   waitMyTurn,
   waitNotMyTurn,
   waitToastText,
@@ -46,12 +47,7 @@ test("joker buy-back, the atu refused, reconnect after a server restart", { time
   const page = await player.page();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto(server.url);
-  await page.fill("[data-testid=name-input]", "Dana");
-  await page.click("[data-testid=name-save]");
-  await page.selectOption("[data-testid=practice-variant]", "remi");
-  await page.click("[data-testid=practice]");
-  await page.waitForSelector("[data-testid=rack] .tile");
+  await startPractice(page, server.url, "Dana", "remi");
 
   let st = await waitMyTurn(page);
   const joker = st.hand.find((t) => t >= 104);

@@ -21,6 +21,7 @@ import {
   shot,
   slotOf,
   slotSel,
+  startPractice,
   waitMyTurn,
   waitNotMyTurn,
   waitToastText,
@@ -47,12 +48,7 @@ test("moves on the table: lay, lay-off, refusals, row break with preview", { tim
   const page = await player.page();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto(server.url);
-  await page.fill("[data-testid=name-input]", "Ana");
-  await page.click("[data-testid=name-save]");
-  await page.selectOption("[data-testid=practice-variant]", "remi");
-  await page.click("[data-testid=practice]");
-  await page.waitForSelector("[data-testid=rack] .tile");
+  await startPractice(page, server.url, "Ana", "remi");
 
   // Turn 1: the first player's first turn: the lay button is locked and says why.
   let st = await waitMyTurn(page);

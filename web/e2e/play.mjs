@@ -191,6 +191,16 @@ export async function placeTiles(page, tiles, start) {
   }
 }
 
+/** A new guest named `name` starts a one-click practice game of `variant` against bots. */
+export async function startPractice(page, url, name, variant) {
+  await page.goto(url);
+  await page.fill("[data-testid=name-input]", name);
+  await page.click("[data-testid=name-save]");
+  await page.selectOption("[data-testid=practice-variant]", variant);
+  await page.click("[data-testid=practice]");
+  await page.waitForSelector("[data-testid=rack] .tile");
+}
+
 export async function waitMyTurn(page, timeout = 60_000) {
   await page.waitForFunction(
     () => {
