@@ -200,12 +200,19 @@ class Hello(_Model):
             "examples": [
                 {"type": "hello", "last_version": None},
                 {"type": "hello", "last_version": 1041},
+                {"type": "hello", "last_version": 1041, "patches": True},
             ]
         }
     )
     type: Literal["hello"]
     last_version: Version | None = Field(
         default=None, description="The last version this client holds, or null."
+    )
+    patches: bool = Field(
+        default=False,
+        description="Receive each event's view as a ``patch`` against the previous version "
+        "instead of the whole view, and ``seats``/``scores`` only when they changed "
+        "(see ``event``). Applies to this connection until it closes.",
     )
 
 
@@ -486,6 +493,18 @@ class EventMessage(_Model):
     ``view``, ``seats``, ``deadline`` and ``scores`` describe the room after the
     event. In a replay (``replay`` true) only the last event carries them; the
     earlier ones have them null.
+
+    A connection whose ``hello`` asked for ``patches`` gets, instead of the whole
+    ``view`` (then null), a ``patch``: the view's top-level keys whose values
+    changed since the previous version, with their new values (``{}`` when nothing
+    changed). The client replaces those keys of the view it holds; the result is
+    exactly the seat's view at this version. When the server cannot patch (the
+    first event after a ``snapshot`` taken before a round existed, a new round
+    being dealt with no view before it, ...) it sends the whole ``view`` and
+    ``patch`` null; a client replaces its view then. Such a connection also gets
+    ``seats`` and ``scores`` only in the events where they changed (null means
+    unchanged); the last event of a replay always carries the whole ``view``,
+    ``seats`` and ``scores``.
     """
 
     model_config = ConfigDict(
@@ -507,7 +526,31 @@ class EventMessage(_Model):
                     "server_time": 1767225601.2,
                     "scores": _SCORES_EXAMPLE,
                     "replay": False,
-                }
+                },
+                {
+                    "type": "event",
+                    "version": 1042,
+                    "event": {"seat": 0, "do": "discard", "tile": 40, "by": "player"},
+                    "view": None,
+                    "patch": {
+                        "turn": 1,
+                        "phase": "take",
+                        "hand": [3, 17, 66, 8, 91, 12, 57, 30, 5, 77, 101, 23, 44, 104],
+                        "seats": [
+                            {"seat": 0, "tiles": 14, "opened": False, "opened_with": None,
+                             "credits": 0, "first_turn": False},
+                            {"seat": 1, "tiles": 14, "opened": False, "opened_with": None,
+                             "credits": 0, "first_turn": True},
+                        ],
+                        "row": [40],
+                        "row_length": 1,
+                    },
+                    "seats": None,
+                    "deadline": 1767225631.2,
+                    "server_time": 1767225601.2,
+                    "scores": None,
+                    "replay": False,
+                },
             ]
         }
     )
@@ -515,6 +558,10 @@ class EventMessage(_Model):
     version: Version
     event: dict[str, Any] = Field(description="What happened; see 'Events' below.")
     view: dict[str, Any] | None
+    patch: dict[str, Any] | None = Field(
+        default=None,
+        description="With ``patches``: the view's keys that changed, with their new values.",
+    )
     seats: list[SeatState] | None
     deadline: float | None
     server_time: float

@@ -59,6 +59,7 @@ from server.rules.queries import (
     row_take_preview,
 )
 from server.rules.state import deal_tiles
+from server.rules.views import own_part, public_part
 
 if TYPE_CHECKING:
     from server.rooms.live import LiveContext
@@ -75,6 +76,7 @@ RESERVE_MARGIN = 16
 
 
 _dumps = dumps
+_MISSING = object()
 
 
 def error_frame(seq: int | None, code: str, message: str) -> str:
@@ -269,6 +271,19 @@ class RoomActor:
         self._view_encoder = ViewJSON()
         self._tail_key: tuple[Any, ...] | None = None
         self._tail_json = ("", "")
+        self._tail_serial = 0
+        # Connections that asked for view patches, with the _tail_serial they last got.
+        self._patching: dict[Conn, int] = {}
+        # The view's public part and each seat's own part at _parts_version, and the
+        # same at the version they were last computed before (patches are the keys
+        # that differ between the two when those versions follow each other).
+        self._parts_version = -1
+        self._parts_pub: dict[str, Any] | None = None
+        self._parts_own: dict[int | None, dict[str, Any]] = {}
+        self._pub_patch: str | None = None
+        self._prev_version = -1
+        self._prev_pub: dict[str, Any] | None = None
+        self._prev_own: dict[int | None, dict[str, Any]] = {}
         self.task: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ plumbing
@@ -541,7 +556,13 @@ class RoomActor:
         conn.seat = self._seat_of(conn.player_id)
         conn.ready = True
         conn.left = False
+        if msg.patches:
+            self._patching[conn] = -1
+        else:
+            self._patching.pop(conn, None)
         self._catch_up(conn, msg.last_version)
+        if conn in self._patching:
+            self._patching[conn] = self._tail_serial  # the snapshot or replay carried them
         if conn.seat is not None:
             self._take_back(conn.seat)
         self._update_empty()
@@ -570,7 +591,10 @@ class RoomActor:
             now = round(time.time(), 3)
             for i, stored in enumerate(missed):
                 if i == len(missed) - 1:
-                    conn.send(self._event_frame(stored, conn.seat, self._tail(False), True))
+                    if conn in self._patching:
+                        conn.send(self._patch_frame(stored, conn.seat, True, True))
+                    else:
+                        conn.send(self._event_frame(stored, conn.seat, self._tail(False), True))
                 else:
                     conn.send(
                         f'{{"type":"event","version":{stored[0]},'
@@ -595,6 +619,7 @@ class RoomActor:
     def _on_gone(self, conn: Conn) -> None:
         with contextlib.suppress(ValueError):
             self.conns.remove(conn)
+        self._patching.pop(conn, None)
         seat = conn.seat
         if seat is not None and conn.ready and not conn.left and not self._seat_connected(seat):
             slot = self.seats[seat]
@@ -1050,14 +1075,26 @@ class RoomActor:
         self.buffer.append(stored)
         if not self.conns:
             return
-        tail = self._tail(False)
-        frames: dict[int | None, str] = {}
+        patching = self._patching
+        if patching:
+            self._seats_scores_json()  # brings _tail_serial up to date
+        tail = self._tail(False) if len(patching) < len(self.conns) else ""
+        serial = self._tail_serial
+        frames: dict[Any, str] = {}
         for conn in self.conns:
             if not conn.ready:
                 continue
-            frame = frames.get(conn.seat)
-            if frame is None:
-                frame = frames[conn.seat] = self._event_frame(stored, conn.seat, tail, False)
+            sent = patching.get(conn)
+            if sent is None:
+                frame = frames.get(conn.seat)
+                if frame is None:
+                    frame = frames[conn.seat] = self._event_frame(stored, conn.seat, tail, False)
+            else:
+                key = (conn.seat, sent != serial)
+                frame = frames.get(key)
+                if frame is None:
+                    frame = frames[key] = self._patch_frame(stored, conn.seat, key[1], False)
+                patching[conn] = serial
             conn.send(frame)
 
     def _event_frame(self, stored: _Stored, seat: int | None, tail: str, is_replay: bool) -> str:
@@ -1068,6 +1105,65 @@ class RoomActor:
             f'{{"type":"event","version":{version},"event":{event},'
             f'"view":{self._view_json(seat)},{tail},"replay":{replay_flag}}}'
         )
+
+    def _patch_frame(
+        self, stored: _Stored, seat: int | None, with_tail: bool, whole: bool
+    ) -> str:
+        """An event for a connection that asked for patches: the view as a patch (or whole
+        when ``whole`` or when no patch can be made), ``seats``/``scores`` when ``with_tail``."""
+        seats, scores = self._seats_scores_json() if with_tail else ("null", "null")
+        view = self._whole_view(seat) if whole else self._view_patch(seat)
+        return (
+            f'{{"type":"event","version":{stored[0]},"event":{_event_json(stored, seat)},'
+            f'{view},"seats":{seats},"deadline":{_dumps(self._deadline())},'
+            f'"server_time":{round(time.time(), 3)},"scores":{scores},'
+            f'"replay":{"true" if whole else "false"}}}'
+        )
+
+    def _parts(self, seat: int | None) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        """The engine's public part of the views and ``seat``'s own part, at this version
+        (``public_part``/``own_part`` of server/rules/views.py: together, ``view_for``)."""
+        if self._parts_version != self.version:
+            self._prev_version = self._parts_version
+            self._prev_pub = self._parts_pub
+            self._prev_own = self._parts_own
+            self._parts_version = self.version
+            state = self.round
+            self._parts_pub = public_part(state) if state is not None else None
+            self._parts_own = {}
+            self._pub_patch = None
+        own = self._parts_own.get(seat)
+        if own is None:
+            state = self.round
+            own = self._parts_own[seat] = own_part(state, seat) if state is not None else {}
+        return self._parts_pub, own
+
+    def _whole_view(self, seat: int | None) -> str:
+        """``"view":{...},"patch":null``: the seat's whole view from the version's parts."""
+        pub, own = self._parts(seat)
+        if pub is None:
+            return '"view":null,"patch":null'
+        return f'"view":{_dumps({**pub, **own})},"patch":null'
+
+    def _view_patch(self, seat: int | None) -> str:
+        """``"view":null,"patch":{...}``: the view's keys that changed since the previous
+        version; the whole view when the previous version's parts are not known."""
+        pub, own = self._parts(seat)
+        prev_pub = self._prev_pub if self._prev_version == self.version - 1 else None
+        prev_own = self._prev_own.get(seat) if prev_pub is not None else None
+        if pub is None or prev_pub is None or not prev_own:
+            return self._whole_view(seat)
+        pub_patch = self._pub_patch
+        if pub_patch is None:
+            changed = {k: v for k, v in pub.items() if prev_pub.get(k, _MISSING) != v}
+            pub_patch = self._pub_patch = _dumps(changed)[1:-1] if changed else ""
+        own_changed = {k: v for k, v in own.items() if prev_own.get(k, _MISSING) != v}
+        if own_changed:
+            own_patch = _dumps(own_changed)[1:-1]
+            body = f"{pub_patch},{own_patch}" if pub_patch else own_patch
+        else:
+            body = pub_patch
+        return f'"view":null,"patch":{{{body}}}'
 
     def _tail(self, _: bool) -> str:
         seats, scores = self._seats_scores_json()
@@ -1089,6 +1185,7 @@ class RoomActor:
         )
         if key != self._tail_key:
             self._tail_key = key
+            self._tail_serial += 1
             self._tail_json = (_dumps(self._seats_json()), _dumps(self._scores()))
         return self._tail_json
 
@@ -1175,7 +1272,11 @@ class RoomActor:
                 "last_seq": results.last_seq if results is not None else None,
             }
         )
-        return f'{head[:-1]},"view":{self._view_json(seat)},{self._tail(False)}}}'
+        if conn in self._patching:
+            view = self._whole_view(seat)[: -len(',"patch":null')]
+        else:
+            view = f'"view":{self._view_json(seat)}'
+        return f'{head[:-1]},{view},{self._tail(False)}}}'
 
 
 def _variant(variant_id: str) -> Any:

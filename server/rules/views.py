@@ -84,39 +84,81 @@ class SeatView:
         return cls(**fields)
 
 
-def _view(state: RoundState, seat: int | None) -> SeatView:
+OWN_KEYS = ("seat", "hand", "joker_credits", "button_used")
+"""The values of a view that are the seat's own (:func:`own_part`); the rest is public."""
+
+
+def public_part(state: RoundState) -> dict[str, Any]:
+    """Every value of a view that is the same for every seat and for a spectator.
+
+    Plain JSON-ready data (``seats`` as dicts). A view is exactly this plus
+    :func:`own_part`: ``view_for(state, s).to_dict() == {**public_part(state),
+    **own_part(state, s)}``, so a server can encode the public part once per
+    change and add each seat's own values.
+
+    >>> from server.rules.state import new_round
+    >>> s = new_round("remi", players=2, seed=1)
+    >>> view_for(s, 0).to_dict() == {**public_part(s), **own_part(s, 0)}
+    True
+    >>> sorted(set(public_part(s)) & set(OWN_KEYS))
+    []
+    """
     depth = state.options.row_depth
     offset = 0 if depth is None else max(0, len(state.row) - depth)
     result = state.result
-    return SeatView(
-        variant_id=state.variant.id,
-        players=state.players,
-        seat=seat,
-        first=state.first,
-        turn=state.turn,
-        phase=state.phase,
-        hand=list(state.hands[seat]) if seat is not None else [],
-        seats=[SeatInfo(i, len(state.hands[i]), state.opened[i], state.opened_with[i],
-                        state.credits(i), state.first_turn(i)) for i in range(state.players)],
-        table=[meld_public(m) for m in state.table],
-        row=state.row[offset:],
-        row_offset=offset,
-        row_length=len(state.row),
-        row_depth=depth,
-        atu=state.atu,
-        atu_taken_by=state.atu_taken_by,
-        stock_count=len(state.stock),
-        consumed=sorted(state.consumed),
-        last_points_opening=state.last_points_opening,
-        last_doubles_opening=state.last_doubles_opening,
-        joker_button=state.options.joker_button,
-        joker_credits=state.joker_credits[seat] if seat is not None else 0,
-        button_used=state.button_used[seat] if seat is not None else False,
-        over=state.over,
-        result=asdict(result) if result is not None else None,
-        hands=[list(h) for h in state.hands] if state.over else None,
-        opened_with=list(state.opened_with),
-    )
+    return {
+        "variant_id": state.variant.id,
+        "players": state.players,
+        "first": state.first,
+        "turn": state.turn,
+        "phase": state.phase,
+        "seats": [
+            {
+                "seat": i,
+                "tiles": len(state.hands[i]),
+                "opened": state.opened[i],
+                "opened_with": state.opened_with[i],
+                "credits": state.credits(i),
+                "first_turn": state.first_turn(i),
+            }
+            for i in range(state.players)
+        ],
+        "table": [meld_public(m) for m in state.table],
+        "row": state.row[offset:],
+        "row_offset": offset,
+        "row_length": len(state.row),
+        "row_depth": depth,
+        "atu": state.atu,
+        "atu_taken_by": state.atu_taken_by,
+        "stock_count": len(state.stock),
+        "consumed": sorted(state.consumed),
+        "last_points_opening": state.last_points_opening,
+        "last_doubles_opening": state.last_doubles_opening,
+        "joker_button": state.options.joker_button,
+        "over": state.over,
+        "result": asdict(result) if result is not None else None,
+        "hands": [list(h) for h in state.hands] if state.over else None,
+        "opened_with": list(state.opened_with),
+    }
+
+
+def own_part(state: RoundState, seat: int | None) -> dict[str, Any]:
+    """The values of ``seat``'s view that are its own (``None``: a spectator's)."""
+    if seat is None:
+        return {"seat": None, "hand": [], "joker_credits": 0, "button_used": False}
+    return {
+        "seat": seat,
+        "hand": list(state.hands[seat]),
+        "joker_credits": state.joker_credits[seat],
+        "button_used": state.button_used[seat],
+    }
+
+
+def _view(state: RoundState, seat: int | None) -> SeatView:
+    fields = public_part(state)
+    fields["seats"] = [SeatInfo(**info) for info in fields["seats"]]
+    fields.update(own_part(state, seat))
+    return SeatView(**fields)
 
 
 def view_for(state: RoundState, seat: int) -> SeatView:

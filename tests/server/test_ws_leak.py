@@ -154,13 +154,17 @@ async def test_no_frame_leaks_hidden_tiles(
         _, watcher = await srv.player("Watcher")
         clients = [await srv.client(t, room) for t in tokens]
         spectator = await srv.client(watcher, room)
-        for c in [*clients, spectator]:
+        # View patches too: a second device of seat 1 and a second spectator ask for them.
+        seat1_patched = await srv.client(tokens[1], room)
+        spectator_patched = await srv.client(watcher, room)
+        seat1_patched.patches = spectator_patched.patches = True
+        for c in [*clients, spectator, seat1_patched, spectator_patched]:
             await c.hello()
         await srv.start(tokens[0], room)
-        for c in clients:
+        for c in [*clients, seat1_patched]:
             await c.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "round_start")
             await c.send({"type": "leave"})  # bots play every seat from now on
-        for c in [*clients, spectator]:
+        for c in [*clients, spectator, seat1_patched, spectator_patched]:
             await c.wait(
                 lambda m: m["type"] == "event" and m["event"]["do"] == "match_over", timeout=120
             )
@@ -172,11 +176,14 @@ async def test_no_frame_leaks_hidden_tiles(
             # rack frames of this seat hold only its own tiles (checked above as well)
         total += scan(spectator, None, stored)
         assert total > 100 * rounds
+        patched = scan(seat1_patched, 1, stored) + scan(spectator_patched, None, stored)
+        assert patched > 50 * rounds
+        assert any(m.get("patch") for m in seat1_patched.frames if m["type"] == "event")
         moves = {m["event"]["do"] for m in spectator.frames if m["type"] == "event"}
         assert {"draw", "discard", "round_start", "round_over", "match_over"} <= moves
         # Negative control: the scan does catch a stock tile slipped into a frame.
         fake = _doctored(clients[1], stored)
         with pytest.raises(AssertionError, match="hidden tiles"):
             scan(fake, 1, stored)
-        for c in [*clients, spectator]:
+        for c in [*clients, spectator, seat1_patched, spectator_patched]:
             await c.close()

@@ -22,6 +22,7 @@ from server.protocol import validate_server
 from server.rooms.live import LiveRooms
 from server.rooms.service import RoomEvents
 from server.settings import Settings
+from server.wsdirect import uvicorn_options
 
 FAST: dict[str, Any] = {
     "bot_delay_seconds": 0.0,
@@ -128,10 +129,9 @@ async def running_server(
     cfg = uvicorn.Config(
         app,
         log_level="warning",
-        ws_max_size=settings.max_frame_bytes,
-        ws_per_message_deflate=False,
         lifespan="on",
         timeout_graceful_shutdown=2,
+        **uvicorn_options(settings),
     )
     server = uvicorn.Server(cfg)
     task = asyncio.create_task(server.serve(sockets=[sock]))
@@ -167,6 +167,8 @@ class Client:
     status: str | None = None
     closed: asyncio.Future[tuple[int | None, str]] | None = None
     seq: int = 0
+    patches: bool = False
+    """Ask for view patches in ``hello`` (the view is then rebuilt from them)."""
     _cursor: int = 0
     _new: asyncio.Event = field(default_factory=asyncio.Event)
     _task: asyncio.Task[None] | None = None
@@ -207,6 +209,10 @@ class Client:
             self.version = m["version"]
             if m["view"] is not None:
                 self.view = m["view"]
+            elif m.get("patch") is not None:
+                assert self.view is not None, "a patch with no view to apply it to"
+                self.view = {**self.view, **m["patch"]}
+                self.deadline = m["deadline"]
             if m["seats"] is not None:
                 self.seats = m["seats"]
                 self.deadline = m["deadline"]
@@ -218,7 +224,10 @@ class Client:
 
     async def hello(self, last_version: int | None = None) -> dict[str, Any]:
         mark = len(self.frames)
-        await self.send({"type": "hello", "last_version": last_version})
+        hello: dict[str, Any] = {"type": "hello", "last_version": last_version}
+        if self.patches:
+            hello["patches"] = True
+        await self.send(hello)
         return await self.wait(lambda m: m["type"] in ("snapshot", "event"), since=mark)
 
     async def act(
