@@ -184,9 +184,12 @@ export class RoomPage {
         if (Array.isArray(ev.winners)) this.state.winners = ev.winners as number[];
       }
       if (ev.do === "room_changed" && this.state.status === "waiting") void this.poll();
+      // The whole view, or a patch: the keys that changed since the previous version
+      // (hello asked for patches). A new object, so that the table can compare with the old one.
       if (m.view) this.state.view = m.view as SeatView;
+      else if (m.patch && this.state.view) this.state.view = { ...this.state.view, ...(m.patch as Partial<SeatView>) };
       if (m.seats) this.state.seats = m.seats as SeatMeta[];
-      if (m.view || m.seats) this.state.deadline = this.localDeadline(m.deadline);
+      if (m.view || m.patch || m.seats) this.state.deadline = this.localDeadline(m.deadline);
       if (m.scores) this.setScores(m.scores as Scores);
       this.state.rack = null;
       if (m.replay && !m.view) return; // the last replayed event carries the state
