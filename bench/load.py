@@ -116,16 +116,23 @@ def serve(port: int, data_dir: str, database_url: str) -> None:
 
 
 def _run(uvicorn: Any, app: Any, port: int, max_size: int) -> None:
+    """uvicorn as served (server.wsdirect: room sockets in direct mode), or, for a
+    comparison, ``REMI_BENCH_WS=asgi`` (uvicorn's "auto") or another uvicorn ``ws``."""
+    from server.wsdirect import uvicorn_options
+
+    options = uvicorn_options(app.state.services.settings)
+    options["ws_max_size"] = max_size
+    ws = os.environ.get("REMI_BENCH_WS", "direct")
+    if ws != "direct":
+        options["ws"] = "auto" if ws == "asgi" else ws
     uvicorn.run(
         app,
         host="127.0.0.1",
         port=port,
         log_level="warning",
-        ws_max_size=max_size,
-        ws_per_message_deflate=False,
         loop="uvloop",
         backlog=4096,
-        ws=os.environ.get("REMI_BENCH_WS", "auto"),
+        **options,
     )
 
 

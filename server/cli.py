@@ -17,6 +17,7 @@ from server.app import create_app
 from server.logs import configure_logging
 from server.settings import Settings
 from server.storage.migrate import migrate
+from server.wsdirect import uvicorn_options
 
 log = logging.getLogger("server.cli")
 
@@ -41,9 +42,8 @@ def serve(settings: Settings) -> None:
         host=settings.host,
         port=settings.port,
         log_config=None,
-        ws_max_size=settings.max_frame_bytes,
-        ws_per_message_deflate=False,
         proxy_headers=True,
+        **uvicorn_options(settings),
     )
 
 

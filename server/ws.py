@@ -7,12 +7,18 @@ is validated by :mod:`server.protocol` and then handed to the room's actor.
 Frames to the client are written at once by :class:`~server.rooms.conn.Conn`
 (no writer task per connection); a client that reads too slowly gets a bounded
 backlog, then is closed, so it never stalls the room.
+
+Under uvicorn with :class:`server.wsdirect.RoomWSProtocol` the messages skip ASGI
+after the handshake (see :mod:`server.wsdirect`); :class:`Session` holds the
+per-message logic both ways share.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+from functools import partial
 from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, FastAPI, WebSocket
@@ -29,13 +35,17 @@ from server.protocol import (
     parse_client,
 )
 from server.rooms.actor import PONG, error_frame
-from server.rooms.conn import Conn
+from server.rooms.conn import Conn, DirectConn
 from server.rooms.live import LiveRooms
 from server.rooms.service import RoomError
+from server.wsdirect import DIRECT
 
 if TYPE_CHECKING:
+    from server.rooms.actor import RoomActor
     from server.rooms.service import RoomEvents
     from server.services import Services
+    from server.settings import Settings
+    from server.wsdirect import RoomWSProtocol
 
 log = logging.getLogger(__name__)
 
@@ -96,9 +106,87 @@ def _token(websocket: WebSocket, cookie_name: str) -> str | None:
     return websocket.cookies.get(cookie_name)
 
 
+class Session:
+    """What a connection's messages do, whichever way they arrive (ASGI or direct).
+
+    Each message is size-checked (close 1009 before any parsing), counted against the
+    connection's budget (error ``rate_limited``, close 1008), validated, then answered
+    (ping) or handed to the room's actor. Synchronous: it never waits.
+    """
+
+    __slots__ = ("actor", "budget", "conn", "max_bytes", "said_hello")
+
+    def __init__(self, conn: Conn, actor: RoomActor, settings: Settings) -> None:
+        self.conn = conn
+        self.actor = actor
+        self.budget = Budget(settings.rate_limit_messages, settings.rate_limit_window_seconds)
+        self.max_bytes = settings.max_frame_bytes
+        self.said_hello = False
+
+    def text(self, text: str) -> None:
+        """Handle one text message."""
+        conn = self.conn
+        if conn.closed:
+            return
+        t0 = time.perf_counter()
+        max_bytes = self.max_bytes
+        if len(text) > max_bytes or (len(text) * 4 > max_bytes and len(text.encode()) > max_bytes):
+            conn.close(1009)
+            return
+        if not self.budget.take():
+            conn.send(error_frame(None, "rate_limited", "too many messages"))
+            conn.close(1008)
+            return
+        try:
+            msg = parse_client(text)
+        except ProtocolError as err:
+            conn.send(error_frame(err.seq, err.code, err.message))
+            return
+        actor = self.actor
+        if isinstance(msg, PingMessage):
+            conn.send(PONG)
+        elif isinstance(msg, Hello):
+            self.said_hello = True
+            actor.post("hello", conn, msg)
+        elif isinstance(msg, ActionMessage | RackMessage | QueryMessage) and not self.said_hello:
+            conn.send(error_frame(msg.seq, "bad_message", "send hello first"))
+        elif isinstance(msg, ActionMessage):
+            actor.post("action", conn, msg, t0)
+        elif isinstance(msg, RackMessage):
+            actor.post("rack", conn, msg)
+        elif isinstance(msg, QueryMessage):
+            actor.post("query", conn, msg)
+        elif isinstance(msg, LeaveMessage):
+            actor.post("leave", conn)
+
+    def binary(self, data: bytes) -> None:
+        """Handle one binary message: refused (too big: close 1009)."""
+        conn = self.conn
+        if conn.closed:
+            return
+        if len(data) > self.max_bytes:
+            conn.close(1009)
+            return
+        conn.send(error_frame(None, "bad_message", "send text frames (JSON)"))
+
+
+def _slow_client_bytes(settings: Settings) -> int:
+    """The write buffer that closes a direct connection as too slow: as many bytes as
+    ``send_queue_limit`` frames of ``max_frame_bytes`` (8 MiB by default)."""
+    return settings.send_queue_limit * settings.max_frame_bytes
+
+
 @router.websocket("/ws/rooms/{room_id}")
 async def room_socket(websocket: WebSocket, room_id: str) -> None:
-    """One player's (or spectator's) connection to a room."""
+    """One player's (or spectator's) connection to a room.
+
+    Under uvicorn with :class:`~server.wsdirect.RoomWSProtocol` (the scope has the
+    ``remi.direct`` extension), once the connection is accepted and attached to its
+    room the messages are handled straight from the protocol
+    (:meth:`~server.wsdirect.RoomWSProtocol.go_direct`) and frames are written
+    straight to the transport (:class:`~server.rooms.conn.DirectConn`); this
+    coroutine only waits for the end. Elsewhere it runs an ASGI receive loop.
+    """
     app = websocket.app
     services: Services = app.state.services
     live: LiveRooms = app.state.live
@@ -123,60 +211,28 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         await websocket.send_text(error_frame(None, "room_not_found", f"no room {room_id!r}"))
         await websocket.close(code=4404)
         return
-    async def close(code: int) -> None:
-        if websocket.application_state == WebSocketState.CONNECTED:
-            await websocket.close(code=code)
+    direct: RoomWSProtocol | None = (websocket.scope.get("extensions") or {}).get(DIRECT)
+    conn: Conn
+    if direct is not None:
+        conn = DirectConn(player.id, direct, _slow_client_bytes(settings))
+    else:
 
-    conn = Conn(player.id, websocket.send_text, close, settings.send_queue_limit)
+        async def close(code: int) -> None:
+            if websocket.application_state == WebSocketState.CONNECTED:
+                await websocket.close(code=code)
+
+        conn = Conn(player.id, websocket.send_text, close, settings.send_queue_limit)
     actor = await live.attach(room_id, conn)
     metrics = services.metrics
     metrics.connections.inc()
-    budget = Budget(settings.rate_limit_messages, settings.rate_limit_window_seconds)
-    max_bytes = settings.max_frame_bytes
-    said_hello = False
+    session = Session(conn, actor, settings)
     try:
-        while not conn.closed:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            t0 = time.perf_counter()
-            text = message.get("text")
-            if text is None:
-                data = message.get("bytes") or b""
-                if len(data) > max_bytes:
-                    conn.close(1009)
-                    break
-                conn.send(error_frame(None, "bad_message", "send text frames (JSON)"))
-                continue
-            if len(text) > max_bytes or (
-                len(text) * 4 > max_bytes and len(text.encode()) > max_bytes
-            ):
-                conn.close(1009)
-                break
-            if not budget.take():
-                conn.send(error_frame(None, "rate_limited", "too many messages"))
-                conn.close(1008)
-                break
-            try:
-                msg = parse_client(text)
-            except ProtocolError as err:
-                conn.send(error_frame(err.seq, err.code, err.message))
-                continue
-            if isinstance(msg, PingMessage):
-                conn.send(PONG)
-            elif isinstance(msg, Hello):
-                said_hello = True
-                actor.post("hello", conn, msg)
-            elif isinstance(msg, ActionMessage | RackMessage | QueryMessage) and not said_hello:
-                conn.send(error_frame(msg.seq, "bad_message", "send hello first"))
-            elif isinstance(msg, ActionMessage):
-                actor.post("action", conn, msg, t0)
-            elif isinstance(msg, RackMessage):
-                actor.post("rack", conn, msg)
-            elif isinstance(msg, QueryMessage):
-                actor.post("query", conn, msg)
-            elif isinstance(msg, LeaveMessage):
-                actor.post("leave", conn)
+        if direct is not None:
+            ended: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+            direct.go_direct(session.text, session.binary, partial(_end, ended))
+            await ended
+        else:
+            await _receive_loop(websocket, conn, session)
     except Exception as exc:  # a broken connection
         log.debug("ws_receive_failed", extra={"error": repr(exc)})
     finally:
@@ -184,3 +240,21 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         metrics.connections.dec()
         conn.close(conn.close_code or 1000)
         await conn.drained(5)
+
+
+def _end(ended: asyncio.Future[int], code: int) -> None:
+    if not ended.done():
+        ended.set_result(code)
+
+
+async def _receive_loop(websocket: WebSocket, conn: Conn, session: Session) -> None:
+    """The ASGI way: receive each message, hand it to the session, until closed."""
+    while not conn.closed:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        text = message.get("text")
+        if text is None:
+            session.binary(message.get("bytes") or b"")
+        else:
+            session.text(text)

@@ -11,6 +11,12 @@ When a send does have to wait (a client that reads slowly), that send is
 finished by a task and the frames sent meanwhile wait in a backlog, in order;
 more than ``limit`` waiting frames close the connection with 1008. The order
 of the frames is always the order of the calls.
+
+:class:`DirectConn` is the same connection on uvicorn's protocol in direct mode
+(:mod:`server.wsdirect`): a frame is one ``transport.write``, nothing is ever
+waited for. The transport buffers what the client does not read yet; past a byte
+limit the client is closed with 1008 instead, so a slow reader never stalls the
+room nor grows the server's memory.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +35,24 @@ SendText = Callable[[str], Coroutine[Any, Any, None]]
 
 CloseSocket = Callable[[int], Coroutine[Any, Any, None]]
 """Closes the socket with a close code."""
+
+
+class DirectSocket(Protocol):
+    """What :class:`DirectConn` needs of :class:`server.wsdirect.RoomWSProtocol`."""
+
+    @property
+    def write_paused(self) -> bool:
+        """True while the transport's buffer is above its high-water mark."""
+
+    @property
+    def transport(self) -> asyncio.WriteTransport:
+        """The socket's transport (its write buffer size is read)."""
+
+    def write_text(self, text: str) -> None:
+        """Write one text frame now; raises when the connection is closing."""
+
+    def write_close(self, code: int) -> None:
+        """Start the closing handshake with ``code``."""
 
 
 async def _finish(coro: Coroutine[Any, Any, Any], yielded: Any) -> None:
@@ -148,3 +172,52 @@ class Conn:
         self.closed = True
         if self.close_code is None:
             self.close_code = 1006
+
+
+class DirectConn(Conn):
+    """A :class:`Conn` that writes each frame straight to the transport.
+
+    ``limit`` is in bytes here: when the transport's buffer (what the client has not
+    read yet) is above it, the next frame closes the connection with 1008 instead of
+    being buffered. The buffer is only measured while the transport reports it above
+    its high-water mark (64 KiB by default), so the limit is at least that.
+    """
+
+    __slots__ = ("socket",)
+
+    def __init__(self, player_id: str, socket: DirectSocket, limit: int) -> None:
+        # Conn's writer state (_send, _close, backlog, flusher) has no use here.
+        self.player_id = player_id
+        self.seat = None
+        self.ready = False
+        self.left = False
+        self.closed = False
+        self.close_code = None
+        self.limit = limit
+        self.backlog = None
+        self.flusher = None
+        self.socket = socket
+
+    def send(self, frame: str) -> None:
+        """Write a frame now; a client too slow to read is disconnected."""
+        if self.closed:
+            return
+        socket = self.socket
+        if socket.write_paused and socket.transport.get_write_buffer_size() > self.limit:
+            self.close(1008)
+            return
+        try:
+            socket.write_text(frame)
+        except Exception as exc:  # the client went away
+            self._gone(exc)
+
+    def close(self, code: int = 1000) -> None:
+        """Close with ``code`` (after the frames already written)."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code = code
+        self.socket.write_close(code)
+
+    async def drained(self, timeout: float) -> None:
+        """Nothing waits here: every frame is in the transport already."""

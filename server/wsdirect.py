@@ -1,0 +1,316 @@
+"""Room sockets without the ASGI round trip per frame: uvicorn's protocol, direct mode.
+
+Through ASGI, every frame a client sends is put in an :class:`asyncio.Queue` (uvicorn
+pauses reading the socket until the app took it, then resumes it: two epoll calls), and
+the handler coroutine is resumed to get it; every frame sent builds an ASGI message that
+goes through Starlette and uvicorn's ``send`` coroutine. A room connection does that for
+the whole game.
+
+:class:`RoomWSProtocol` is uvicorn's sans-io WebSocket protocol
+(:class:`~uvicorn.protocols.websockets.websockets_sansio_impl.WebSocketsSansIOProtocol`)
+with a second mode. The handshake, the keepalive pings, the close handshake, the size
+limit (``ws_max_size``) and the parsing of client frames (``websockets``' sans-io
+``ServerProtocol``) stay uvicorn's. What changes, once the handler switches with
+:meth:`RoomWSProtocol.go_direct` after ``websocket.accept()``:
+
+* every complete message is handed to the handler's callback at once, synchronously,
+  from ``data_received`` (no queue, no pause/resume of reading, no coroutine resumed);
+  the messages that were queued before the switch (a ``hello`` sent right after the 101)
+  are delivered first, in order;
+* a disconnect of any kind (close frame, connection lost, parser error, keepalive
+  timeout, server shutdown, or the server's own close) calls ``on_closed(code)`` exactly
+  once: uvicorn reports each one as a ``websocket.disconnect`` message in its queue,
+  which this class takes out and reports instead;
+* :meth:`RoomWSProtocol.write_text` frames a text message itself (a server frame is not
+  masked: ``0x81``, the 7/16/64-bit length, the UTF-8 payload) and writes it to the
+  transport in one call; frames written by ``websockets`` (pings, pongs, close) are
+  always flushed by uvicorn as soon as they are made, so the order on the wire holds;
+* :meth:`RoomWSProtocol.write_close` is uvicorn's ``websocket.close``: a close frame,
+  then the peer's answer or a close timer.
+
+The handler coroutine stays suspended on a future until ``on_closed``; it needs no
+task of its own (uvicorn's task for the ASGI app is the only one, as before). Any other
+ASGI server, Starlette's ``TestClient``, or uvicorn with another ``ws`` implementation
+have no ``remi.direct`` scope extension: :mod:`server.ws` then uses plain ASGI.
+
+The write buffer is not bounded by this class: :class:`~server.rooms.conn.DirectConn`
+checks the transport's buffer when uvicorn's ``pause_writing`` said it is above the
+high-water mark (:attr:`RoomWSProtocol.write_paused`) and closes a client too slow to
+read.
+
+:func:`uvicorn_options` gives the uvicorn options of the app (CLI, tests, benchmark).
+"""
+
+from __future__ import annotations
+
+import logging
+import struct
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from uvicorn.protocols.utils import ClientDisconnected
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
+from websockets.frames import Frame
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from websockets.http11 import Request
+
+    from server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+DIRECT = "remi.direct"
+"""The ASGI scope extension (``scope["extensions"][DIRECT]``) holding the protocol."""
+
+OnText = Callable[[str], None]
+OnBytes = Callable[[bytes], None]
+OnClosed = Callable[[int], None]
+
+_pack_short = struct.Struct("!BB").pack
+_pack_medium = struct.Struct("!BBH").pack
+_pack_long = struct.Struct("!BBQ").pack
+
+
+def text_frame(text: str) -> bytes:
+    """One unmasked, final text frame (what a server sends).
+
+    >>> text_frame("hi")
+    b'\\x81\\x02hi'
+    >>> text_frame("x" * 200)[:4], len(text_frame("x" * 200))
+    (b'\\x81~\\x00\\xc8', 204)
+    >>> text_frame("x" * 70000)[:10], len(text_frame("x" * 70000))
+    (b'\\x81\\x7f\\x00\\x00\\x00\\x00\\x00\\x01\\x11p', 70010)
+    """
+    data = text.encode()
+    n = len(data)
+    if n < 126:
+        return _pack_short(0x81, n) + data
+    if n < 0x10000:
+        return _pack_medium(0x81, 126, n) + data
+    return _pack_long(0x81, 127, n) + data
+
+
+def _drop(_: Any) -> None:
+    """The callback after the connection ended: later messages are ignored."""
+
+
+class RoomWSProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's sans-io WebSocket protocol, with a direct mode for room sockets.
+
+    Use it as uvicorn's ``ws`` (see :func:`uvicorn_options`). Until :meth:`go_direct`
+    it behaves exactly as its base class.
+    """
+
+    # Class defaults: nothing per connection until a handler switches.
+    on_text: OnText | None = None
+    """The direct mode's message callback (None: plain ASGI)."""
+    on_bytes: OnBytes | None = None
+    on_closed: OnClosed | None = None
+    write_paused = False
+    """True while the transport's buffer is above its high-water mark."""
+
+    # ------------------------------------------------------------------ the switch
+
+    def handle_connect(self, event: Request) -> None:
+        super().handle_connect(event)
+        # A 101 built the scope (and scheduled the app's task, which runs later);
+        # a refused handshake did not, and has no app to tell.
+        scope = getattr(self, "scope", None)
+        if scope is not None:
+            extensions = scope.get("extensions")
+            if extensions is not None:
+                extensions[DIRECT] = self
+
+    def go_direct(self, on_text: OnText, on_bytes: OnBytes, on_closed: OnClosed) -> None:
+        """Hand every later message to these callbacks instead of the ASGI ``receive``.
+
+        Call it after ``websocket.accept()``. Messages already queued are delivered
+        first, in order (a disconnect among them calls ``on_closed`` at once); then
+        reading resumes if uvicorn had paused it for the queue.
+        """
+        self.on_text = on_text
+        self.on_bytes = on_bytes
+        self.on_closed = on_closed
+        self._pump()
+        if self.read_paused and self.on_closed is not None:
+            self.read_paused = False
+            self.transport.resume_reading()
+
+    def _pump(self) -> None:
+        """Deliver what uvicorn queued (messages, then a disconnect) to the callbacks."""
+        queue = self.queue
+        while not queue.empty():
+            message = queue.get_nowait()
+            if message["type"] == "websocket.receive":
+                text = message.get("text")
+                if text is not None:
+                    self._deliver(text)
+                else:
+                    self._deliver_bytes(message.get("bytes") or b"")
+            elif message["type"] == "websocket.disconnect":
+                self._finish(message.get("code", 1005))
+
+    def _deliver(self, text: str) -> None:
+        on_text = self.on_text
+        assert on_text is not None
+        try:
+            on_text(text)
+        except Exception as exc:  # the handler failed: end this connection, not the server
+            log.warning("ws_direct_handler_failed", extra={"error": repr(exc)})
+            self._finish(1011)
+
+    def _deliver_bytes(self, data: bytes) -> None:
+        on_bytes = self.on_bytes
+        assert on_bytes is not None
+        try:
+            on_bytes(data)
+        except Exception as exc:
+            log.warning("ws_direct_handler_failed", extra={"error": repr(exc)})
+            self._finish(1011)
+
+    def _finish(self, code: int) -> None:
+        """Report the end of the connection (once); later messages are dropped."""
+        on_closed = self.on_closed
+        if on_closed is None:
+            return
+        self.on_closed = None
+        self.on_text = _drop
+        self.on_bytes = _drop
+        on_closed(code)
+
+    # ------------------------------------------------------------------ receiving
+
+    def handle_text(self, event: Frame) -> None:
+        on_text = self.on_text
+        if on_text is None or not event.fin:
+            super().handle_text(event)
+            return
+        if self.close_sent:  # past our close: discard, as uvicorn does
+            return
+        try:
+            text = str(event.data, "utf-8")
+        except UnicodeDecodeError:
+            self.conn.send_close(1007)
+            self.handle_parser_exception()
+            return
+        self._deliver(text)
+
+    def send_receive_event_to_app(self) -> None:
+        # Fragmented messages and binary frames (rare) come here.
+        if self.on_text is None:
+            super().send_receive_event_to_app()
+            return
+        data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+        self.frames = []
+        if self.close_sent:
+            return
+        if self.curr_msg_data_type == "text":
+            try:
+                text = str(data, "utf-8")
+            except UnicodeDecodeError:
+                self.conn.send_close(1007)
+                self.handle_parser_exception()
+                return
+            self._deliver(text)
+        else:
+            self._deliver_bytes(bytes(data))
+
+    # Every way a connection ends queues a websocket.disconnect: report it.
+
+    def handle_close(self, event: Frame) -> None:
+        super().handle_close(event)
+        if self.on_closed is not None:
+            self._pump()
+
+    def handle_parser_exception(self) -> None:
+        super().handle_parser_exception()
+        if self.on_closed is not None:
+            self._pump()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if self.on_closed is not None:
+            self._pump()
+
+    def shutdown(self) -> None:
+        super().shutdown()
+        if self.on_closed is not None:
+            self._pump()
+
+    def keepalive_timeout(self) -> None:
+        super().keepalive_timeout()  # closes the transport: connection_lost follows
+        if self.on_closed is not None:
+            self._finish(1011)
+
+    def on_task_complete(self, task: asyncio.Task[None]) -> None:
+        super().on_task_complete(task)
+        extensions = self.scope.get("extensions")
+        if extensions is not None:  # no reference cycle scope <-> protocol left behind
+            extensions.pop(DIRECT, None)
+
+    # ------------------------------------------------------------------ sending
+
+    def pause_writing(self) -> None:
+        self.write_paused = True
+        super().pause_writing()
+
+    def resume_writing(self) -> None:
+        self.write_paused = False
+        super().resume_writing()
+
+    def write_text(self, text: str) -> None:
+        """Send one text message now (a single ``transport.write``).
+
+        Raises :class:`~uvicorn.protocols.utils.ClientDisconnected` when the
+        connection is closing.
+        """
+        if self.close_sent or self.transport.is_closing():
+            raise ClientDisconnected()
+        self.transport.write(text_frame(text))
+
+    def write_close(self, code: int) -> None:
+        """Start the closing handshake with ``code`` (as uvicorn's ``websocket.close``).
+
+        The transport closes when the peer answers, or after ``close_timeout``
+        seconds; after that long a peer that does not read is cut off (its unsent
+        frames dropped) instead of being waited for. Reports the end (``on_closed``)
+        if not done yet.
+        """
+        if not self.close_sent and not self.transport.is_closing():
+            try:
+                self.conn.send_close(code, "")
+            except InvalidState:  # the peer's close came first: it is being answered
+                pass
+            else:
+                self.transport.write(b"".join(self.conn.data_to_send()))
+                self.close_sent = True
+                if self.read_paused:
+                    self.read_paused = False
+                    self.transport.resume_reading()
+                self.close_timer = self.loop.call_later(self.close_timeout, self._close_expired)
+        self._finish(code)
+
+    def _close_expired(self) -> None:
+        self.close_timer = None
+        if self.transport.get_write_buffer_size():
+            self.transport.abort()
+        else:
+            self.transport.close()
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """uvicorn's options for this app: the WebSocket protocol and its limits.
+
+    >>> from server.settings import Settings
+    >>> opts = uvicorn_options(Settings(max_frame_bytes=4096))
+    >>> opts["ws"] is RoomWSProtocol, opts["ws_max_size"], opts["ws_per_message_deflate"]
+    (True, 4096, False)
+    """
+    return {
+        "ws": RoomWSProtocol,
+        "ws_max_size": settings.max_frame_bytes,
+        "ws_per_message_deflate": False,
+    }
