@@ -38,6 +38,8 @@ from typing import Any
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
+from wsclient import LightClient, Receiver
+from wsclient import connect as light_connect
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -201,44 +203,78 @@ async def settle(pid: int, seconds: float = 2.0) -> int:
 class Player:
     """One WebSocket client seated at a table."""
 
-    ws: ClientConnection
+    ws: ClientConnection | LightClient
     seat: int | None = None
     version: int = 0
     view: dict[str, Any] | None = None
     seq: int = 0
     arrivals: dict[int, float] = field(default_factory=dict)
     replies: dict[int, tuple[float, dict[str, Any]]] = field(default_factory=dict)
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
     finished: bool = False
+    waiter: asyncio.Future[None] | None = None
+    wanted: Any = None
 
     async def read(self) -> None:
+        """Read a ``websockets`` connection (a LightClient calls :meth:`on_text` itself)."""
+        ws = self.ws
+        assert isinstance(ws, ClientConnection)
         with contextlib.suppress(Exception):
-            async for text in self.ws:
-                now = time.perf_counter()
-                m = json.loads(text)
-                kind = m["type"]
-                if kind == "snapshot":
-                    self.version, self.view, self.seat = m["version"], m["view"], m["you"]["seat"]
-                elif kind == "event":
-                    self.version = m["version"]
-                    self.arrivals[m["version"]] = now
-                    if m["view"] is not None:
-                        self.view = m["view"]
-                    if m["event"].get("do") == "match_over":
-                        self.finished = True
-                elif kind in ("ack", "error"):
-                    self.replies[m["seq"]] = (now, m)
-                self.changed.set()
+            async for text in ws:
+                self.on_text(text)  # type: ignore[arg-type]
+
+    def on_text(self, text: str) -> None:
+        now = time.perf_counter()
+        m = json.loads(text)
+        kind = m["type"]
+        if kind == "snapshot":
+            self.version, self.view, self.seat = m["version"], m["view"], m["you"]["seat"]
+        elif kind == "event":
+            self.version = m["version"]
+            self.arrivals[m["version"]] = now
+            if m["view"] is not None:
+                self.view = m["view"]
+            elif m.get("patch") is not None and self.view is not None:
+                self.view.update(m["patch"])  # hello asked for patches
+            if m["event"].get("do") == "match_over":
+                self.finished = True
+        elif kind in ("ack", "error"):
+            self.replies[m["seq"]] = (now, m)
+        waiter = self.waiter
+        if waiter is not None and not waiter.done() and self.wanted():
+            waiter.set_result(None)
+
+    async def send(self, text: str) -> None:
+        ws = self.ws
+        if isinstance(ws, LightClient):
+            ws.send_text(text)
+        else:
+            await ws.send(text)
+
+    async def close(self) -> None:
+        ws = self.ws
+        if isinstance(ws, LightClient):
+            ws.close()
+        else:
+            await ws.close()
 
     async def until(self, check: Any, timeout: float = 30) -> None:
-        end = time.monotonic() + timeout
-        while not check():
-            left = end - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            self.changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), left)
+        """Wait until ``check()`` holds (checked after each frame; one future, no task)."""
+        if check():
+            return
+        loop = asyncio.get_running_loop()
+        waiter = self.waiter = loop.create_future()
+        self.wanted = check
+        timer = loop.call_later(timeout, _expire, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            self.waiter = None
+
+
+def _expire(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_exception(TimeoutError())
 
 
 def next_move(view: dict[str, Any]) -> dict[str, Any]:
@@ -284,7 +320,7 @@ class Table:
         seq = p.seq
         msg = {"type": "action", "seq": seq, "base_version": p.version, "action": next_move(p.view)}
         t0 = time.perf_counter()
-        await p.ws.send(json.dumps(msg))
+        await p.send(json.dumps(msg))
         await p.until(lambda: seq in p.replies)
         t_reply, reply = p.replies.pop(seq)
         if reply["type"] != "ack":
@@ -357,24 +393,31 @@ async def setup_tables(base: str, ws_base: str, n: int) -> tuple[list[Table], li
 
 
 async def connect_all(
-    ws_base: str, tables: list[Table], tokens: list[str]
+    ws_base: str, tables: list[Table], tokens: list[str], patches: bool, light: bool
 ) -> list[asyncio.Task[None]]:
     readers = []
     sem = asyncio.Semaphore(64)
 
     async def one(t: int, s: int) -> None:
-        async with sem:
-            ws = await connect(
-                f"{ws_base}/ws/rooms/{tables[t].room}",
-                additional_headers={"Authorization": f"Bearer {tokens[4 * t + s]}"},
-                compression=None,
-                max_size=2**20,
-                open_timeout=60,
-            )
         p = tables[t].players[s]
-        p.ws = ws
-        readers.append(asyncio.create_task(p.read()))
-        await ws.send(json.dumps({"type": "hello", "last_version": None}))
+        auth = {"Authorization": f"Bearer {tokens[4 * t + s]}"}
+        async with sem:
+            if light:
+                host, port = ws_base.removeprefix("ws://").split(":")
+                p.ws = await light_connect(
+                    host, int(port), f"/ws/rooms/{tables[t].room}", auth, p.on_text
+                )
+            else:
+                p.ws = await connect(
+                    f"{ws_base}/ws/rooms/{tables[t].room}",
+                    additional_headers=auth,
+                    compression=None,
+                    max_size=2**20,
+                    open_timeout=60,
+                )
+                readers.append(asyncio.create_task(p.read()))
+        hello = {"type": "hello", "last_version": None, "patches": patches}
+        await p.send(json.dumps(hello))
         await p.until(lambda: p.seat is not None or p.version > 0)
 
     await asyncio.gather(*(one(t, s) for t in range(len(tables)) for s in range(4)))
@@ -433,16 +476,23 @@ async def saturated(tables: list[Table], duration: float) -> tuple[Stats, float]
     return stats, time.perf_counter() - t0
 
 
-async def echo_baseline(port: int, conns: int, duration: float, pid: int) -> dict[str, float]:
+async def echo_baseline(
+    port: int, conns: int, duration: float, pid: int, light: bool
+) -> dict[str, float]:
     base_rss = await settle(pid, 1.0)
-    sockets = []
+    sockets: list[Any] = []
     sem = asyncio.Semaphore(64)
 
     async def one() -> None:
         async with sem:
-            sockets.append(
-                await connect(f"ws://127.0.0.1:{port}", compression=None, open_timeout=60)
-            )
+            if light:
+                receiver = Receiver()
+                client = await light_connect("127.0.0.1", port, "/", None, receiver)
+                sockets.append(LightEcho(client, receiver))
+            else:
+                sockets.append(
+                    await connect(f"ws://127.0.0.1:{port}", compression=None, open_timeout=60)
+                )
 
     await asyncio.gather(*(one() for _ in range(conns)))
     idle_rss = await settle(pid)
@@ -452,7 +502,7 @@ async def echo_baseline(port: int, conns: int, duration: float, pid: int) -> dic
     count = 0
     end = time.monotonic() + duration
 
-    async def run(ws: ClientConnection) -> None:
+    async def run(ws: Any) -> None:
         nonlocal count
         while time.monotonic() < end:
             await ws.send(payload)
@@ -474,6 +524,23 @@ async def echo_baseline(port: int, conns: int, duration: float, pid: int) -> dic
         "clients_cpu_us_per_round_trip": round((mine1 - mine0) / max(1, count) * 1e6, 1),
         "rss_per_idle_conn_kb": round((idle_rss - base_rss) / conns, 1),
     }
+
+
+class LightEcho:
+    """The ``send``/``recv``/``close`` of a websockets connection, over a LightClient."""
+
+    def __init__(self, client: LightClient, receiver: Receiver) -> None:
+        self.client = client
+        self.receiver = receiver
+
+    async def send(self, text: str) -> None:
+        self.client.send_text(text)
+
+    async def recv(self) -> str:
+        return await self.receiver.recv()
+
+    async def close(self) -> None:
+        self.client.close()
 
 
 def pct(values: list[float], q: float) -> float:
@@ -510,7 +577,10 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         rss0 = await settle(server.pid)
         tables, tokens = await setup_tables(base, ws_base, args.tables)
         rss1 = await settle(server.pid)
-        readers = await connect_all(ws_base, tables, tokens)
+        light = args.client == "light"
+        readers = await connect_all(ws_base, tables, tokens, args.patches, light)
+        out["view_patches"] = args.patches
+        out["client"] = args.client
         rss2 = await settle(server.pid)
         await start_all(base, tables, tokens)
         rss3 = await settle(server.pid)
@@ -569,7 +639,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         for table in tables:
             for p in table.players:
                 with contextlib.suppress(Exception):
-                    await p.ws.close()
+                    await p.close()
         for r in readers:
             r.cancel()
     finally:
@@ -583,7 +653,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         try:
             await wait_port(eport)
             out["echo"] = await echo_baseline(
-                eport, 4 * args.tables, args.saturate or 10, echo_proc.pid
+                eport, 4 * args.tables, args.saturate or 10, echo_proc.pid, light
             )
         finally:
             echo_proc.terminate()
@@ -612,6 +682,19 @@ def cli() -> None:
     parser.add_argument("--warmup", type=float, default=30.0, help="paced play not measured")
     parser.add_argument("--saturate", type=float, default=15.0, help="0 to skip")
     parser.add_argument("--no-echo", dest="echo", action="store_false")
+    parser.add_argument(
+        "--client",
+        choices=("light", "websockets"),
+        default="light",
+        help="client of the game and the echo alike: bench/wsclient.py (default) or the "
+        "websockets library's asyncio client",
+    )
+    parser.add_argument(
+        "--whole-views",
+        dest="patches",
+        action="store_false",
+        help="clients get every event's whole view (default: view patches, as the web client)",
+    )
     parser.add_argument("--database-url", default="", help="default: SQLite in a temp dir")
     parser.add_argument("--verbose", action="store_true", help="slowest moves, more centiles")
     parser.add_argument("--profile", default="", help="write the server's cProfile stats here")
