@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from server.rooms.conn import Conn
+from server.rooms.conn import Conn, DirectConn
 
 
 class Socket:
@@ -74,3 +74,53 @@ async def test_a_failed_send_marks_the_connection_closed() -> None:
     assert conn.closed and conn.close_code == 1006
     conn.send("b")  # ignored
     assert sock.sent == []
+
+
+class DirectSocket:
+    """A fake RoomWSProtocol: a transport buffer that only grows (the client reads nothing)."""
+
+    def __init__(self) -> None:
+        self.written: list[str] = []
+        self.closes: list[int] = []
+        self.buffered = 0
+        self.write_paused = False
+        self.transport = self
+        self.gone = False
+
+    def get_write_buffer_size(self) -> int:
+        return self.buffered
+
+    def write_text(self, text: str) -> None:
+        if self.gone:
+            raise OSError("closing")
+        self.written.append(text)
+        self.buffered += len(text)
+        self.write_paused = self.buffered > 100  # the high-water mark
+
+    def write_close(self, code: int) -> None:
+        self.closes.append(code)
+
+
+async def test_direct_conn_writes_at_once_then_closes_a_slow_reader() -> None:
+    sock = DirectSocket()
+    conn = DirectConn("p", sock, limit=250)
+    for i in range(40):
+        conn.send("x" * 9 + str(i % 10))
+    # Written until the buffer passed the limit (measured once above the high-water mark).
+    assert len(sock.written) == 26 and sock.buffered == 260
+    assert conn.closed and conn.close_code == 1008 and sock.closes == [1008]
+    conn.close(1000)  # already closed: nothing more
+    assert sock.closes == [1008]
+    await conn.drained(1)  # nothing waits
+    assert conn.flusher is None and conn.backlog is None
+
+
+async def test_direct_conn_on_a_closing_socket_is_marked_gone() -> None:
+    sock = DirectSocket()
+    conn = DirectConn("p", sock, limit=10_000)
+    conn.send("a")
+    sock.gone = True
+    conn.send("b")
+    assert conn.closed and conn.close_code == 1006 and sock.written == ["a"]
+    conn.close(1000)
+    assert sock.closes == []  # the protocol ends the connection itself
