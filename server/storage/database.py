@@ -23,7 +23,19 @@ from server.settings import Settings
 log = logging.getLogger(__name__)
 
 
-def _sqlite_path(url: str) -> Path | None:
+SQLITE_BUSY_TIMEOUT = 30.0
+"""Seconds a SQLite connection waits for another writer's lock before failing."""
+
+SQLITE_PRAGMAS = (
+    "PRAGMA foreign_keys=ON",
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA synchronous=NORMAL",
+)
+"""Run on every new SQLite connection (the engine's and the journal's writer thread's)."""
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The database file of a SQLite URL; None for an in-memory or ``file:`` URI database."""
     database = make_url(url).database
     if not database or database == ":memory:" or database.startswith("file:"):
         return None
@@ -41,10 +53,10 @@ def build_engine(settings: Settings) -> AsyncEngine:
     url = settings.database_url
     kwargs: dict[str, Any] = {"echo": settings.database_echo}
     if settings.is_sqlite:
-        path = _sqlite_path(url)
+        path = sqlite_path(url)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-        kwargs["connect_args"] = {"timeout": 30}
+        kwargs["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT}
     elif settings.is_postgres:
         kwargs["pool_pre_ping"] = True
         if settings.database_schema:
@@ -62,9 +74,8 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=NORMAL")
+            for pragma in SQLITE_PRAGMAS:
+                cursor.execute(pragma)
         finally:
             cursor.close()
 
