@@ -543,6 +543,15 @@ class LightEcho:
         self.client.close()
 
 
+def phase(name: str, pid: int) -> None:
+    """Note a phase change on stderr (``--phases``): e.g. to attach a profiler to ``pid``."""
+    if PHASES:
+        print(f"phase {name} server_pid={pid}", file=sys.stderr, flush=True)
+
+
+PHASES: list[bool] = []
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -618,9 +627,11 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             out["paced"]["ack_ms"]["p90"] = round(pct(stats.ack, 0.9), 2)
             out["paced"]["ack_ms"]["p95"] = round(pct(stats.ack, 0.95), 2)
         if args.saturate > 0:
+            phase("saturated", server.pid)
             cpu0, mine0 = cpu_s(server.pid), cpu_s()
             sat, elapsed = await saturated(tables, args.saturate)
             cpu1, mine1 = cpu_s(server.pid), cpu_s()
+            phase("saturated_done", server.pid)
             out["saturated"] = {
                 "duration_s": round(elapsed, 1),
                 "moves": sat.moves,
@@ -698,7 +709,10 @@ def cli() -> None:
     parser.add_argument("--database-url", default="", help="default: SQLite in a temp dir")
     parser.add_argument("--verbose", action="store_true", help="slowest moves, more centiles")
     parser.add_argument("--profile", default="", help="write the server's cProfile stats here")
+    parser.add_argument("--phases", action="store_true", help="print phase changes on stderr")
     args = parser.parse_args()
+    if args.phases:
+        PHASES.append(True)
     if args.cmd == "serve":
         serve(args.port, args.data, args.database_url)
         return

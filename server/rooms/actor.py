@@ -272,6 +272,7 @@ class RoomActor:
         self._tail_key: tuple[Any, ...] | None = None
         self._tail_json = ("", "")
         self._tail_serial = 0
+        self._held_ack: tuple[Conn, str] | None = None
         # Connections that asked for view patches, with the _tail_serial they last got.
         self._patching: dict[Conn, int] = {}
         # The view's public part and each seat's own part at _parts_version, and the
@@ -592,7 +593,8 @@ class RoomActor:
             for i, stored in enumerate(missed):
                 if i == len(missed) - 1:
                     if conn in self._patching:
-                        conn.send(self._patch_frame(stored, conn.seat, True, True))
+                        tail = self._seats_scores_json()
+                        conn.send(self._patch_frame(stored, conn.seat, tail, whole=True))
                     else:
                         conn.send(self._event_frame(stored, conn.seat, self._tail(False), True))
                 else:
@@ -735,9 +737,14 @@ class RoomActor:
             conn.send(reply)
             return reply
         reply = ack_frame(msg.seq, self.version + 1)
-        conn.send(reply)
+        self._held_ack = (conn, reply)  # sent by _emit with the event: one write
         t_ack = time.perf_counter()
-        self._emit(_Move(event, "player"))
+        try:
+            self._emit(_Move(event, "player"))
+        finally:
+            if self._held_ack is not None:  # _emit had no connection to send to
+                self._held_ack = None
+                conn.send(reply)
         t_done = time.perf_counter()
         metrics = self.ctx.metrics
         metrics.ack_latency.observe(t_ack - t0)
@@ -1076,10 +1083,13 @@ class RoomActor:
         if not self.conns:
             return
         patching = self._patching
-        if patching:
-            self._seats_scores_json()  # brings _tail_serial up to date
-        tail = self._tail(False) if len(patching) < len(self.conns) else ""
+        seats_scores = self._seats_scores_json()  # also brings _tail_serial up to date
+        tail = self._tail(False, seats_scores) if len(patching) < len(self.conns) else ""
         serial = self._tail_serial
+        # What every patch frame of this version shares: deadline and clock.
+        times = f'"deadline":{_dumps(self._deadline())},"server_time":{round(time.time(), 3)}'
+        held = self._held_ack
+        self._held_ack = None
         frames: dict[Any, str] = {}
         for conn in self.conns:
             if not conn.ready:
@@ -1093,9 +1103,17 @@ class RoomActor:
                 key = (conn.seat, sent != serial)
                 frame = frames.get(key)
                 if frame is None:
-                    frame = frames[key] = self._patch_frame(stored, conn.seat, key[1], False)
+                    frame = frames[key] = self._patch_frame(
+                        stored, conn.seat, seats_scores if key[1] else None, times
+                    )
                 patching[conn] = serial
-            conn.send(frame)
+            if held is not None and conn is held[0]:
+                conn.send_frames(held[1], frame)  # the ack, then the event: one write
+                held = None
+            else:
+                conn.send(frame)
+        if held is not None:
+            held[0].send(held[1])
 
     def _event_frame(self, stored: _Stored, seat: int | None, tail: str, is_replay: bool) -> str:
         version = stored[0]
@@ -1107,16 +1125,23 @@ class RoomActor:
         )
 
     def _patch_frame(
-        self, stored: _Stored, seat: int | None, with_tail: bool, whole: bool
+        self,
+        stored: _Stored,
+        seat: int | None,
+        seats_scores: tuple[str, str] | None,
+        times: str | None = None,
+        whole: bool = False,
     ) -> str:
-        """An event for a connection that asked for patches: the view as a patch (or whole
-        when ``whole`` or when no patch can be made), ``seats``/``scores`` when ``with_tail``."""
-        seats, scores = self._seats_scores_json() if with_tail else ("null", "null")
+        """An event for a connection that asked for patches: the view as a patch (whole
+        when ``whole`` or when no patch can be made), ``seats``/``scores`` when given;
+        ``times`` is the ``deadline`` and ``server_time`` members when already made."""
+        seats, scores = seats_scores if seats_scores is not None else ("null", "null")
         view = self._whole_view(seat) if whole else self._view_patch(seat)
+        if times is None:
+            times = f'"deadline":{_dumps(self._deadline())},"server_time":{round(time.time(), 3)}'
         return (
             f'{{"type":"event","version":{stored[0]},"event":{_event_json(stored, seat)},'
-            f'{view},"seats":{seats},"deadline":{_dumps(self._deadline())},'
-            f'"server_time":{round(time.time(), 3)},"scores":{scores},'
+            f'{view},"seats":{seats},{times},"scores":{scores},'
             f'"replay":{"true" if whole else "false"}}}'
         )
 
@@ -1165,8 +1190,8 @@ class RoomActor:
             body = pub_patch
         return f'"view":null,"patch":{{{body}}}'
 
-    def _tail(self, _: bool) -> str:
-        seats, scores = self._seats_scores_json()
+    def _tail(self, _: bool, seats_scores: tuple[str, str] | None = None) -> str:
+        seats, scores = seats_scores if seats_scores is not None else self._seats_scores_json()
         return (
             f'"seats":{seats},"deadline":{_dumps(self._deadline())},'
             f'"server_time":{round(time.time(), 3)},"scores":{scores}'

@@ -51,6 +51,9 @@ class DirectSocket(Protocol):
     def write_text(self, text: str) -> None:
         """Write one text frame now; raises when the connection is closing."""
 
+    def write_texts(self, texts: tuple[str, ...]) -> None:
+        """Write several text frames at once (one write); raises when closing."""
+
     def write_close(self, code: int) -> None:
         """Start the closing handshake with ``code``."""
 
@@ -119,6 +122,11 @@ class Conn:
             backlog.append(frame)
             return
         self._start(self._send(frame), closing=False)
+
+    def send_frames(self, *frames: str) -> None:
+        """Send several frames in this order (a direct socket writes them at once)."""
+        for frame in frames:
+            self.send(frame)
 
     def close(self, code: int = 1000) -> None:
         """Send what is waiting, then close with ``code``."""
@@ -208,6 +216,19 @@ class DirectConn(Conn):
             return
         try:
             socket.write_text(frame)
+        except Exception as exc:  # the client went away
+            self._gone(exc)
+
+    def send_frames(self, *frames: str) -> None:
+        """Write several frames with one ``transport.write`` (one system call)."""
+        if self.closed:
+            return
+        socket = self.socket
+        if socket.write_paused and socket.transport.get_write_buffer_size() > self.limit:
+            self.close(1008)
+            return
+        try:
+            socket.write_texts(frames)
         except Exception as exc:  # the client went away
             self._gone(exc)
 

@@ -39,6 +39,18 @@ async def test_sends_complete_at_once_without_a_task() -> None:
     assert sock.closed == 1000 and conn.closed
 
 
+async def test_send_frames_keeps_the_order_through_asgi() -> None:
+    sock = Socket()
+    conn = Conn("p", sock.send, sock.close, limit=8)
+    conn.send_frames("ack", "event")
+    sock.writable.clear()
+    conn.send_frames("ack2", "event2")  # waits behind the first: backlog, same order
+    assert sock.sent == ["ack", "event"]
+    sock.writable.set()
+    await conn.drained(1)
+    assert sock.sent == ["ack", "event", "ack2", "event2"]
+
+
 async def test_a_waiting_send_keeps_the_order_then_closes() -> None:
     sock = Socket()
     conn = Conn("p", sock.send, sock.close, limit=8)
@@ -97,8 +109,28 @@ class DirectSocket:
         self.buffered += len(text)
         self.write_paused = self.buffered > 100  # the high-water mark
 
+    def write_texts(self, texts: tuple[str, ...]) -> None:
+        if self.gone:
+            raise OSError("closing")
+        self.writes = getattr(self, "writes", 0) + 1
+        for text in texts:
+            self.written.append(text)
+            self.buffered += len(text)
+        self.write_paused = self.buffered > 100
+
     def write_close(self, code: int) -> None:
         self.closes.append(code)
+
+
+async def test_direct_conn_sends_frames_together_in_order() -> None:
+    sock = DirectSocket()
+    conn = DirectConn("p", sock, limit=250)
+    conn.send_frames("ack", "event")
+    assert sock.written == ["ack", "event"] and sock.writes == 1
+    sock.buffered = 300
+    sock.write_paused = True
+    conn.send_frames("ack2", "event2")  # a client too slow to read: closed, nothing written
+    assert sock.written == ["ack", "event"] and conn.closed and sock.closes == [1008]
 
 
 async def test_direct_conn_writes_at_once_then_closes_a_slow_reader() -> None:
