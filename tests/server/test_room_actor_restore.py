@@ -81,8 +81,10 @@ async def test_commit_before_ack_and_restore_after_restart(settings: Settings) -
         # Play goes on.
         ok = await b.act(simple_move(b.view))  # type: ignore[arg-type]
         assert ok["type"] == "ack"
+        # Ana's move is based on Bob's: wait until her connection has seen it.
+        await a.wait(lambda m: m["type"] == "event" and m["version"] >= ok["version"])
         ok = await a.act({"do": "draw"})
-        assert ok["type"] == "ack"
+        assert ok["type"] == "ack", ok
         assert [r[0] for r in await _logged(srv2.live.services.db, room)] == [1, 2, 3, 4]
         await a.close()
         await b.close()
