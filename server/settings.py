@@ -151,7 +151,15 @@ class Settings(BaseSettings):
         "shutdown); after a restart, turn deadlines are extended by the downtime since.",
     )
     send_queue_limit: int = Field(
-        default=512, ge=8, description="Frames queued for a client before it is dropped as slow."
+        default=512,
+        ge=8,
+        description="Frames queued for a client before it is dropped as slow (ASGI path).",
+    )
+    send_buffer_bytes: int = Field(
+        default=1 << 20,
+        ge=65536,
+        description="Bytes written to a room socket and not yet read by the client before it "
+        "is dropped as slow (direct path).",
     )
 
     # --- WebSocket safety --------------------------------------------------

@@ -171,9 +171,9 @@ class Session:
 
 
 def _slow_client_bytes(settings: Settings) -> int:
-    """The write buffer that closes a direct connection as too slow: as many bytes as
-    ``send_queue_limit`` frames of ``max_frame_bytes`` (8 MiB by default)."""
-    return settings.send_queue_limit * settings.max_frame_bytes
+    """The write buffer that closes a direct connection as too slow (``send_buffer_bytes``,
+    1 MiB by default: hundreds of events)."""
+    return settings.send_buffer_bytes
 
 
 @router.websocket("/ws/rooms/{room_id}")

@@ -50,10 +50,12 @@ def test_live_room_pacing_is_in_the_one_settings_object(
     monkeypatch.setenv("REMI_BOT_DELAY_SECONDS", "0.25")
     monkeypatch.setenv("REMI_ROUND_PAUSE_SECONDS", "2")
     monkeypatch.setenv("REMI_SEND_QUEUE_LIMIT", "64")
+    monkeypatch.setenv("REMI_SEND_BUFFER_BYTES", "200000")
     monkeypatch.setenv("REMI_GC_FREEZE", "false")
     s = Settings(data_dir=tmp_path)
     assert (s.bot_delay_seconds, s.round_pause_seconds) == (0.25, 2.0)
     assert s.send_queue_limit == 64 and s.gc_freeze is False
+    assert s.send_buffer_bytes == 200_000
     # The live rooms read the settings the app was given; nothing else reads the environment.
     app = create_app(s)
     assert app.state.live.settings is s

@@ -382,10 +382,8 @@ async def test_close_and_disconnect_post_gone_once_and_the_seat_goes_away(
 async def test_a_client_that_stops_reading_is_closed_and_the_room_goes_on(
     tmp_path: Path,
 ) -> None:
-    # Past 8 frames of 1 KiB waiting (at least the transport's 64 KiB high-water mark)
-    settings = _settings(
-        tmp_path, send_queue_limit=8, max_frame_bytes=1024, rate_limit_messages=100_000
-    )
+    # Past 64 KiB waiting (the smallest limit: the transport's high-water mark)
+    settings = _settings(tmp_path, send_buffer_bytes=65536, rate_limit_messages=100_000)
     async with running_server(settings) as srv:
         room, a, _, bob = await _playing_room(srv)
         actor = srv.live.actors[room]
