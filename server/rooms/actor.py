@@ -1163,12 +1163,14 @@ class RoomActor:
             own = self._parts_own[seat] = own_part(state, seat) if state is not None else {}
         return self._parts_pub, own
 
+    def _parts_json(self, seat: int | None) -> str:
+        """The seat's whole view as JSON, from the version's parts (``null``: no round)."""
+        pub, own = self._parts(seat)
+        return "null" if pub is None else _dumps({**pub, **own})
+
     def _whole_view(self, seat: int | None) -> str:
         """``"view":{...},"patch":null``: the seat's whole view from the version's parts."""
-        pub, own = self._parts(seat)
-        if pub is None:
-            return '"view":null,"patch":null'
-        return f'"view":{_dumps({**pub, **own})},"patch":null'
+        return f'"view":{self._parts_json(seat)},"patch":null'
 
     def _view_patch(self, seat: int | None) -> str:
         """``"view":null,"patch":{...}``: the view's keys that changed since the previous
@@ -1297,11 +1299,8 @@ class RoomActor:
                 "last_seq": results.last_seq if results is not None else None,
             }
         )
-        if conn in self._patching:
-            view = self._whole_view(seat)[: -len(',"patch":null')]
-        else:
-            view = f'"view":{self._view_json(seat)}'
-        return f'{head[:-1]},{view},{self._tail(False)}}}'
+        view = self._parts_json(seat) if conn in self._patching else self._view_json(seat)
+        return f'{head[:-1]},"view":{view},{self._tail(False)}}}'
 
 
 def _variant(variant_id: str) -> Any:

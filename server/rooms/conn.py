@@ -208,29 +208,29 @@ class DirectConn(Conn):
 
     def send(self, frame: str) -> None:
         """Write a frame now; a client too slow to read is disconnected."""
-        if self.closed:
-            return
-        socket = self.socket
-        if socket.write_paused and socket.transport.get_write_buffer_size() > self.limit:
-            self.close(1008)
-            return
-        try:
-            socket.write_text(frame)
-        except Exception as exc:  # the client went away
-            self._gone(exc)
+        if self._writable():
+            try:
+                self.socket.write_text(frame)
+            except Exception as exc:  # the client went away
+                self._gone(exc)
 
     def send_frames(self, *frames: str) -> None:
         """Write several frames with one ``transport.write`` (one system call)."""
+        if self._writable():
+            try:
+                self.socket.write_texts(frames)
+            except Exception as exc:  # the client went away
+                self._gone(exc)
+
+    def _writable(self) -> bool:
+        """Open and keeping up; a client past ``limit`` unread bytes is closed (1008)."""
         if self.closed:
-            return
+            return False
         socket = self.socket
         if socket.write_paused and socket.transport.get_write_buffer_size() > self.limit:
             self.close(1008)
-            return
-        try:
-            socket.write_texts(frames)
-        except Exception as exc:  # the client went away
-            self._gone(exc)
+            return False
+        return True
 
     def close(self, code: int = 1000) -> None:
         """Close with ``code`` (after the frames already written)."""
