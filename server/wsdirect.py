@@ -8,15 +8,21 @@ the whole game.
 
 :class:`RoomWSProtocol` is uvicorn's sans-io WebSocket protocol
 (:class:`~uvicorn.protocols.websockets.websockets_sansio_impl.WebSocketsSansIOProtocol`)
-with a second mode. The handshake, the keepalive pings, the close handshake, the size
-limit (``ws_max_size``) and the parsing of client frames (``websockets``' sans-io
-``ServerProtocol``) stay uvicorn's. What changes, once the handler switches with
-:meth:`RoomWSProtocol.go_direct` after ``websocket.accept()``:
+with a second mode. The handshake, the keepalive pings, the close handshake and the
+size limit (``ws_max_size``) stay uvicorn's. What changes, once the handler switches
+with :meth:`RoomWSProtocol.go_direct` after ``websocket.accept()``:
 
 * every complete message is handed to the handler's callback at once, synchronously,
   from ``data_received`` (no queue, no pause/resume of reading, no coroutine resumed);
   the messages that were queued before the switch (a ``hello`` sent right after the 101)
   are delivered first, in order;
+* the common client frames (whole masked text messages up to ``ws_max_size``, pings,
+  pongs) are parsed by this class (:meth:`RoomWSProtocol._receive_fast`: a header
+  check, the C unmasking of ``websockets``, a decode) instead of ``websockets``'
+  generator-based sans-io parser, which still gets every other frame (close, binary,
+  fragments, a frame too big or malformed) and so answers them exactly as before. The
+  switch is made only when that parser is between two frames: it gave back frames of
+  as many wire bytes as it was given since the handshake;
 * a disconnect of any kind (close frame, connection lost, parser error, keepalive
   timeout, server shutdown, or the server's own close) calls ``on_closed(code)`` exactly
   once: uvicorn reports each one as a ``websocket.disconnect`` message in its queue,
@@ -51,12 +57,16 @@ from typing import TYPE_CHECKING, Any
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
-from websockets.frames import Frame
+from websockets.frames import Frame, Opcode
+from websockets.http11 import Request
+
+try:
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover - websockets without its C extension
+    from websockets.utils import apply_mask
 
 if TYPE_CHECKING:
     import asyncio
-
-    from websockets.http11 import Request
 
     from server.settings import Settings
 
@@ -93,6 +103,20 @@ def text_frame(text: str) -> bytes:
     return _pack_long(0x81, 127, n) + data
 
 
+def wire_size(payload: int) -> int:
+    """Bytes on the wire of a client frame (always masked) carrying ``payload`` bytes,
+    with its length in the shortest form (RFC 6455 §5.2).
+
+    >>> wire_size(0), wire_size(125), wire_size(126), wire_size(70000)
+    (6, 131, 134, 70014)
+    """
+    if payload < 126:
+        return payload + 6
+    if payload < 0x10000:
+        return payload + 8
+    return payload + 14
+
+
 def _drop(_: Any) -> None:
     """The callback after the connection ended: later messages are ignored."""
 
@@ -111,6 +135,15 @@ class RoomWSProtocol(WebSocketsSansIOProtocol):
     on_closed: OnClosed | None = None
     write_paused = False
     """True while the transport's buffer is above its high-water mark."""
+    fast = False
+    """Frames are parsed by :meth:`_receive_fast`, not by ``websockets``' parser."""
+    _fed = 0
+    """Bytes given to ``websockets``' parser since the handshake."""
+    _parsed = 0
+    """Wire bytes of the frames it gave back since the handshake (equal to ``_fed``:
+    it is between two frames and holds nothing)."""
+    _partial = b""
+    """The start of a frame not complete yet (fast mode)."""
 
     # ------------------------------------------------------------------ the switch
 
@@ -138,6 +171,24 @@ class RoomWSProtocol(WebSocketsSansIOProtocol):
         if self.read_paused and self.on_closed is not None:
             self.read_paused = False
             self.transport.resume_reading()
+        self._maybe_fast()
+
+    def _maybe_fast(self) -> None:
+        """Parse the next frames here when ``websockets``' parser holds nothing.
+
+        Its parser is between frames exactly when it gave back frames of as many wire
+        bytes as it was given since the handshake (a client sends nothing before the
+        101, RFC 6455 §4.1). A client that did, or that encodes a length in a longer
+        form than needed, never balances the count and simply stays on that parser.
+        """
+        if (
+            self.on_closed is not None
+            and self._fed == self._parsed
+            and self.handshake_complete
+            and not self.close_sent
+            and self.conn.parser_exc is None
+        ):
+            self.fast = True
 
     def _pump(self) -> None:
         """Deliver what uvicorn queued (messages, then a disconnect) to the callbacks."""
@@ -182,6 +233,101 @@ class RoomWSProtocol(WebSocketsSansIOProtocol):
         on_closed(code)
 
     # ------------------------------------------------------------------ receiving
+
+    def data_received(self, data: bytes) -> None:
+        if self.fast:
+            self._receive_fast(data)
+            return
+        if self.handshake_complete:
+            self._fed += len(data)
+        super().data_received(data)
+        if self.on_text is not None:
+            self._maybe_fast()
+
+    def handle_events(self) -> None:
+        # uvicorn's dispatch, counting the frames' wire bytes once the handshake is done.
+        counting = self.handshake_complete
+        for event in self.conn.events_received():
+            if isinstance(event, Frame):
+                if counting:
+                    self._parsed += wire_size(len(event.data))
+                opcode = event.opcode
+                if opcode is Opcode.TEXT:
+                    self.handle_text(event)
+                elif opcode is Opcode.CONT:
+                    self.handle_cont(event)
+                elif opcode is Opcode.BINARY:
+                    self.handle_bytes(event)
+                elif opcode is Opcode.PING:
+                    self.handle_ping()
+                elif opcode is Opcode.PONG:
+                    self.handle_pong(event)
+                elif opcode is Opcode.CLOSE:
+                    self.handle_close(event)
+            elif isinstance(event, Request):
+                self.handle_connect(event)
+
+    def _receive_fast(self, data: bytes) -> None:
+        """Parse the common frames here: whole masked text frames up to ``ws_max_size``,
+        pings and pongs. Anything else (close, binary, fragments, a frame too big or
+        malformed) and everything after it go to ``websockets``' parser, which was left
+        between two frames, so it handles them exactly as before (close codes 1002,
+        1009...); fast mode resumes when it is between frames again."""
+        if self._partial:
+            data = self._partial + data
+            self._partial = b""
+        n = len(data)
+        pos = 0
+        max_size = self.conn.max_message_size or 0
+        while pos < n:
+            if self.close_sent or self.on_closed is None:
+                break  # past our close, or ended: websockets' parser takes the rest
+            if n - pos < 6:
+                self._partial = data[pos:]
+                return
+            b0 = data[pos]
+            length = data[pos + 1] ^ 0x80  # the mask bit set (a client's frame) -> length
+            if length < 126:
+                head = pos + 6
+            elif length == 126:
+                if n - pos < 8:
+                    self._partial = data[pos:]
+                    return
+                length = (data[pos + 2] << 8) | data[pos + 3]
+                head = pos + 8
+                if length < 126:
+                    break  # not the shortest form: websockets' parser decides
+            else:
+                break  # unmasked, or a 64-bit length: websockets' parser
+            if b0 == 0x81:  # a whole text message
+                if length > max_size:
+                    break
+            elif not (b0 == 0x89 or b0 == 0x8A) or length > 125:
+                break
+            end = head + length
+            if end > n:
+                self._partial = data[pos:]
+                return
+            payload = apply_mask(data[head:end], data[head - 4 : head])
+            pos = end
+            if b0 == 0x81:
+                try:
+                    text = payload.decode()
+                except UnicodeDecodeError:
+                    self.conn.send_close(1007)
+                    self.handle_parser_exception()
+                    return
+                self._deliver(text)
+            elif b0 == 0x89:
+                self.conn.send_pong(payload)
+                self.transport.write(b"".join(self.conn.data_to_send()))
+            else:
+                self.handle_pong(Frame(Opcode.PONG, payload))
+        if pos < n:
+            self.fast = False
+            self._fed += n - pos
+            super().data_received(data[pos:])
+            self._maybe_fast()
 
     def handle_text(self, event: Frame) -> None:
         on_text = self.on_text

@@ -264,7 +264,9 @@ class RoomActor:
         self.booted = asyncio.Event()
         self.boot_error: BaseException | None = None
         self._inbox: deque[tuple[Any, ...]] = deque()
-        self._wake = asyncio.Event()
+        # Set while the loop waits for a command or its timer (one future: cheaper than
+        # an asyncio.Event, which makes a future per wait and keeps a set of waiters).
+        self._waiter: asyncio.Future[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._view_cache: dict[int | None, str] = {}
         self._view_version = -1
@@ -296,7 +298,7 @@ class RoomActor:
     def post(self, *command: Any) -> None:
         """Queue a command; the actor handles commands in arrival order."""
         self._inbox.append(command)
-        self._wake.set()
+        self._wake()
 
     @property
     def turn_seconds(self) -> float:
@@ -350,15 +352,28 @@ class RoomActor:
                 continue
             if self._should_stop():
                 return
-            self._wake.clear()
             self._arm(self._next_wakeup())
-            await self._wake.wait()
+            waiter = self._waiter = self.loop.create_future()
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def _arm(self, when: float | None) -> None:
-        """Have the loop woken at ``when`` (one timer, moved only when the time changes)."""
+        """Have the loop woken at ``when`` at the latest (one timer).
+
+        A timer already set to ring no later than ``when`` is kept: most moves push the
+        turn deadline later, and the loop only looks again (and sets the timer for the
+        time then due) if it rings early. An earlier time moves it.
+        """
         timer = self._timer
         if timer is not None:
-            if when is not None and timer.when() == when:
+            if when is not None and timer.when() <= when:
                 return
             timer.cancel()
             self._timer = None
@@ -367,7 +382,7 @@ class RoomActor:
 
     def _ring(self) -> None:
         self._timer = None  # fired: the next _arm sets a new one even for the same time
-        self._wake.set()
+        self._wake()
 
     def _should_stop(self) -> bool:
         if self.status == "playing" or any(True for _ in self.conns):

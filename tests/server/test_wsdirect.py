@@ -445,3 +445,109 @@ async def test_keepalive_pings_still_work(srv: Server) -> None:
     finally:
         srv.uvicorn.config.ws_ping_interval = 20.0
         srv.uvicorn.config.ws_ping_timeout = 20.0
+
+
+# ---------------------------------------------------------------------- fast frame parsing
+
+
+def _masked(b0: int, payload: bytes, long_length: bool = False) -> bytes:
+    """A client frame by hand: ``b0`` (FIN, opcode), masked ``payload``; ``long_length``
+    writes a short length in the 16-bit form (allowed by the parser, not the shortest)."""
+    from websockets.utils import apply_mask
+
+    key = b"\x01\x02\x03\x04"
+    n = len(payload)
+    if n < 126 and not long_length:
+        head = bytes((b0, 0x80 | n))
+    else:
+        head = bytes((b0, 0x80 | 126)) + n.to_bytes(2, "big")
+    return head + key + apply_mask(payload, key)
+
+
+def _query(seq: int, tiles: int) -> bytes:
+    """A valid query message judging ``tiles`` tiles (40 per formation, at most 30)."""
+    ids = [100 + i % 5 for i in range(tiles)]
+    formations = [ids[i : i + 40] for i in range(0, tiles, 40)]
+    msg = {"type": "query", "seq": seq, "query": "formations", "formations": formations}
+    return json.dumps(msg).encode()
+
+
+async def _fast_client(srv: Server) -> tuple[RawClient, RoomWSProtocol]:
+    _, ana = await srv.player("Ana")
+    room = await srv.room(ana, variant="remi", seats=2, fill_with_bots=True)
+    c = await RawClient.open(srv, ana, room)
+    await c.send(json.dumps({"type": "hello", "last_version": None}))
+    assert (await c.read(1))[0]["type"] == "snapshot"
+    [p] = direct_protocols(srv)
+    return c, p
+
+
+async def _write(c: RawClient, data: bytes) -> None:
+    await asyncio.get_running_loop().sock_sendall(c.sock, data)
+
+
+async def test_fast_mode_parses_frames_split_and_joined_anywhere(srv: Server) -> None:
+    c, p = await _fast_client(srv)
+    assert p.fast  # the parser was between frames at the switch: frames are parsed here
+    sizes = [1, 11, 12, 100, 600, 1200]  # bodies of 73, 123, 128, 572, 3096, 6126 bytes
+    bodies = [_query(seq, size) for seq, size in enumerate(sizes, 1)]
+    assert len(bodies[1]) < 126 <= len(bodies[2])  # either side of the 16-bit length
+    wire = b"".join(_masked(0x81, body) for body in bodies)
+    # One byte per write (each read may end anywhere in a header or a payload)...
+    for i in range(0, 400):
+        await _write(c, wire[i : i + 1])
+        if i % 50 == 0:
+            await asyncio.sleep(0.005)
+    # ...then the rest: several frames per write, cut at odd places.
+    for i in range(400, len(wire), 777):
+        await _write(c, wire[i : i + 777])
+    frames = await c.read(1 + len(sizes))
+    answers = frames[1:]
+    # Each query was parsed and validated whole: the room answers it by its seq (no
+    # round is being played in a room not started).
+    assert [m.get("code") for m in answers] == ["room_closed"] * len(sizes)
+    assert [m["seq"] for m in answers] == list(range(1, len(sizes) + 1))
+    assert p.fast and p._partial == b""
+    c.close()
+
+
+async def test_fast_mode_hands_other_frames_to_websockets(srv: Server) -> None:
+    c, p = await _fast_client(srv)
+    assert p.fast
+    # A binary frame: websockets' parser, the usual error; then fast again.
+    await _write(c, _masked(0x82, b"\x00\x01") + _masked(0x81, _query(1, 5)))
+    frames = await c.read(3)
+    assert frames[1]["type"] == "error" and "text" in frames[1]["message"]
+    assert (frames[2]["seq"], frames[2]["code"]) == (1, "room_closed")
+    assert p.fast
+    # A ping from the client: a pong with its payload (answered in fast mode).
+    await _write(c, _masked(0x89, b"are you there"))
+    pongs: list[bytes] = []
+    while not pongs:
+        events = await c._read_events()
+        pongs = [bytes(e.data) for e in events if isinstance(e, Frame) and e.opcode == Opcode.PONG]
+    assert pongs == [b"are you there"] and p.fast
+    # A length not in its shortest form: websockets' parser accepts it; the byte count
+    # no longer balances, so this connection stays on that parser, and still works.
+    await _write(c, _masked(0x81, _query(2, 5), long_length=True))
+    await _write(c, _masked(0x81, _query(3, 5)))
+    frames = await c.read(5)
+    assert [m.get("seq") for m in frames[3:]] == [2, 3] and not p.fast
+    c.close()
+
+
+async def test_fast_mode_fragments_and_close(srv: Server) -> None:
+    c, p = await _fast_client(srv)
+    actor = srv.live.actors[p.scope["path"].rsplit("/", 1)[1]]
+    posted = spy_posts(actor)
+    body = _query(1, 100)
+    # A message in two fragments goes to websockets' parser, which joins it.
+    await _write(c, _masked(0x01, body[:100]) + _masked(0x80, body[100:]))
+    frames = await c.read(2)
+    assert (frames[1]["seq"], frames[1]["code"]) == (1, "room_closed")
+    await until(lambda: p.fast)
+    # A close frame: answered, the connection ends, gone once.
+    await _write(c, _masked(0x88, (1000).to_bytes(2, "big")))
+    assert await c.read_until_closed() == 1000
+    await until(lambda: gones(posted))
+    assert len(gones(posted)) == 1
