@@ -1,4 +1,4 @@
-"""Group commit of the room actors' hot-path writes (actions and rack layouts).
+"""Group commit of the room actors' hot-path writes (actions, rack layouts, rounds).
 
 Every room actor awaits :meth:`Journal.append_action` before it acknowledges or
 broadcasts a move, so the move is committed first. Writes that arrive while a
@@ -6,6 +6,13 @@ commit is in flight are gathered into the next transaction: one commit serves
 many rooms, which keeps SQLite (one writer) and PostgreSQL fast under load.
 A batch that fails is rolled back and retried one write per transaction so
 that only the faulty write fails; the others are committed.
+
+:meth:`Journal.begin_round` and :meth:`Journal.finish_round` are
+:meth:`GameLog.begin_round <server.storage.gamelog.GameLog.begin_round>` and
+:meth:`~server.storage.gamelog.GameLog.finish_round` with the same rows and
+results (the new round's id; ``KeyError`` for a round that does not exist;
+finishing a finished round again does nothing). On the writer thread they are
+writes of the batch like the others; without the thread they call ``GameLog``.
 
 Two ways to the database:
 
@@ -27,9 +34,26 @@ Two ways to the database:
   way per batch instead of several per statement. Errors come back as
   SQLAlchemy's exception classes (``sqlalchemy.exc.IntegrityError``...) like
   on the other path.
+
+  The round writes are row kinds whose work is a small function (``_calls``)
+  run in the batch's transaction on the thread's connection, in submission
+  order with the other writes (the actions and rack layouts between two such
+  calls are still one ``executemany`` per table: they touch other tables and
+  commute), each returning the value that resolves its future once the
+  transaction is committed (the new round's ``lastrowid``). ``finish_round``
+  reads the round in the transaction, so a second finish (even in the same
+  batch) sees it finished and adds no scores. A function may raise
+  (``KeyError``, an SQLite error): the batch is then rolled back and retried
+  one write at a time like any failing batch, so the functions only write
+  through the transaction and are safe to run again. Their values (timestamps,
+  JSON) are bound on the loop like the others; ``result`` is left out of the
+  round's insert (SQL NULL), as the ORM does, while a JSON ``None`` would be
+  stored as ``'null'``.
 * **SQLAlchemy** (PostgreSQL, an in-memory SQLite database, which a second
   connection cannot share, or ``sqlite_thread=False``): ``writers`` tasks each
-  take a batch from an asyncio queue and write it in one transaction.
+  take a batch from an asyncio queue and write it in one transaction. The
+  round writes go straight to :class:`~server.storage.gamelog.GameLog` (rare,
+  and each a read then writes: nothing to gain from the queue).
 
 :meth:`Journal.stop` finishes every write submitted before it (none is cut
 off mid-transaction), then stops the thread or tasks and closes the thread's
@@ -38,9 +62,9 @@ it waits at most ``stop_timeout`` seconds: then the SQLAlchemy tasks are
 cancelled and their writes fail with :class:`JournalStopped`, while the thread
 (a daemon, which cannot be interrupted in a blocking SQLite call) is left to
 finish its writes and resolve them if the event loop still runs. A write
-submitted after :meth:`~Journal.stop` raises :class:`JournalStopped`. A journal
-that was never started writes each call directly in its own transaction (a
-unit test using an actor alone).
+submitted after :meth:`~Journal.stop` raises :class:`JournalStopped` (round
+writes too, on both paths). A journal that was never started writes each call
+directly in its own transaction (a unit test using an actor alone).
 """
 
 from __future__ import annotations
@@ -65,18 +89,38 @@ from server.storage.database import (
     Database,
     sqlite_path,
 )
-from server.storage.models import Action, Seat, utcnow
+from server.storage.gamelog import GameLog
+from server.storage.models import Action, Round, RoundScore, Seat, utcnow
 
 log = logging.getLogger(__name__)
 
 _ACTIONS = cast(Table, Action.__table__)
 _SEATS = cast(Table, Seat.__table__)
+_ROUNDS = cast(Table, Round.__table__)
+_SCORES = cast(Table, RoundScore.__table__)
 
-# The insert's column order; the writer thread's rows are tuples in this order.
+# The inserts' column orders; the writer thread's rows are tuples in these orders.
 _ACTION_COLUMNS = ("round_id", "seq", "seat", "action", "client_seq", "source", "created_at")
+# What the ORM inserts for GameLog.begin_round (``result`` is left out: SQL NULL).
+_ROUND_COLUMNS = (
+    "room_id",
+    "number",
+    "variant",
+    "seed",
+    "first_seat",
+    "options",
+    "finished",
+    "created_at",
+    "finished_at",
+)
+_SCORE_COLUMNS = ("room_id", "round_number", "seat", "score")
 
+# Row kinds of the writer thread: _ACTION and _RACK are batched statements; from
+# _BEGIN_ROUND on, each row is a function call (_SqliteWriter._calls).
 _ACTION = 0
 _RACK = 1
+_BEGIN_ROUND = 2
+_FINISH_ROUND = 3
 
 
 class JournalStopped(RuntimeError):
@@ -92,11 +136,12 @@ class _Write:
 
 @dataclass(slots=True)
 class _Row:
-    """A write for the SQLite thread: its statement's parameters, already bound."""
+    """A write for the SQLite thread: its statement's (or call's) parameters, already bound."""
 
-    kind: int  # _ACTION | _RACK
+    kind: int  # _ACTION | _RACK | _BEGIN_ROUND | _FINISH_ROUND
     params: tuple[Any, ...]
-    done: asyncio.Future[None] = field(repr=False)
+    done: asyncio.Future[Any] = field(repr=False)
+    result: Any = None  # a call's value, set once its transaction is committed
 
 
 class Journal:
@@ -129,11 +174,17 @@ class Journal:
         self._busy: dict[asyncio.Task[Any], list[_Write]] = {}  # each task's batch in flight
         self._thread: _SqliteWriter | None = None
         self._state = "new"  # "new" (writes go directly) | "running" | "stopped"
+        self._gamelog = GameLog(db)  # the round writes without the thread
         if path is not None:
             dialect = db.engine.dialect
             self._bind_action = _processor(_ACTIONS, "action", dialect)
             self._bind_created_at = _processor(_ACTIONS, "created_at", dialect)
             self._bind_rack = _processor(_SEATS, "rack", dialect)
+            self._bind_options = _processor(_ROUNDS, "options", dialect)
+            self._bind_finished = _processor(_ROUNDS, "finished", dialect)
+            self._bind_round_created_at = _processor(_ROUNDS, "created_at", dialect)
+            self._bind_finished_at = _processor(_ROUNDS, "finished_at", dialect)
+            self._bind_result = _processor(_ROUNDS, "result", dialect)
         self.batches = 0
         self.writes = 0
 
@@ -235,6 +286,59 @@ class Journal:
             await thread.submit(_RACK, (self._bind_rack(rack), room_id, seat))
             return
         await self._submit("rack", {"room_id": room_id, "seat": seat, "rack": rack})
+
+    async def begin_round(
+        self,
+        room_id: str,
+        number: int,
+        variant: str,
+        seed: str,
+        first_seat: int,
+        options: dict[str, Any],
+    ) -> int:
+        """Store a new round (:meth:`GameLog.begin_round`); returns its id once committed."""
+        thread = self._thread
+        if thread is None:
+            return await self._direct().begin_round(
+                room_id, number, variant, seed, first_seat, options
+            )
+        params = (
+            room_id,
+            number,
+            variant,
+            seed,
+            first_seat,
+            self._bind_options(options),
+            self._bind_finished(False),
+            self._bind_round_created_at(utcnow()),
+            self._bind_finished_at(None),
+        )
+        return cast(int, await thread.submit(_BEGIN_ROUND, params))
+
+    async def finish_round(
+        self, round_id: int, result: dict[str, Any], scores: Sequence[int]
+    ) -> None:
+        """Finish the round with its result and scores (:meth:`GameLog.finish_round`).
+
+        Nothing if it is finished already; ``KeyError`` if there is no such round.
+        """
+        thread = self._thread
+        if thread is None:
+            await self._direct().finish_round(round_id, result, scores)
+            return
+        params = (
+            round_id,
+            self._bind_finished(True),
+            self._bind_result(result),
+            self._bind_finished_at(utcnow()),
+            tuple(scores),
+        )
+        await thread.submit(_FINISH_ROUND, params)
+
+    def _direct(self) -> GameLog:
+        if self._state == "stopped":
+            raise JournalStopped("the journal is stopped: the write was not made")
+        return self._gamelog
 
     def _count(self, writes: int) -> None:
         self.batches += 1
@@ -348,19 +452,36 @@ class _SqliteWriter:
         self._conn: sqlite3.Connection | None = None
         self._exited: asyncio.Future[None] = loop.create_future()
         self._thread = threading.Thread(target=self._main, name="journal-sqlite", daemon=True)
+        self._sql = ""  # the statement being run (in the thread), for the error
         quote = dialect.identifier_preparer.quote
-        table, cols = quote(_ACTIONS.name), [quote(_ACTIONS.c[n].name) for n in _ACTION_COLUMNS]
-        marks = ", ".join("?" for _ in cols)
-        self._insert_sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks})"
+        self._insert_sql = _insert_sql(_ACTIONS, _ACTION_COLUMNS, quote)
         seats, rack = quote(_SEATS.name), quote(_SEATS.c.rack.name)
         room_id, seat = quote(_SEATS.c.room_id.name), quote(_SEATS.c.seat.name)
         self._rack_sql = f"UPDATE {seats} SET {rack} = ? WHERE {room_id} = ? AND {seat} = ?"
+        self._round_sql = _insert_sql(_ROUNDS, _ROUND_COLUMNS, quote)
+        rounds, c = quote(_ROUNDS.name), {n: quote(col.name) for n, col in _ROUNDS.c.items()}
+        self._round_get_sql = (
+            f"SELECT {c['room_id']}, {c['number']}, {c['finished']} FROM {rounds}"
+            f" WHERE {c['id']} = ?"
+        )
+        self._round_finish_sql = (
+            f"UPDATE {rounds} SET {c['finished']} = ?, {c['result']} = ?,"
+            f" {c['finished_at']} = ? WHERE {c['id']} = ?"
+        )
+        self._score_sql = _insert_sql(_SCORES, _SCORE_COLUMNS, quote)
+        self._calls: dict[int, Callable[[sqlite3.Connection, tuple[Any, ...]], Any]] = {
+            _BEGIN_ROUND: self._begin_round,
+            _FINISH_ROUND: self._finish_round,
+        }
 
     def start(self) -> None:
         self._thread.start()
 
-    def submit(self, kind: int, params: tuple[Any, ...]) -> asyncio.Future[None]:
-        """Queue one write; the future is resolved once it is committed (or failed)."""
+    def submit(self, kind: int, params: tuple[Any, ...]) -> asyncio.Future[Any]:
+        """Queue one write; the future is resolved once it is committed (or failed).
+
+        Its value: None, or what the call of a call kind returned.
+        """
         done = self._loop.create_future()
         with self._cond:
             if self._closing:
@@ -445,25 +566,67 @@ class _SqliteWriter:
         return None
 
     def _transaction(self, rows: Sequence[_Row]) -> None:
+        """Write the rows in one transaction, in order; then set the calls' results."""
         conn = self._connect()
-        sql = "BEGIN IMMEDIATE"
+        calls: list[tuple[_Row, Any]] = []
+        self._sql = "BEGIN IMMEDIATE"
         try:
-            conn.execute(sql)
-            actions = [r.params for r in rows if r.kind == _ACTION]
-            if actions:
-                sql = self._insert_sql
-                conn.executemany(sql, actions)
-            if len(actions) < len(rows):
-                sql = self._rack_sql
-                conn.executemany(sql, [r.params for r in rows if r.kind == _RACK])
-            sql = "COMMIT"
-            conn.execute(sql)
+            conn.execute(self._sql)
+            start = 0
+            for i, row in enumerate(rows):
+                if row.kind >= _BEGIN_ROUND:  # the statements submitted before it first
+                    self._statements(conn, rows[start:i])
+                    calls.append((row, self._calls[row.kind](conn, row.params)))
+                    start = i + 1
+            self._statements(conn, rows[start:] if start else rows)
+            self._sql = "COMMIT"
+            conn.execute(self._sql)
         except sqlite3.Error as exc:
             self._rollback(conn)
-            raise DBAPIError.instance(sql, None, exc, sqlite3.Error) from exc
+            raise DBAPIError.instance(self._sql, None, exc, sqlite3.Error) from exc
         except BaseException:
             self._rollback(conn)
             raise
+        for row, value in calls:  # only now: a rolled back call's value is void
+            row.result = value
+
+    def _statements(self, conn: sqlite3.Connection, rows: Sequence[_Row]) -> None:
+        """The actions and rack layouts among ``rows``: one ``executemany`` per table.
+
+        They touch different tables, so the actions may go first.
+        """
+        if not rows:
+            return
+        actions = [r.params for r in rows if r.kind == _ACTION]
+        if actions:
+            self._sql = self._insert_sql
+            conn.executemany(self._sql, actions)
+        if len(actions) < len(rows):
+            self._sql = self._rack_sql
+            conn.executemany(self._sql, [r.params for r in rows if r.kind == _RACK])
+
+    def _begin_round(self, conn: sqlite3.Connection, params: tuple[Any, ...]) -> int:
+        self._sql = self._round_sql
+        round_id = conn.execute(self._sql, params).lastrowid
+        assert round_id is not None
+        return round_id
+
+    def _finish_round(self, conn: sqlite3.Connection, params: tuple[Any, ...]) -> None:
+        round_id, finished, result, finished_at, scores = params
+        self._sql = self._round_get_sql
+        found = conn.execute(self._sql, (round_id,)).fetchone()
+        if found is None:
+            raise KeyError(round_id)
+        room_id, number, already = found
+        if already:
+            return
+        self._sql = self._round_finish_sql
+        conn.execute(self._sql, (finished, result, finished_at, round_id))
+        if scores:
+            self._sql = self._score_sql
+            conn.executemany(
+                self._sql, [(room_id, number, seat, score) for seat, score in enumerate(scores)]
+            )
 
     def _rollback(self, conn: sqlite3.Connection) -> None:
         try:
@@ -505,11 +668,11 @@ class _SqliteWriter:
             self._on_batch(len(batch))
             for row in batch:
                 if not row.done.done():
-                    row.done.set_result(None)
+                    row.done.set_result(row.result)
             return
         for row, error in zip(batch, errors, strict=True):
             if error is None:
-                _ok(row.done)
+                _ok(row.done, row.result)
             else:
                 _fail(row.done, error)
 
@@ -523,15 +686,21 @@ def _processor(table: Table, column: str, dialect: Dialect) -> Callable[[Any], A
     return cast(Callable[[Any], Any], process)
 
 
+def _insert_sql(table: Table, columns: Sequence[str], quote: Callable[[str], str]) -> str:
+    cols = ", ".join(quote(table.c[n].name) for n in columns)
+    marks = ", ".join("?" for _ in columns)
+    return f"INSERT INTO {quote(table.name)} ({cols}) VALUES ({marks})"
+
+
 def _same(value: Any) -> Any:
     return value
 
 
-def _ok(done: asyncio.Future[None]) -> None:
+def _ok(done: asyncio.Future[Any], value: Any = None) -> None:
     if not done.done():
-        done.set_result(None)
+        done.set_result(value)
 
 
-def _fail(done: asyncio.Future[None], exc: BaseException) -> None:
+def _fail(done: asyncio.Future[Any], exc: BaseException) -> None:
     if not done.done():
         done.set_exception(exc)

@@ -8,6 +8,7 @@ PostgreSQL through the ``settings`` fixture.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import sqlite3
@@ -28,6 +29,7 @@ from server.rooms.journal import Journal, JournalStopped
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomService
 from server.settings import Settings
+from server.storage import models
 from server.storage.database import Database
 from server.storage.gamelog import GameLog
 from server.storage.migrate import migrate
@@ -422,3 +424,332 @@ async def test_stop_does_not_hang_on_a_database_that_does_not_answer(
         # The writer task is cancelled: its writes fail, none is left waiting.
         assert all(isinstance(r, JournalStopped) for r in results)
         assert await _actions(env) == []
+
+
+# ---------------------------------------------------------------------- rounds
+
+RESULT = {"winner": 1, "kind": "closed", "points": [-12, 34.5], "note": "é\u2028", "x": None}
+
+
+def _raw(env: Env, sql: str, *params: object) -> list[tuple[object, ...]]:
+    """Rows read with a plain sqlite3 connection: exactly what is stored."""
+    assert env.path is not None
+    raw = sqlite3.connect(env.path)
+    try:
+        return raw.execute(sql, params).fetchall()
+    finally:
+        raw.close()
+
+
+def _stored_rounds(env: Env) -> dict[int, dict[str, object]]:
+    """Every column of every round, with its SQLite storage class, by number."""
+    columns = [r[1] for r in _raw(env, "PRAGMA table_info(rounds)")]
+    assert {"id", "options", "finished", "result", "created_at", "finished_at"} <= set(columns)
+    select_ = ", ".join(f"{c}, typeof({c})" for c in columns)
+    rounds = {}
+    for row in _raw(env, f"SELECT {select_} FROM rounds"):
+        values = {c: (row[2 * i], row[2 * i + 1]) for i, c in enumerate(columns)}
+        rounds[_int(values["number"][0])] = values
+    return rounds
+
+
+def _int(value: object) -> int:
+    assert isinstance(value, int)
+    return value
+
+
+def _stored_scores(env: Env) -> list[tuple[object, ...]]:
+    return _raw(
+        env,
+        "SELECT room_id, round_number, seat, score, typeof(score) FROM round_scores"
+        " ORDER BY round_number, seat",
+    )
+
+
+async def test_round_rows_are_the_same_as_gamelogs(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One frozen instant for utcnow (the ORM's created_at default, finished_at),
+    # with no microseconds: the text must still carry ".000000" like SQLAlchemy's.
+    frozen = datetime(2025, 3, 4, 5, 6, 7, tzinfo=UTC)
+
+    class Frozen(datetime):
+        @classmethod
+        def now(cls, tz: object = None) -> datetime:
+            return frozen
+
+    monkeypatch.setattr(models, "datetime", Frozen)
+    thread = Journal(env.db)
+    plain = Journal(env.db, sqlite_thread=False)
+    thread.start()
+    plain.start()
+    try:
+        ids = {
+            2: await env.log.begin_round(env.room_id, 2, "remi", "s2", 1, ACTION),
+            3: await thread.begin_round(env.room_id, 3, "remi", "s2", 1, ACTION),
+            4: await plain.begin_round(env.room_id, 4, "remi", "s2", 1, ACTION),
+            5: await thread.begin_round(env.room_id, 5, "remi_etalat", "x", 0, {}),
+            6: await env.log.begin_round(env.room_id, 6, "remi_etalat", "x", 0, {}),
+        }
+        unfinished = _stored_rounds(env)
+        await env.log.finish_round(ids[2], RESULT, [10, -3])
+        await thread.finish_round(ids[3], RESULT, [10, -3])
+        await plain.finish_round(ids[4], RESULT, [10, -3])
+    finally:
+        await thread.stop()
+        await plain.stop()
+
+    stored = _stored_rounds(env)
+    for number, round_id in ids.items():
+        assert stored[number]["id"] == (round_id, "integer")
+
+    def same(row: dict[str, object]) -> dict[str, object]:
+        return {c: v for c, v in row.items() if c not in ("id", "number")}
+
+    # Unfinished rounds, as begun: SQL NULL result and finished_at, finished 0.
+    assert same(unfinished[5]) == same(unfinished[6])
+    assert unfinished[5]["result"] == (None, "null")
+    assert unfinished[5]["finished_at"] == (None, "null")
+    assert unfinished[5]["finished"] == (0, "integer")
+    assert same(unfinished[2]) == same(unfinished[3]) == same(unfinished[4])
+    # Finished rounds.
+    assert same(stored[2]) == same(stored[3]) == same(stored[4])
+    assert stored[3]["finished"] == (1, "integer")
+    assert stored[3]["created_at"] == ("2025-03-04 05:06:07.000000", "text")
+    assert stored[3]["finished_at"] == ("2025-03-04 05:06:07.000000", "text")
+    assert stored[3]["options"] == unfinished[3]["options"]
+    assert stored[3]["result"] == (json.dumps(RESULT), "text")
+    scores = _stored_scores(env)
+    assert [s[1:] for s in scores] == [
+        (1 + n // 2, n % 2, [10, -3][n % 2], "integer") for n in range(2, 8)
+    ]
+    assert {s[0] for s in scores} == {env.room_id}
+    # ... and read back through the ORM alike.
+    record = await env.log.load(env.room_id)
+    by_number = {r.number: r for r in record.rounds}
+    assert by_number[3].options == ACTION
+    assert by_number[3].result == RESULT
+    assert by_number[3].finished and not by_number[5].finished
+    assert by_number[3].created_at == frozen
+
+
+async def test_rounds_begin_and_finish(env: Env, journal: Journal) -> None:
+    second = await journal.begin_round(env.room_id, 2, "remi", "seed2", 1, {"o": 1})
+    assert second != env.round_id
+    for seq in (1, 2, 3):
+        await journal.append_action(second, seq, seq % 2, {"n": seq}, None, "player")
+    await journal.set_rack(env.room_id, 0, {"layout": [1]})
+    record = await env.log.load(env.room_id)
+    assert record.current_round is not None
+    assert record.current_round.id == second
+    assert [a.seq for a in record.current_round.actions] == [1, 2, 3]
+
+    await journal.finish_round(second, RESULT, [5, -5])
+    # A second finish does nothing: the first result and no second set of scores.
+    await journal.finish_round(second, {"other": True}, [100, 100])
+    record = await env.log.load(env.room_id)
+    assert record.current_round is None
+    assert record.rounds[-1].result == RESULT
+    assert record.totals == [5, -5]
+    assert len(_stored_scores(env)) == 2
+
+    with pytest.raises(KeyError) as missing:
+        await journal.finish_round(second + 99, RESULT, [1, 1])
+    assert missing.value.args == (second + 99,)
+    with pytest.raises(sa_exc.IntegrityError, match="UNIQUE"):
+        await journal.begin_round(env.room_id, 2, "remi", "again", 0, {})
+    with pytest.raises(sa_exc.IntegrityError, match="FOREIGN KEY"):
+        await journal.begin_round("no-such-room", 1, "remi", "seed", 0, {})
+    # The journal goes on after those failures.
+    third = await journal.begin_round(env.room_id, 3, "remi", "seed3", 0, {})
+    await journal.append_action(third, 1, 0, {"n": 1}, None, "bot")
+    await journal.finish_round(third, {}, [1, 2])
+    assert (await env.log.load(env.room_id)).totals == [6, -3]
+
+
+async def test_round_writes_share_the_batch_in_submission_order(env: Env) -> None:
+    journal = Journal(env.db)
+    journal.start()
+    try:
+        lock = WriteLock(env.path)
+        first = asyncio.create_task(journal.append_action(env.round_id, 1, 0, {}, None, "player"))
+        await asyncio.sleep(0.2)  # the writer is now waiting for the lock with the first write
+        calls = [
+            journal.begin_round(env.room_id, 2, "remi", "s2", 1, {"n": 2}),
+            journal.append_action(env.round_id, 2, 1, {"n": 2}, None, "bot"),
+            journal.set_rack(env.room_id, 1, {"layout": [2]}),
+            journal.finish_round(env.round_id, RESULT, [3, 4]),
+            journal.begin_round(env.room_id, 3, "remi", "s3", 0, {"n": 3}),
+            journal.finish_round(env.round_id, {"late": True}, [50, 60]),  # finished: nothing
+            journal.set_rack(env.room_id, 1, {"layout": [3]}),
+        ]
+        tasks = [asyncio.create_task(c) for c in calls]
+        await asyncio.sleep(0.2)
+        assert not first.done()
+        lock.release()
+        await first
+        results = await asyncio.gather(*tasks)
+        assert (journal.batches, journal.writes) == (2, 8)  # the first write, then the rest
+        second, third = results[0], results[4]
+        assert [r for i, r in enumerate(results) if i not in (0, 4)] == [None] * 5
+        assert (second, third) == (env.round_id + 1, env.round_id + 2)
+        # The ids are the rows' and the next writes use them.
+        await journal.append_action(second, 1, 0, {"in": 2}, None, "player")
+        await journal.append_action(third, 1, 0, {"in": 3}, None, "player")
+    finally:
+        await journal.stop()
+    rows = _raw(env, "SELECT number, id, seed, result FROM rounds ORDER BY number")
+    assert rows == [
+        (1, env.round_id, "seed", _raw(env, "SELECT result FROM rounds WHERE number = 1")[0][0]),
+        (2, second, "s2", None),
+        (3, third, "s3", None),
+    ]
+    record = await env.log.load(env.room_id)
+    assert record.rounds[0].result == RESULT
+    assert record.totals == [3, 4]
+    assert record.seats[1].rack == {"layout": [3]}  # the last of the two, as submitted
+    assert _raw(env, "SELECT round_id, seq FROM actions ORDER BY round_id, seq") == [
+        (env.round_id, 1),
+        (env.round_id, 2),
+        (second, 1),
+        (third, 1),
+    ]
+
+
+async def test_a_failing_round_write_fails_alone(
+    env: Env, caplog: pytest.LogCaptureFixture
+) -> None:
+    journal = Journal(env.db)
+    journal.start()
+    try:
+        lock = WriteLock(env.path)
+        first = asyncio.create_task(journal.append_action(env.round_id, 1, 0, {}, None, "player"))
+        await asyncio.sleep(0.2)
+        caplog.set_level(logging.WARNING, logger="server.rooms.journal")
+        calls = [
+            journal.begin_round(env.room_id, 2, "remi", "first", 1, {}),
+            journal.begin_round(env.room_id, 2, "remi", "second", 1, {}),  # number taken
+            journal.finish_round(env.round_id, RESULT, [1, 2]),
+            journal.finish_round(env.round_id + 99, RESULT, [1, 2]),  # no such round
+            journal.append_action(env.round_id, 2, 0, {"n": 2}, None, "player"),
+            journal.finish_round(env.round_id, {"again": 1}, [7, 7]),  # finished: nothing
+            journal.begin_round("no-such-room", 1, "remi", "x", 0, {}),
+            journal.begin_round(env.room_id, 3, "remi", "third", 0, {}),
+            journal.set_rack(env.room_id, 0, {"layout": [9]}),
+        ]
+        tasks = [asyncio.create_task(c) for c in calls]
+        await asyncio.sleep(0.1)
+        lock.release()
+        await first
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        assert [type(r) for r in results] == [
+            int,
+            sa_exc.IntegrityError,
+            type(None),
+            KeyError,
+            type(None),
+            type(None),
+            sa_exc.IntegrityError,
+            int,
+            type(None),
+        ]
+        assert "UNIQUE" in str(results[1])
+        assert "FOREIGN KEY" in str(results[6])
+        assert [r.getMessage() for r in caplog.records] == ["journal_batch_failed"]
+        assert getattr(caplog.records[0], "size", None) == 9
+        # The ids returned are those of the committed rows (not of the rolled back batch).
+        assert _raw(env, "SELECT number, id, seed FROM rounds WHERE number > 1 ORDER BY 1") == [
+            (2, results[0], "first"),
+            (3, results[7], "third"),
+        ]
+        await journal.append_action(_int(results[7]), 1, 0, {}, None, "player")
+    finally:
+        await journal.stop()
+    record = await env.log.load(env.room_id)
+    assert record.rounds[0].result == RESULT
+    assert record.totals == [1, 2]
+    assert len(_stored_scores(env)) == 2
+    assert record.seats[0].rack == {"layout": [9]}
+    assert _raw(env, "SELECT round_id, seq FROM actions ORDER BY round_id, seq") == [
+        (env.round_id, 1),
+        (env.round_id, 2),
+        (results[7], 1),
+    ]
+
+
+async def test_stop_finishes_pending_round_writes(env: Env) -> None:
+    journal = Journal(env.db)
+    journal.start()
+    lock = WriteLock(env.path)
+    begin = asyncio.create_task(journal.begin_round(env.room_id, 2, "remi", "s", 0, {}))
+    finish = asyncio.create_task(journal.finish_round(env.round_id, RESULT, [1, 1]))
+    await asyncio.sleep(0.05)
+    stopping = asyncio.create_task(journal.stop())
+    await asyncio.sleep(0.2)
+    assert not stopping.done()
+    lock.release()
+    await asyncio.wait_for(stopping, 10)
+    assert await begin == env.round_id + 1
+    assert await finish is None
+    record = await env.log.load(env.room_id)
+    assert [r.finished for r in record.rounds] == [True, False]
+    assert _journal_threads() == []
+
+
+async def test_an_unstarted_journal_writes_rounds_directly(env: Env) -> None:
+    journal = Journal(env.db)
+    second = await journal.begin_round(env.room_id, 2, "remi", "s", 0, {"o": [1]})
+    await journal.finish_round(second, RESULT, [2, 3])
+    await journal.finish_round(second, RESULT, [2, 3])
+    with pytest.raises(KeyError):
+        await journal.finish_round(second + 99, RESULT, [2, 3])
+    assert _journal_threads() == []
+    await journal.stop()  # never started: nothing to stop, still writes directly
+    third = await journal.begin_round(env.room_id, 3, "remi", "s", 0, {})
+    record = await env.log.load(env.room_id)
+    assert [(r.id, r.options, r.finished) for r in record.rounds[1:]] == [
+        (second, {"o": [1]}, True),
+        (third, {}, False),
+    ]
+    assert record.totals == [2, 3]
+
+
+async def test_round_writes_on_every_database(any_env: Env) -> None:
+    journal = Journal(any_env.db)
+    assert journal.uses_thread is any_env.db.settings.is_sqlite
+    journal.start()
+    try:
+        await journal.append_action(any_env.round_id, 1, 0, {"n": 1}, None, "player")
+        await journal.finish_round(any_env.round_id, RESULT, [4, -4])
+        await journal.finish_round(any_env.round_id, RESULT, [4, -4])
+        second = await journal.begin_round(any_env.room_id, 2, "remi", "s2", 1, ACTION)
+        await journal.append_action(second, 1, 1, {"n": 1}, 5, "player")
+        with pytest.raises(KeyError):
+            await journal.finish_round(second + 99, RESULT, [0, 0])
+        with pytest.raises(sa_exc.IntegrityError):
+            await journal.begin_round(any_env.room_id, 2, "remi", "dup", 1, {})
+    finally:
+        await journal.stop()
+    record = await any_env.log.load(any_env.room_id)
+    assert [(r.number, r.finished, r.result) for r in record.rounds] == [
+        (1, True, RESULT),
+        (2, False, None),
+    ]
+    assert record.rounds[1].options == ACTION
+    assert record.totals == [4, -4]
+    assert record.current_round is not None
+    assert [a.seq for a in record.current_round.actions] == [1]
+
+
+async def test_round_writes_after_stop_fail(any_env: Env) -> None:
+    journal = Journal(any_env.db)
+    journal.start()
+    second = await journal.begin_round(any_env.room_id, 2, "remi", "s2", 1, {})
+    await journal.stop()
+    with pytest.raises(JournalStopped, match="stopped"):
+        await journal.begin_round(any_env.room_id, 3, "remi", "s3", 0, {})
+    with pytest.raises(JournalStopped, match="stopped"):
+        await journal.finish_round(second, RESULT, [1, 2])
+    record = await any_env.log.load(any_env.room_id)
+    assert [(r.number, r.finished) for r in record.rounds] == [(1, False), (2, False)]
+    assert record.totals == [0, 0]
