@@ -894,7 +894,7 @@ class RoomActor:
         options = self._round_options()
         state = new_round(self.settings.variant, players, seed, first, options)
         stored = {**options.to_dict(), "deal": state.deal.to_dict()}
-        self.round_id = await self.ctx.gamelog.begin_round(
+        self.round_id = await self.ctx.journal.begin_round(
             self.room_id, number, self.settings.variant, seed, first, stored
         )
         self.round = state
@@ -912,7 +912,7 @@ class RoomActor:
         result = state.result
         assert result is not None
         scores = match.finish_round(state)
-        await self.ctx.gamelog.finish_round(self.round_id, asdict(result), scores)
+        await self.ctx.journal.finish_round(self.round_id, asdict(result), scores)
         self.turn_deadline = None
         self.turn_deadline_wall = None
         pause = self.ctx.settings.round_pause_seconds
