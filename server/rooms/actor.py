@@ -77,6 +77,7 @@ RESERVE_MARGIN = 16
 
 _dumps = dumps
 _MISSING = object()
+_SHARED = object()  # the key of the frame shared by the seats that only get public changes
 
 
 def error_frame(seq: int | None, code: str, message: str) -> str:
@@ -1115,7 +1116,9 @@ class RoomActor:
                 if frame is None:
                     frame = frames[conn.seat] = self._event_frame(stored, conn.seat, tail, False)
             else:
-                key = (conn.seat, sent != serial)
+                # Seats whose own part did not change get one and the same frame.
+                seat = conn.seat
+                key = (_SHARED if self._public_patch_only(stored, seat) else seat, sent != serial)
                 frame = frames.get(key)
                 if frame is None:
                     frame = frames[key] = self._patch_frame(
@@ -1186,6 +1189,18 @@ class RoomActor:
     def _whole_view(self, seat: int | None) -> str:
         """``"view":{...},"patch":null``: the seat's whole view from the version's parts."""
         return f'"view":{self._parts_json(seat)},"patch":null'
+
+    def _public_patch_only(self, stored: _Stored, seat: int | None) -> bool:
+        """True when ``seat``'s patch frame of ``stored`` is the one every such seat gets:
+        it sees the public event, a patch can be made, and its own part is unchanged (the
+        patch is then the public part's alone)."""
+        if seat is not None and seat == stored[1] and stored[3] is not None:
+            return False
+        pub, own = self._parts(seat)
+        if pub is None or self._prev_pub is None or self._prev_version != self.version - 1:
+            return False
+        prev_own = self._prev_own.get(seat)
+        return bool(prev_own) and prev_own == own
 
     def _view_patch(self, seat: int | None) -> str:
         """``"view":null,"patch":{...}``: the view's keys that changed since the previous
