@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from server.rules.actions import (
+    ACTION_TYPES,
     Action,
     BuyJoker,
     Discard,
@@ -229,8 +230,7 @@ class RoundState:
     # ----------------------------------------------------------------- actions
     def apply(self, seat: int, action: Action | Mapping[str, Any]) -> Event:
         """Validate and apply one action of ``seat``; raises :class:`RuleError`."""
-        if not isinstance(action, Draw | Discard | Lay | TakeRow | LayOff | BuyJoker
-                          | TakeDiscard | JokerButton):
+        if not isinstance(action, ACTION_TYPES):
             action = parse_action(action)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
             raise RuleError(ErrorCode.BAD_ACTION, "no such seat")
