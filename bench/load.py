@@ -15,6 +15,28 @@ from this process:
    number of connections, each sending as soon as its echo came back: round
    trips/s and RSS per idle connection.
 
+The clients share the two cores with the server, so their own CPU per move
+(``clients_cpu_us_per_move``) must stay small; what they measure does not depend
+on it. Each move is a real action chosen from the mover's current view (``draw``
+in the take phase, else a discard from its hand); the ack latency runs from
+sending it to the ack's arrival, the broadcast latency to the event's arrival at
+the last of the four clients, and a table's next move starts only once all four
+saw the previous version. How the clients keep that cheap:
+
+* moves are driven from the frame callbacks: the mover's ``ack`` gives the
+  version, the event that brings the last player to it completes the move and,
+  in the saturated phase, sends the table's next one from that same callback (no
+  task, future or timer per move; one watchdog for all the tables gives up a
+  move stalled for 30 s). The paced phase awaits one future per move;
+* each player keeps its view up to date from every event (``patch`` applied in
+  order, or the whole ``view``), but the three players who get the same event
+  frame share one parse of it (orjson): two parses per move, not four;
+* the action is formatted without ``json.dumps``; bench/wsclient.py parses a
+  read holding one whole frame without copying it into a buffer.
+
+``--client websockets`` (the library's client; a coroutine per table in the
+saturated phase) stays as it was, and slower.
+
 Usage: ``.venv/bin/python bench/load.py --tables 250 --interval 2 --duration 30``
 (``--database-url postgresql+asyncpg://...`` to run on PostgreSQL).
 """
@@ -32,11 +54,18 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from time import monotonic, perf_counter
 from typing import Any
 
 import httpx
+
+try:
+    from orjson import loads  # a server dependency; parses a frame in a third of json's time
+except ImportError:  # pragma: no cover
+    from json import loads  # type: ignore[assignment]
 from websockets.asyncio.client import ClientConnection, connect
 from wsclient import LightClient, Receiver
 from wsclient import connect as light_connect
@@ -199,20 +228,20 @@ async def settle(pid: int, seconds: float = 2.0) -> int:
 # --------------------------------------------------------------------------- clients
 
 
-@dataclass
+@dataclass(eq=False, slots=True)
 class Player:
     """One WebSocket client seated at a table."""
 
     ws: ClientConnection | LightClient
+    table: Table
     seat: int | None = None
     version: int = 0
     view: dict[str, Any] | None = None
     seq: int = 0
-    arrivals: dict[int, float] = field(default_factory=dict)
-    replies: dict[int, tuple[float, dict[str, Any]]] = field(default_factory=dict)
-    finished: bool = False
+    arrived_v: int = 0  # the move in flight: the version of this player's event, and when
+    arrived_t: float = 0.0
     waiter: asyncio.Future[None] | None = None
-    wanted: Any = None
+    wanted: Callable[..., bool] | None = None
 
     async def read(self) -> None:
         """Read a ``websockets`` connection (a LightClient calls :meth:`on_text` itself)."""
@@ -223,24 +252,55 @@ class Player:
                 self.on_text(text)  # type: ignore[arg-type]
 
     def on_text(self, text: str) -> None:
-        now = time.perf_counter()
-        m = json.loads(text)
+        now = perf_counter()
+        table = self.table
+        # The three other players of a move get the same event frame (the mover gets its
+        # own, with its hand): each is parsed once, and the parse shared. The last two kept.
+        if text == table.text_a:
+            event = table.event_a
+        elif text == table.text_b:
+            event = table.event_b
+        else:
+            parsed = self.parse(text, now)
+            if parsed is None:
+                return
+            event = parsed
+            table.text_b, table.event_b = table.text_a, table.event_a
+            table.text_a, table.event_a = text, event
+        version, view, patch = event
+        self.version = version
+        if view is not None:
+            self.view = dict(view)  # a copy: the parse may be shared, views get patched
+        elif patch is not None and self.view is not None:
+            self.view.update(patch)  # hello asked for patches
+        if table.busy:
+            if version == table.target or not self.arrived_v:
+                # The move's event (before the ack: the first event after the action,
+                # which is the move's in any case but a server-made event in between)
+                self.arrived_v, self.arrived_t = version, now
+            table.seen()
+        elif table.running:
+            table.chain()  # an idle table (between rounds) tries again on each event
+        if self.waiter is not None:
+            self.wake()
+
+    def parse(self, text: str, now: float) -> Event | None:
+        """An event's (version, view, patch); other messages are handled here."""
+        m = loads(text)
         kind = m["type"]
+        if kind == "event":
+            return m["version"], m["view"], m.get("patch")
         if kind == "snapshot":
             self.version, self.view, self.seat = m["version"], m["view"], m["you"]["seat"]
-        elif kind == "event":
-            self.version = m["version"]
-            self.arrivals[m["version"]] = now
-            if m["view"] is not None:
-                self.view = m["view"]
-            elif m.get("patch") is not None and self.view is not None:
-                self.view.update(m["patch"])  # hello asked for patches
-            if m["event"].get("do") == "match_over":
-                self.finished = True
         elif kind in ("ack", "error"):
-            self.replies[m["seq"]] = (now, m)
+            self.table.replied(self, m, now)
+        if self.waiter is not None:
+            self.wake()
+        return None
+
+    def wake(self) -> None:
         waiter = self.waiter
-        if waiter is not None and not waiter.done() and self.wanted():
+        if waiter is not None and not waiter.done() and self.wanted is not None and self.wanted():
             waiter.set_result(None)
 
     async def send(self, text: str) -> None:
@@ -257,8 +317,8 @@ class Player:
         else:
             await ws.close()
 
-    async def until(self, check: Any, timeout: float = 30) -> None:
-        """Wait until ``check()`` holds (checked after each frame; one future, no task)."""
+    async def until(self, check: Callable[..., bool], timeout: float = 30) -> None:
+        """Wait until ``check()`` holds (checked after each frame; set-up only)."""
         if check():
             return
         loop = asyncio.get_running_loop()
@@ -272,7 +332,11 @@ class Player:
             self.waiter = None
 
 
-def _expire(waiter: asyncio.Future[None]) -> None:
+Event = tuple[int, dict[str, Any] | None, dict[str, Any] | None]  # version, view, patch
+NO_EVENT: Event = (0, None, None)
+
+
+def _expire(waiter: asyncio.Future[Any]) -> None:
     if not waiter.done():
         waiter.set_exception(TimeoutError())
 
@@ -284,6 +348,17 @@ def next_move(view: dict[str, Any]) -> dict[str, Any]:
     return {"do": "discard", "tile": plain[-1]}
 
 
+def action_text(seq: int, base_version: int, action: dict[str, Any]) -> str:
+    """The ``action`` message as JSON (what ``json.dumps`` gives, in a tenth of its time)."""
+    if action == {"do": "draw"}:
+        body = '{"do":"draw"}'
+    elif len(action) == 2 and action["do"] == "discard" and type(action.get("tile")) is int:
+        body = f'{{"do":"discard","tile":{action["tile"]}}}'
+    else:
+        body = json.dumps(action)
+    return f'{{"type":"action","seq":{seq},"base_version":{base_version},"action":{body}}}'
+
+
 @dataclass
 class Stats:
     ack: list[float] = field(default_factory=list)
@@ -293,51 +368,233 @@ class Stats:
     when: list[float] = field(default_factory=list)
 
 
-class Table:
-    """Four players of one room."""
+def _ignore(ok: bool) -> None:
+    pass
 
-    def __init__(self, room: str, players: list[Player]) -> None:
+
+class Table:
+    """Four players of one room, and the move in flight.
+
+    A move is driven by the players' frame callbacks: the mover's ``ack`` gives the
+    version, and the event that brings the last of the four players to it completes
+    the move (``done``). In the saturated phase (:meth:`chain`) the completion sends
+    the table's next move at once, from that callback: no task, future or timer per
+    move (one watchdog for every table catches a stalled move).
+    """
+
+    __slots__ = (
+        "busy",
+        "done",
+        "event_a",
+        "event_b",
+        "mover_p",
+        "players",
+        "room",
+        "run",
+        "running",
+        "seq",
+        "stats",
+        "t0",
+        "t_reply",
+        "target",
+        "text_a",
+        "text_b",
+    )
+
+    def __init__(self, room: str) -> None:
         self.room = room
-        self.players = players
+        self.players = [Player(ws=None, table=self) for _ in range(4)]  # type: ignore[arg-type]
+        self.text_a: str | None = None  # the last two event frames, and their parses
+        self.event_a: Event = NO_EVENT
+        self.text_b: str | None = None
+        self.event_b: Event = NO_EVENT
+        self.busy = False  # a move is in flight
+        self.mover_p: Player | None = None
+        self.seq = 0
+        self.target = 0  # the version the ack gave; 0 until it came
+        self.t0 = 0.0
+        self.t_reply = 0.0
+        self.stats = Stats()
+        self.done: Callable[[bool], None] = _ignore
+        self.running = False  # chained moves (saturated phase)
+        self.run: Chain | None = None
 
     def mover(self) -> Player | None:
         view = self.players[0].view
         if view is None or view["over"]:
             return None
+        turn = view["turn"]
         for p in self.players:
-            if p.seat == view["turn"]:
+            if p.seat == turn:
                 return p
         return None
 
-    async def move(self, stats: Stats) -> bool:
-        """One move; False when nobody can move now (between rounds)."""
+    def begin(self, stats: Stats, done: Callable[[bool], None]) -> tuple[Player, str] | None:
+        """Start a move (the caller sends the text, after setting ``t0``); None when
+        nobody can move now (between rounds, or a player is behind)."""
+        if self.busy:
+            return None
         p = self.mover()
         if p is None or p.view is None or p.view["turn"] != p.seat:
-            return False
-        if any(q.version != p.version for q in self.players):
-            return False
+            return None
+        version = p.version
+        for q in self.players:
+            if q.version != version:
+                return None
+        for q in self.players:
+            q.arrived_v = 0
         p.seq += 1
-        seq = p.seq
-        msg = {"type": "action", "seq": seq, "base_version": p.version, "action": next_move(p.view)}
-        t0 = time.perf_counter()
-        await p.send(json.dumps(msg))
-        await p.until(lambda: seq in p.replies)
-        t_reply, reply = p.replies.pop(seq)
-        if reply["type"] != "ack":
-            stats.errors += 1
-            return False
-        version = reply["version"]
+        self.stats, self.done, self.mover_p, self.seq, self.target = stats, done, p, p.seq, 0
+        self.busy = True
+        return p, action_text(p.seq, version, next_move(p.view))
+
+    def replied(self, p: Player, m: dict[str, Any], now: float) -> None:
+        if not self.busy or p is not self.mover_p or m["seq"] != self.seq:
+            return  # not the move in flight (one given up on)
+        if m["type"] != "ack":
+            self.stats.errors += 1
+            self.finish(False)
+            return
+        self.t_reply = now
+        self.target = m["version"]
+        self.seen()
+
+    def seen(self) -> None:
+        """After each event during a move: complete it once all four have its version."""
+        target = self.target
+        if not target:
+            return  # no ack yet
         for q in self.players:
-            await q.until(lambda q=q: q.version >= version)
-        last = max(q.arrivals.pop(version, time.perf_counter()) for q in self.players)
+            if q.version < target:
+                return
+        last = 0.0
         for q in self.players:
-            for v in [v for v in q.arrivals if v < version]:
-                del q.arrivals[v]
-        stats.ack.append(t_reply - t0)
+            t = q.arrived_t if q.arrived_v == target else perf_counter()
+            if t > last:
+                last = t
+        stats, t0 = self.stats, self.t0
+        stats.ack.append(self.t_reply - t0)
         stats.last.append(last - t0)
         stats.when.append(t0)
         stats.moves += 1
-        return True
+        self.finish(True)
+
+    def finish(self, ok: bool) -> None:
+        self.busy = False
+        self.target = 0
+        done, self.done = self.done, _ignore
+        done(ok)
+
+    def abandon(self) -> None:
+        """Give up the move in flight (its late replies and events are ignored)."""
+        self.busy = False
+        self.target = 0
+        self.done = _ignore
+
+    async def move(self, stats: Stats) -> bool:
+        """One move; False when nobody can move now (between rounds)."""
+        loop = asyncio.get_running_loop()
+        finished: asyncio.Future[bool] = loop.create_future()
+
+        def done(ok: bool) -> None:
+            if not finished.done():
+                finished.set_result(ok)
+
+        started = self.begin(stats, done)
+        if started is None:
+            return False
+        p, text = started
+        self.t0 = perf_counter()
+        await p.send(text)
+        timer = loop.call_later(MOVE_TIMEOUT, _expire, finished)
+        try:
+            return await finished
+        except TimeoutError:
+            self.abandon()
+            raise
+        finally:
+            timer.cancel()
+
+    def chain(self, ok: bool = True) -> None:
+        """Saturated phase (LightClient): start the next move now, if the phase runs and
+        somebody can move; else the next event (or the watchdog) calls again."""
+        if not self.running or self.busy:
+            return
+        if not ok:  # an error reply: try again in 10 ms
+            asyncio.get_running_loop().call_later(0.01, self.chain)
+            return
+        run = self.run
+        assert run is not None
+        if monotonic() >= run.end:
+            run.stop(self)
+            return
+        started = self.begin(run.stats, self.chain)
+        if started is None:
+            return
+        p, text = started
+        ws = p.ws
+        assert isinstance(ws, LightClient)
+        self.t0 = perf_counter()
+        try:
+            ws.send_text(text)
+        except ConnectionError as exc:
+            self.abandon()
+            run.fail(exc)
+
+
+MOVE_TIMEOUT = 30.0
+
+
+class Chain:
+    """The saturated phase over LightClients: every table chains its moves from its
+    frame callbacks; one watchdog a second gives up moves stalled for MOVE_TIMEOUT,
+    retries idle tables and stops idle tables once the phase is over."""
+
+    def __init__(self, tables: list[Table], duration: float) -> None:
+        self.tables = tables
+        self.stats = Stats()
+        self.end = monotonic() + duration
+        self.left = len(tables)
+        self.finished: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.timer: asyncio.TimerHandle | None = None
+
+    async def __call__(self) -> None:
+        loop = asyncio.get_running_loop()
+        for table in self.tables:
+            table.run, table.running = self, True
+        for table in self.tables:
+            table.chain()
+        self.timer = loop.call_later(1.0, self.watch)
+        try:
+            if self.left:
+                await self.finished
+        finally:
+            self.timer.cancel()
+            for table in self.tables:
+                table.running, table.run = False, None
+
+    def watch(self) -> None:
+        now = perf_counter()
+        for table in self.tables:
+            if not table.running:
+                continue
+            if table.busy and now - table.t0 > MOVE_TIMEOUT:
+                table.abandon()
+            table.chain()
+        if not self.finished.done():
+            left = self.end - monotonic()  # once more at the end, then every second
+            delay = left if 0 < left < 1.0 else 1.0
+            self.timer = asyncio.get_running_loop().call_later(delay, self.watch)
+
+    def stop(self, table: Table) -> None:
+        table.running = False
+        self.left -= 1
+        if not self.left and not self.finished.done():
+            self.finished.set_result(None)
+
+    def fail(self, exc: BaseException) -> None:
+        if not self.finished.done():
+            self.finished.set_exception(exc)
 
 
 async def _post(http: httpx.AsyncClient, url: str, **kw: Any) -> httpx.Response:
@@ -385,11 +642,7 @@ async def setup_tables(base: str, ws_base: str, n: int) -> tuple[list[Table], li
             return room_id
 
         rooms = await asyncio.gather(*(room(t) for t in range(n)))
-    tables = []
-    for room_id in rooms:
-        players = [Player(ws=None) for _ in range(4)]  # type: ignore[arg-type]
-        tables.append(Table(room_id, players))
-    return tables, list(tokens)
+    return [Table(room_id) for room_id in rooms], list(tokens)
 
 
 async def connect_all(
@@ -459,21 +712,25 @@ async def paced(tables: list[Table], interval: float, duration: float) -> Stats:
     return stats
 
 
-async def saturated(tables: list[Table], duration: float) -> tuple[Stats, float]:
-    stats = Stats()
-    end = time.monotonic() + duration
-    t0 = time.perf_counter()
+async def saturated(tables: list[Table], duration: float, light: bool) -> tuple[Stats, float]:
+    t0 = perf_counter()
+    if light:
+        run = Chain(tables, duration)
+        await run()
+        return run.stats, perf_counter() - t0
+    stats = Stats()  # the websockets client: a coroutine per table
+    end = monotonic() + duration
 
-    async def run(table: Table) -> None:
-        while time.monotonic() < end:
+    async def one(table: Table) -> None:
+        while monotonic() < end:
             ok = False
             with contextlib.suppress(TimeoutError):
                 ok = await table.move(stats)
             if not ok:
                 await asyncio.sleep(0.01)
 
-    await asyncio.gather(*(run(t) for t in tables))
-    return stats, time.perf_counter() - t0
+    await asyncio.gather(*(one(t) for t in tables))
+    return stats, perf_counter() - t0
 
 
 async def echo_baseline(
@@ -629,13 +886,14 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         if args.saturate > 0:
             phase("saturated", server.pid)
             cpu0, mine0 = cpu_s(server.pid), cpu_s()
-            sat, elapsed = await saturated(tables, args.saturate)
+            sat, elapsed = await saturated(tables, args.saturate, light)
             cpu1, mine1 = cpu_s(server.pid), cpu_s()
             phase("saturated_done", server.pid)
             out["saturated"] = {
                 "duration_s": round(elapsed, 1),
                 "moves": sat.moves,
                 "moves_per_s": round(sat.moves / elapsed, 1),
+                "errors": sat.errors,
                 "server_cpu_pct": round((cpu1 - cpu0) / elapsed * 100),
                 "server_cpu_us_per_move": round((cpu1 - cpu0) / max(1, sat.moves) * 1e6),
                 "clients_cpu_pct": round((mine1 - mine0) / elapsed * 100),
