@@ -598,13 +598,15 @@ class Chain:
 
 
 async def _post(http: httpx.AsyncClient, url: str, **kw: Any) -> httpx.Response:
-    """POST with a few retries (a pooled keep-alive connection may close under us)."""
+    """POST with a few retries: a pooled keep-alive connection the server closes as the
+    request goes out fails with RemoteProtocolError or ReadError, before the request
+    was handled (seen in setup: ReadError)."""
     for attempt in range(5):
         try:
             r = await http.post(url, **kw)
             r.raise_for_status()
             return r
-        except (httpx.RemoteProtocolError, httpx.ConnectError):
+        except (httpx.RemoteProtocolError, httpx.ConnectError, httpx.ReadError):
             if attempt == 4:
                 raise
             await asyncio.sleep(0.2)
