@@ -1194,7 +1194,7 @@ class RoomActor:
         """True when ``seat``'s patch frame of ``stored`` is the one every such seat gets:
         it sees the public event, a patch can be made, and its own part is unchanged (the
         patch is then the public part's alone)."""
-        if seat is not None and seat == stored[1] and stored[3] is not None:
+        if _event_json(stored, seat) is not stored[2]:  # the acting seat's own copy
             return False
         pub, own = self._parts(seat)
         if pub is None or self._prev_pub is None or self._prev_version != self.version - 1:

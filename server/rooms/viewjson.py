@@ -63,7 +63,7 @@ def dumps(value: Any) -> str:
     try:
         return orjson.dumps(value, option=_ORJSON_OPTIONS).decode()
     except TypeError:
-        return _ENCODER.encode(value)
+        return json_dumps(value)
 
 
 def view_dict(view: SeatView) -> dict[str, Any]:

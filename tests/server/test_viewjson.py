@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import Any
 
 import pytest
 
@@ -11,6 +12,17 @@ from server.rooms.botplay import bot_actions, make_seat_bot
 from server.rooms.viewjson import ViewJSON, dumps, json_dumps, view_dict
 from server.rules import RuleError, new_round, spectator_view, view_for
 from server.rules.views import SeatInfo
+
+
+def _bot_move(state: Any, bots: list[Any]) -> None:
+    """The seat to play makes its bot's first legal move."""
+    seat = state.turn
+    for action in bot_actions(bots[seat], view_for(state, seat)):
+        try:
+            state.apply(seat, action)
+        except RuleError:
+            continue
+        break
 
 
 @pytest.mark.parametrize(
@@ -35,13 +47,7 @@ def test_every_view_of_bot_rounds_encodes_exactly(variant: str, players: int) ->
                 assert json.loads(text) == json.loads(json.dumps(view.to_dict()))
             if state.over:
                 break
-            seat = state.turn
-            for action in bot_actions(bots[seat], view_for(state, seat)):
-                try:
-                    state.apply(seat, action)
-                except RuleError:
-                    continue
-                break
+            _bot_move(state, bots)
 
 
 def test_a_view_that_differs_in_public_values_is_encoded_in_full() -> None:
@@ -86,13 +92,7 @@ def test_dumps_writes_json_dumps_text_for_every_view_and_part(variant: str, play
         prev = pub
         if state.over:
             break
-        seat = state.turn
-        for action in bot_actions(bots[seat], view_for(state, seat)):
-            try:
-                state.apply(seat, action)
-            except RuleError:
-                continue
-            break
+        _bot_move(state, bots)
     assert state.over and checked > 500
 
 
