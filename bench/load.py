@@ -13,7 +13,13 @@ from this process:
    four clients, for ``--saturate`` seconds: moves/s;
 4. baseline: a bare ``websockets`` echo server in a child process, the same
    number of connections, each sending as soon as its echo came back: round
-   trips/s and RSS per idle connection.
+   trips/s and RSS per idle connection;
+5. the transport's ceiling for a move (``--no-fanout`` to skip): a bare
+   ``websockets`` server where the same connections form groups of four, and each
+   message goes to all four of its group (one read and four writes, as a move's
+   frames, with no game, view or database); a group's next member sends once all
+   four got it: fan-outs/s, what a move's frames alone allow through the library
+   that gives the echo baseline.
 
 The clients share the two cores with the server, so their own CPU per move
 (``clients_cpu_us_per_move``) must stay small; what they measure does not depend
@@ -176,6 +182,34 @@ def echo(port: int) -> None:
     async def handler(ws: ServerConnection) -> None:
         async for message in ws:
             await ws.send(message)
+
+    async def main() -> None:
+        async with ws_serve(handler, "127.0.0.1", port, compression=None, max_size=16384):
+            await asyncio.Future()
+
+    uvloop.run(main())
+
+
+def fanout(port: int) -> None:
+    """The transport's ceiling for a move (child process): a bare websockets server where
+    the connections to ``/g/<n>`` form a group of four, and every message from one of
+    them goes to all four with ``websockets.broadcast`` (one read, four writes: what a
+    move costs the room server in frames, with no game, no view and no database)."""
+    import uvloop
+    from websockets.asyncio.server import ServerConnection, broadcast
+    from websockets.asyncio.server import serve as ws_serve
+
+    groups: dict[str, set[ServerConnection]] = {}
+
+    async def handler(ws: ServerConnection) -> None:
+        assert ws.request is not None
+        group = groups.setdefault(ws.request.path, set())
+        group.add(ws)
+        try:
+            async for message in ws:
+                broadcast(group, message)
+        finally:
+            group.discard(ws)
 
     async def main() -> None:
         async with ws_serve(handler, "127.0.0.1", port, compression=None, max_size=16384):
@@ -785,6 +819,68 @@ async def echo_baseline(
     }
 
 
+async def fanout_baseline(port: int, groups: int, duration: float, pid: int) -> dict[str, float]:
+    """Groups of four light clients on the ``fanout`` server: a member sends, and once
+    all four got the message the next member sends (as a table's moves go round)."""
+    members: list[list[LightClient]] = []
+    sem = asyncio.Semaphore(64)
+    count = 0
+    end = 0.0
+    done = asyncio.get_running_loop().create_future()
+    running = 0
+    payload = json.dumps(
+        {"type": "action", "seq": 1, "base_version": 1, "action": {"do": "discard", "tile": 40}}
+    )
+
+    def group_chain(g: int) -> Callable[[str], None]:
+        got = 0
+        turn = 0
+
+        def on_text(_: str) -> None:
+            nonlocal got, turn, count, running
+            got += 1
+            if got < 4:
+                return
+            got = 0
+            count += 1
+            if monotonic() < end:
+                turn = (turn + 1) % 4
+                members[g][turn].send_text(payload)
+            else:
+                running -= 1
+                if running == 0 and not done.done():
+                    done.set_result(None)
+
+        return on_text
+
+    async def one(g: int, callback: Callable[[str], None]) -> LightClient:
+        async with sem:
+            return await light_connect("127.0.0.1", port, f"/g/{g}", None, callback)
+
+    for g in range(groups):
+        callback = group_chain(g)
+        members.append(list(await asyncio.gather(*(one(g, callback) for _ in range(4)))))
+    await asyncio.sleep(0.5)
+    t0 = perf_counter()
+    cpu0, mine0 = cpu_s(pid), cpu_s()
+    end = monotonic() + duration
+    running = groups
+    for group in members:
+        group[0].send_text(payload)
+    await asyncio.wait_for(done, duration + 30)
+    elapsed = perf_counter() - t0
+    cpu1, mine1 = cpu_s(pid), cpu_s()
+    for group in members:
+        for client in group:
+            client.close()
+    return {
+        "fanouts_per_s": round(count / elapsed, 1),
+        "server_cpu_pct": round((cpu1 - cpu0) / elapsed * 100),
+        "server_cpu_us_per_fanout": round((cpu1 - cpu0) / max(1, count) * 1e6, 1),
+        "clients_cpu_us_per_fanout": round((mine1 - mine0) / max(1, count) * 1e6, 1),
+    }
+
+
 class LightEcho:
     """The ``send``/``recv``/``close`` of a websockets connection, over a LightClient."""
 
@@ -933,6 +1029,23 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             out["saturated_vs_echo"] = round(
                 out["saturated"]["moves_per_s"] / out["echo"]["round_trips_per_s"], 3
             )
+    if args.fanout and light:
+        fport = free_port()
+        fan_proc = subprocess.Popen(
+            [sys.executable, __file__, "fanout", "--port", str(fport)], env=env
+        )
+        try:
+            await wait_port(fport)
+            out["fanout"] = await fanout_baseline(
+                fport, args.tables, args.saturate or 10, fan_proc.pid
+            )
+        finally:
+            fan_proc.terminate()
+            fan_proc.wait(10)
+        if "echo" in out:
+            out["fanout_vs_echo"] = round(
+                out["fanout"]["fanouts_per_s"] / out["echo"]["round_trips_per_s"], 3
+            )
     return out
 
 
@@ -945,6 +1058,8 @@ def cli() -> None:
     s.add_argument("--database-url", default="")
     e = sub.add_parser("echo")
     e.add_argument("--port", type=int, required=True)
+    f = sub.add_parser("fanout")
+    f.add_argument("--port", type=int, required=True)
     parser.add_argument("--tables", type=int, default=250)
     parser.add_argument(
         "--interval", type=float, default=2.0, help="seconds between a table's moves"
@@ -953,6 +1068,12 @@ def cli() -> None:
     parser.add_argument("--warmup", type=float, default=30.0, help="paced play not measured")
     parser.add_argument("--saturate", type=float, default=15.0, help="0 to skip")
     parser.add_argument("--no-echo", dest="echo", action="store_false")
+    parser.add_argument(
+        "--no-fanout",
+        dest="fanout",
+        action="store_false",
+        help="skip the fan-out ceiling (websockets, one read and four writes per message)",
+    )
     parser.add_argument(
         "--client",
         choices=("light", "websockets"),
@@ -978,6 +1099,9 @@ def cli() -> None:
         return
     if args.cmd == "echo":
         echo(args.port)
+        return
+    if args.cmd == "fanout":
+        fanout(args.port)
         return
     import gc
 
