@@ -1,23 +1,34 @@
 """Prometheus metrics, on a registry owned by each app (never the global default one).
 
 >>> m = Metrics()
->>> m.moves.labels(variant="remi", source="player").inc()
->>> b"remi_moves_total" in m.render()[0]
+>>> m.move("remi", "player")
+>>> m.action_done(0.0007, 0.003)
+>>> text = m.render()[0].decode()
+>>> 'remi_moves_total{source="player",variant="remi"} 1.0' in text
+True
+>>> 'remi_action_latency_seconds_bucket{le="0.001",stage="ack"} 1.0' in text
+True
+>>> 'remi_action_latency_seconds_bucket{le="0.001",stage="broadcast"} 0.0' in text
 True
 """
 
 from __future__ import annotations
 
-from typing import Any
+from bisect import bisect_left
+from collections.abc import Iterator
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
-    Counter,
     Gauge,
-    Histogram,
     generate_latest,
 )
+from prometheus_client.metrics_core import (
+    CounterMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
+from prometheus_client.registry import Collector
 
 LATENCY_BUCKETS = (
     0.0005,
@@ -35,6 +46,77 @@ LATENCY_BUCKETS = (
     1.0,
     2.5,
 )
+
+
+class LatencyHistogram:
+    """One histogram series kept as plain numbers: an observation is a ``bisect`` and two
+    additions (``prometheus_client``'s ``Histogram.observe`` takes a lock per bucket
+    update; this one is only touched from the event loop's thread).
+
+    >>> h = LatencyHistogram((0.001, 0.01))
+    >>> for v in (0.0005, 0.001, 0.002, 3.0):
+    ...     h.observe(v)
+    >>> h.cumulative()
+    [('0.001', 2.0), ('0.01', 3.0), ('+Inf', 4.0)]
+    """
+
+    __slots__ = ("bounds", "counts", "total")
+
+    def __init__(self, bounds: tuple[float, ...]) -> None:
+        self.bounds = bounds
+        self.counts = [0] * (len(bounds) + 1)  # the last one: above every bound
+        self.total = 0.0
+
+    def observe(self, seconds: float) -> None:
+        # A value equal to a bound counts in that bound's bucket (Prometheus' ``le``).
+        self.counts[bisect_left(self.bounds, seconds)] += 1
+        self.total += seconds
+
+    def cumulative(self) -> list[tuple[str, float]]:
+        """The ``le`` buckets, cumulative, as Prometheus exposes them."""
+        out: list[tuple[str, float]] = []
+        running = 0
+        for bound, n in zip((*map(_float_label, self.bounds), "+Inf"), self.counts, strict=True):
+            running += n
+            out.append((bound, float(running)))
+        return out
+
+
+def _float_label(value: float) -> str:
+    return repr(float(value))
+
+
+class _HotPath(Collector):
+    """The per-move metrics (moves, refusals, action latency) as plain counters, read
+    into metric families when ``/metrics`` is scraped."""
+
+    def __init__(self) -> None:
+        self.moves: dict[tuple[str, str], int] = {}
+        self.rejected: dict[str, int] = {}
+        self.latency = {
+            "ack": LatencyHistogram(LATENCY_BUCKETS),
+            "broadcast": LatencyHistogram(LATENCY_BUCKETS),
+        }
+
+    def collect(self) -> Iterator[Metric]:
+        moves = CounterMetricFamily(
+            "remi_moves", "Accepted game actions", labels=["variant", "source"]
+        )
+        for (variant, source), n in sorted(self.moves.items()):
+            moves.add_metric([variant, source], float(n))
+        yield moves
+        rejected = CounterMetricFamily("remi_rejected", "Refused game actions", labels=["code"])
+        for code, n in sorted(self.rejected.items()):
+            rejected.add_metric([code], float(n))
+        yield rejected
+        latency = HistogramMetricFamily(
+            "remi_action_latency_seconds",
+            "Action arrival to ack / last broadcast",
+            labels=["stage"],
+        )
+        for stage, histogram in self.latency.items():
+            latency.add_metric([stage], histogram.cumulative(), histogram.total)
+        yield latency
 
 
 class Metrics:
@@ -55,33 +137,27 @@ class Metrics:
         self.rooms = Gauge("remi_rooms", "Rooms by status", ["status"], registry=r)
         self.live_rooms = Gauge("remi_live_rooms", "Room actors running here", registry=r)
         self.connections = Gauge("remi_connections", "Open WebSocket connections", registry=r)
-        self.moves = Counter(
-            "remi_moves", "Accepted game actions", ["variant", "source"], registry=r
-        )
-        self.rejected = Counter("remi_rejected", "Refused game actions", ["code"], registry=r)
-        self.action_latency = Histogram(
-            "remi_action_latency_seconds",
-            "Action arrival to ack / last broadcast",
-            ["stage"],
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.http_requests = Counter(
-            "remi_http_requests", "HTTP requests", ["method", "status"], registry=r
-        )
-        # The hot path's children, looked up once (``labels()`` costs a lock and a dict).
-        self.ack_latency = self.action_latency.labels(stage="ack")
-        self.broadcast_latency = self.action_latency.labels(stage="broadcast")
-        self._moves: dict[tuple[str, str], Any] = {}
+        # Counted on every move: plain numbers, read when scraped (see _HotPath).
+        self._hot = _HotPath()
+        r.register(self._hot)
+        self._ack = self._hot.latency["ack"]
+        self._broadcast = self._hot.latency["broadcast"]
 
     def move(self, variant: str, source: str) -> None:
         """Count one accepted action (``moves_total{variant,source}``)."""
-        child = self._moves.get((variant, source))
-        if child is None:
-            child = self._moves[variant, source] = self.moves.labels(
-                variant=variant, source=source
-            )
-        child.inc()
+        moves = self._hot.moves
+        key = (variant, source)
+        moves[key] = moves.get(key, 0) + 1
+
+    def reject(self, code: str) -> None:
+        """Count one refused action (``rejected_total{code}``)."""
+        rejected = self._hot.rejected
+        rejected[code] = rejected.get(code, 0) + 1
+
+    def action_done(self, ack_seconds: float, broadcast_seconds: float) -> None:
+        """One action's latency from its arrival to its ``ack`` and to its last frame."""
+        self._ack.observe(ack_seconds)
+        self._broadcast.observe(broadcast_seconds)
 
     def set_room_counts(self, counts: dict[str, int]) -> None:
         """Set the ``remi_rooms`` gauge from a status → count mapping."""

@@ -49,9 +49,10 @@ async def test_metrics_exposition(client: httpx.AsyncClient, app: FastAPI) -> No
     await client.post("/api/rooms", json={}, headers=auth)
     services = app.state.services
     assert isinstance(services, Services)
-    services.metrics.moves.labels(variant="remi", source="player").inc()
+    services.metrics.move("remi", "player")
+    services.metrics.reject("not_your_turn")
     services.metrics.connections.inc()
-    services.metrics.action_latency.labels(stage="ack").observe(0.003)
+    services.metrics.action_done(0.003, 0.02)
     response = await client.get("/metrics")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain")
@@ -60,7 +61,14 @@ async def test_metrics_exposition(client: httpx.AsyncClient, app: FastAPI) -> No
     assert 'remi_rooms{status="playing"} 0.0' in text
     assert 'remi_moves_total{source="player",variant="remi"} 1.0' in text
     assert "remi_connections 1.0" in text
+    assert 'remi_rejected_total{code="not_your_turn"} 1.0' in text
     assert 'remi_action_latency_seconds_count{stage="ack"} 1.0' in text
+    assert 'remi_action_latency_seconds_bucket{le="0.0025",stage="ack"} 0.0' in text
+    assert 'remi_action_latency_seconds_bucket{le="0.005",stage="ack"} 1.0' in text
+    assert 'remi_action_latency_seconds_bucket{le="0.015",stage="broadcast"} 0.0' in text
+    assert 'remi_action_latency_seconds_bucket{le="0.025",stage="broadcast"} 1.0' in text
+    assert 'remi_action_latency_seconds_bucket{le="+Inf",stage="broadcast"} 1.0' in text
+    assert 'remi_action_latency_seconds_sum{stage="broadcast"} 0.02' in text
 
 
 async def test_apps_have_separate_registries(settings: Settings) -> None:
