@@ -736,7 +736,7 @@ class RoomActor:
                 f"the room is at version {self.version}, not {msg.base_version}",
             )
             conn.send(reply)
-            self.ctx.metrics.rejected.labels(code="stale_version").inc()
+            self.ctx.metrics.reject("stale_version")
             self._player_acted(seat, accepted=False)
             return reply
         prev_turn = state.turn
@@ -745,7 +745,7 @@ class RoomActor:
         except RuleError as err:
             reply = error_frame(msg.seq, err.code.value, err.message)
             conn.send(reply)
-            self.ctx.metrics.rejected.labels(code=err.code.value).inc()
+            self.ctx.metrics.reject(err.code.value)
             self._player_acted(seat, accepted=False)
             return reply
         if not await self._commit(seat, msg.seq, "player"):
@@ -763,8 +763,7 @@ class RoomActor:
                 conn.send(reply)
         t_done = time.perf_counter()
         metrics = self.ctx.metrics
-        metrics.ack_latency.observe(t_ack - t0)
-        metrics.broadcast_latency.observe(t_done - t0)
+        metrics.action_done(t_ack - t0, t_done - t0)
         metrics.move(self.settings.variant, "player")
         self._player_acted(seat, accepted=True)
         await self._after_move(prev_turn)
