@@ -25,6 +25,7 @@ import time
 from collections import OrderedDict, deque
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from server.protocol import (
@@ -78,6 +79,8 @@ RESERVE_MARGIN = 16
 _dumps = dumps
 _MISSING = object()
 _SHARED = object()  # the key of the frame shared by the seats that only get public changes
+# What of a seat shows in the ``seats`` member of a frame (its JSON is made again when it changes).
+_SEAT_SHOWN = attrgetter("player_id", "name", "bot_level", "away", "unresponsive")
 
 
 def error_frame(seq: int | None, code: str, message: str) -> str:
@@ -273,6 +276,7 @@ class RoomActor:
         self._view_version = -1
         self._view_encoder = ViewJSON()
         self._tail_key: tuple[Any, ...] | None = None
+        self._deadline_shown: tuple[float | None, str] = (None, "null")
         self._tail_json = ("", "")
         self._tail_serial = 0
         self._held_ack: tuple[Conn, str] | None = None
@@ -1102,7 +1106,7 @@ class RoomActor:
         tail = self._tail(False, seats_scores) if len(patching) < len(self.conns) else ""
         serial = self._tail_serial
         # What every patch frame of this version shares: deadline and clock.
-        times = f'"deadline":{_dumps(self._deadline())},"server_time":{round(time.time(), 3)}'
+        times = f'"deadline":{self._deadline_json()},"server_time":{round(time.time(), 3)}'
         held = self._held_ack
         self._held_ack = None
         frames: dict[Any, str] = {}
@@ -1155,7 +1159,7 @@ class RoomActor:
         seats, scores = seats_scores if seats_scores is not None else ("null", "null")
         view = self._whole_view(seat) if whole else self._view_patch(seat)
         if times is None:
-            times = f'"deadline":{_dumps(self._deadline())},"server_time":{round(time.time(), 3)}'
+            times = f'"deadline":{self._deadline_json()},"server_time":{round(time.time(), 3)}'
         return (
             f'{{"type":"event","version":{stored[0]},"event":{_event_json(stored, seat)},'
             f'{view},"seats":{seats},{times},"scores":{scores},'
@@ -1224,7 +1228,7 @@ class RoomActor:
     def _tail(self, _: bool, seats_scores: tuple[str, str] | None = None) -> str:
         seats, scores = seats_scores if seats_scores is not None else self._seats_scores_json()
         return (
-            f'"seats":{seats},"deadline":{_dumps(self._deadline())},'
+            f'"seats":{seats},"deadline":{self._deadline_json()},'
             f'"server_time":{round(time.time(), 3)},"scores":{scores}'
         )
 
@@ -1234,9 +1238,7 @@ class RoomActor:
         key = (
             self.status,
             self.settings.bot_level,
-            tuple(
-                (s.player_id, s.name, s.bot_level, s.away, s.unresponsive) for s in self.seats
-            ),
+            tuple(map(_SEAT_SHOWN, self.seats)),
             None if match is None else (len(match.history), tuple(match.totals), match.over),
         )
         if key != self._tail_key:
@@ -1267,6 +1269,13 @@ class RoomActor:
         if self.status != "playing" or state is None or state.over:
             return None
         return self.turn_deadline_wall
+
+    def _deadline_json(self) -> str:
+        """:meth:`_deadline` as JSON, encoded again only when it changed (once a turn)."""
+        deadline = self._deadline()
+        if deadline != self._deadline_shown[0]:
+            self._deadline_shown = (deadline, _dumps(deadline))
+        return self._deadline_shown[1]
 
     def _seats_json(self) -> list[dict[str, Any]]:
         totals = self.match.totals if self.match is not None else [0] * len(self.seats)

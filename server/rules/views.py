@@ -106,6 +106,7 @@ def public_part(state: RoundState) -> dict[str, Any]:
     depth = state.options.row_depth
     offset = 0 if depth is None else max(0, len(state.row) - depth)
     result = state.result
+    credits = _credits(state)
     return {
         "variant_id": state.variant.id,
         "players": state.players,
@@ -118,7 +119,7 @@ def public_part(state: RoundState) -> dict[str, Any]:
                 "tiles": len(state.hands[i]),
                 "opened": state.opened[i],
                 "opened_with": state.opened_with[i],
-                "credits": state.credits(i),
+                "credits": credits[i],
                 "first_turn": state.first_turn(i),
             }
             for i in range(state.players)
@@ -140,6 +141,26 @@ def public_part(state: RoundState) -> dict[str, Any]:
         "hands": [list(h) for h in state.hands] if state.over else None,
         "opened_with": list(state.opened_with),
     }
+
+
+def _credits(state: RoundState) -> list[int]:
+    """Every seat's ``state.credits(seat)`` (A.7), in one pass over the table.
+
+    >>> from server.rules.state import new_round
+    >>> s = new_round("remi", players=3, seed=1)
+    >>> _credits(s) == [s.credits(i) for i in range(3)]
+    True
+    """
+    players = state.players
+    totals = [0] * players
+    if state.table:
+        position_value = state.variant.meld_rules.position_value
+        for meld in state.table:
+            kind = meld.kind
+            for i, owner in enumerate(meld.owners):
+                if 0 <= owner < players:
+                    totals[owner] += position_value(kind, meld.rank_at(i))
+    return totals
 
 
 def own_part(state: RoundState, seat: int | None) -> dict[str, Any]:

@@ -113,3 +113,26 @@ def test_d_view_round_trips_and_bad_seat() -> None:
     assert SeatView.from_dict(v.to_dict()) == v
     with pytest.raises(ValueError):
         view_for(s, 2)
+
+
+@pytest.mark.parametrize("variant", ["remi", "etalat", "remi101"])
+def test_d_public_credits_equal_each_seats_credits_through_whole_rounds(variant: str) -> None:
+    """A.7 / §D: the ``credits`` of every seat in the public part (computed in one pass
+    over the table) equal ``state.credits(seat)`` after every action of bot rounds
+    that lay melds, lay off and (family A) take jokers back."""
+    from server.bots import make_bot
+    from server.rules.state import replay
+    from server.rules.views import public_part
+
+    laid = 0
+    for r in range(3):
+        state = new_round(variant, players=4, seed=f"credits/{r}")
+        bots = [make_bot("normal", seed=f"credits/{r}/{i}") for i in range(4)]
+        while not state.over and len(state.log) < 2000:
+            state.apply(state.turn, bots[state.turn].act(view_for(state, state.turn)))
+        for n in range(len(state.log) + 1):
+            step = replay(state.variant, state.players, state.deal, state.options, state.log[:n])
+            seats = public_part(step)["seats"]
+            assert [s["credits"] for s in seats] == [step.credits(i) for i in range(4)]
+            laid = max(laid, sum(s["credits"] for s in seats))
+    assert laid > 0  # the rounds did put credited melds on the table
