@@ -1,80 +1,110 @@
 """Group commit of the room actors' hot-path writes (actions, rack layouts, rounds).
 
 Every room actor awaits :meth:`Journal.append_action` before it acknowledges or
-broadcasts a move, so the move is committed first. Writes that arrive while a
-commit is in flight are gathered into the next transaction: one commit serves
-many rooms, which keeps SQLite (one writer) and PostgreSQL fast under load.
-A batch that fails is rolled back and retried one write per transaction so
-that only the faulty write fails; the others are committed.
+broadcasts a move, so the move is committed first. The writes submitted in one
+iteration of the event loop are committed together: one commit serves many rooms,
+which keeps SQLite (one writer) and PostgreSQL fast under load. A batch that fails
+is rolled back and written again one write at a time so that only the faulty write
+fails; the others are committed.
 
 :meth:`Journal.begin_round` and :meth:`Journal.finish_round` are
 :meth:`GameLog.begin_round <server.storage.gamelog.GameLog.begin_round>` and
 :meth:`~server.storage.gamelog.GameLog.finish_round` with the same rows and
 results (the new round's id; ``KeyError`` for a round that does not exist;
-finishing a finished round again does nothing). On the writer thread they are
-writes of the batch like the others; without the thread they call ``GameLog``.
+finishing a finished round again does nothing). On a SQLite file they are
+writes of the batch like the others; otherwise they call ``GameLog``.
 
 Two ways to the database:
 
-* **SQLite file: one writer thread** (``_SqliteWriter``). Through SQLAlchemy
-  async and aiosqlite every statement of a batch (``BEGIN IMMEDIATE``, the
-  insert, ``COMMIT``...) is a round trip to aiosqlite's thread, each with a
-  queue handoff, a GIL handover and a self-pipe wakeup of the event loop, plus
-  SQLAlchemy's compile and bind work per row. Instead the journal owns one
-  thread with its own stdlib :mod:`sqlite3` connection to the same file (the
-  engine's pragmas: WAL, ``synchronous=NORMAL``, foreign keys on; the same
-  busy timeout, since the SQLAlchemy engine writes to the file too;
-  ``isolation_level=None`` with explicit ``BEGIN IMMEDIATE``/``COMMIT``). The
-  event loop serializes each row when it is submitted (with the dialect's own
-  bind processors, so the stored JSON and timestamp text are exactly what
-  SQLAlchemy writes and reads back), appends it to a pending list and wakes the
-  thread only if it is idle. The thread takes everything pending (up to
-  ``max_batch``), runs one transaction (one ``executemany`` per table) and
-  resolves the whole batch with one ``call_soon_threadsafe``: one handoff each
-  way per batch instead of several per statement. Errors come back as
-  SQLAlchemy's exception classes (``sqlalchemy.exc.IntegrityError``...) like
-  on the other path.
+* **SQLite file: on the event loop** (``_LoopWriter``). Through SQLAlchemy async
+  and aiosqlite every statement (``BEGIN IMMEDIATE``, the insert, ``COMMIT``...)
+  is a round trip to aiosqlite's thread, and a writer thread of our own still
+  costs a handoff each way per batch and, with the loop busy, a forced GIL switch
+  (the thread only runs once the loop thread gives the GIL up). Yet a commit in
+  WAL mode with ``synchronous=NORMAL`` is a few ``write`` calls into the WAL file,
+  no ``fsync`` (only checkpoints sync): tens of microseconds. So the journal owns
+  a stdlib :mod:`sqlite3` connection to the same file (the engine's pragmas: WAL,
+  ``synchronous=NORMAL``, foreign keys on; ``isolation_level=None`` with explicit
+  ``BEGIN IMMEDIATE``/``COMMIT``) and writes on the loop. The first write
+  submitted schedules one flush (``loop.call_soon``); the writes submitted until
+  it runs (the rest of that loop iteration) join it. The flush writes up to
+  ``max_batch`` of them in one transaction (one ``executemany`` per table), commits,
+  then resolves their futures: a write is acknowledged only once committed.
+
+  Each row is bound when it is submitted, to exactly the text SQLAlchemy stores
+  and reads back: JSON by the engine's own serializer
+  (:func:`~server.storage.database.json_dumps`, compact ``orjson``), an action's
+  ``created_at`` formatted straight from the clock in the SQLite dialect's
+  ``DATETIME`` format (its seconds part once per second); both checked against
+  the dialect's bind processors when the journal is built, which are used
+  instead if they ever differ. Errors come back as SQLAlchemy's exception
+  classes (``sqlalchemy.exc.IntegrityError``...) like on the other path.
+
+  A lock held by another connection (the engine's, whose transactions last
+  several awaits, or another process) must never block the loop: the
+  connection's busy timeout is 0, and a flush that finds the lock taken leaves
+  its writes pending and tries again after 1 ms, 2 ms, 4 ms, then every 5 ms
+  (``loop.call_later``), the writes submitted meanwhile joining it. Writes that
+  have waited ``busy_timeout`` seconds for the lock fail with SQLAlchemy's
+  ``OperationalError`` (database is locked); the actor then undoes the move.
+
+  Checkpoints (copying the WAL back into the database file, with ``fsync``) are
+  not made on the loop: the connection has ``wal_autocheckpoint=0`` and a
+  checkpoint thread (``_Checkpointer``, its own connection) is woken every
+  ``checkpoint_rows`` rows written. It runs a ``PASSIVE`` checkpoint, which does
+  not block writers; when the WAL holds ``checkpoint_frames`` frames or more it
+  then runs a ``RESTART`` checkpoint, which holds off writers (the loop's flushes
+  find the lock taken and try again) while it copies what the passive one left
+  and waits for readers (at most 0.1 s, else it tries again when next woken), so
+  that the next write starts the WAL file over: under a steady stream of commits
+  a passive checkpoint never catches up and the WAL would grow without end. So
+  that it cannot, whatever holds the restarts off (a reader of another process
+  keeping an old snapshot, a disk slower than the writes), once
+  ``wal_limit_rows`` rows have been written since the last restart the flushes
+  wait for the next one as for the lock (and fail alike after ``busy_timeout``).
 
   The round writes are row kinds whose work is a small function (``_calls``)
-  run in the batch's transaction on the thread's connection, in submission
-  order with the other writes (the actions and rack layouts between two such
-  calls are still one ``executemany`` per table: they touch other tables and
-  commute), each returning the value that resolves its future once the
-  transaction is committed (the new round's ``lastrowid``). ``finish_round``
-  reads the round in the transaction, so a second finish (even in the same
-  batch) sees it finished and adds no scores. A function may raise
-  (``KeyError``, an SQLite error): the batch is then rolled back and retried
-  one write at a time like any failing batch, so the functions only write
-  through the transaction and are safe to run again. Their values (timestamps,
-  JSON) are bound on the loop like the others; ``result`` is left out of the
-  round's insert (SQL NULL), as the ORM does, while a JSON ``None`` would be
-  stored as ``'null'``.
+  run in the batch's transaction, in submission order with the other writes (the
+  actions and rack layouts between two such calls are still one ``executemany``
+  per table: they touch other tables and commute), each returning the value that
+  resolves its future once the transaction is committed (the new round's
+  ``lastrowid``). ``finish_round`` reads the round in the transaction, so a
+  second finish (even in the same batch) sees it finished and adds no scores. A
+  function may raise (``KeyError``, an SQLite error): the batch is then rolled
+  back and written again one write per savepoint like any failing batch, so the
+  functions only write through the transaction and are safe to run again. Their
+  values (timestamps, JSON) are bound with the dialect's bind processors;
+  ``result`` is left out of the round's insert (SQL NULL), as the ORM does, while
+  a JSON ``None`` would be stored as ``'null'``.
 * **SQLAlchemy** (PostgreSQL, an in-memory SQLite database, which a second
-  connection cannot share, or ``sqlite_thread=False``): ``writers`` tasks each
-  take a batch from an asyncio queue and write it in one transaction. The
-  round writes go straight to :class:`~server.storage.gamelog.GameLog` (rare,
-  and each a read then writes: nothing to gain from the queue).
+  connection cannot share, or ``sqlite_inline=False``): ``writers`` tasks each
+  take a batch from an asyncio queue and write it in one transaction. The round
+  writes go straight to :class:`~server.storage.gamelog.GameLog` (rare, and each
+  a read then writes: nothing to gain from the queue).
 
-:meth:`Journal.stop` finishes every write submitted before it (none is cut
-off mid-transaction), then stops the thread or tasks and closes the thread's
-connection. So that a database that does not answer cannot hang the shutdown,
-it waits at most ``stop_timeout`` seconds: then the SQLAlchemy tasks are
-cancelled and their writes fail with :class:`JournalStopped`, while the thread
-(a daemon, which cannot be interrupted in a blocking SQLite call) is left to
-finish its writes and resolve them if the event loop still runs. A write
-submitted after :meth:`~Journal.stop` raises :class:`JournalStopped` (round
-writes too, on both paths). A journal that was never started writes each call
-directly in its own transaction (a unit test using an actor alone).
+:meth:`Journal.stop` finishes every write submitted before it (none is cut off
+mid-transaction). So that a database that does not answer cannot hang the
+shutdown, it waits at most ``stop_timeout`` seconds: then the writes still waiting
+fail with :class:`JournalStopped` (on SQLite they were not made: a flush never
+spans an await; the SQLAlchemy tasks are cancelled, theirs may have been). On
+SQLite it then closes the loop's connection, and the checkpoint thread makes a
+last ``TRUNCATE`` checkpoint (the WAL file emptied) and closes its own. A write
+submitted after :meth:`~Journal.stop` raises :class:`JournalStopped` (round writes
+too, on both paths). A journal that was never started writes each call directly in
+its own transaction (a unit test using an actor alone).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
@@ -87,6 +117,7 @@ from server.storage.database import (
     SQLITE_BUSY_TIMEOUT,
     SQLITE_PRAGMAS,
     Database,
+    json_dumps,
     sqlite_path,
 )
 from server.storage.gamelog import GameLog
@@ -99,7 +130,7 @@ _SEATS = cast(Table, Seat.__table__)
 _ROUNDS = cast(Table, Round.__table__)
 _SCORES = cast(Table, RoundScore.__table__)
 
-# The inserts' column orders; the writer thread's rows are tuples in these orders.
+# The inserts' column orders; the loop writer's rows are tuples in these orders.
 _ACTION_COLUMNS = ("round_id", "seq", "seat", "action", "client_seq", "source", "created_at")
 # What the ORM inserts for GameLog.begin_round (``result`` is left out: SQL NULL).
 _ROUND_COLUMNS = (
@@ -115,12 +146,22 @@ _ROUND_COLUMNS = (
 )
 _SCORE_COLUMNS = ("room_id", "round_number", "seat", "score")
 
-# Row kinds of the writer thread: _ACTION and _RACK are batched statements; from
-# _BEGIN_ROUND on, each row is a function call (_SqliteWriter._calls).
+# Row kinds of the loop writer: _ACTION and _RACK are batched statements; from
+# _BEGIN_ROUND on, each row is a function call (_LoopWriter._calls).
 _ACTION = 0
 _RACK = 1
 _BEGIN_ROUND = 2
 _FINISH_ROUND = 3
+
+# Waits before trying again a flush that found the write lock taken: doubling from
+# the first, then every _RETRY_MAX seconds.
+_RETRY_FIRST = 0.001
+_RETRY_MAX = 0.005
+
+# The checkpoint thread's busy timeout: how long a RESTART checkpoint waits for the
+# write lock and for readers (while it waits for readers, it holds the loop's writes
+# off); when it gives up it tries again the next time it is woken.
+_CHECKPOINT_BUSY_TIMEOUT = 0.1
 
 
 class JournalStopped(RuntimeError):
@@ -136,7 +177,7 @@ class _Write:
 
 @dataclass(slots=True)
 class _Row:
-    """A write for the SQLite thread: its statement's (or call's) parameters, already bound."""
+    """A write for the SQLite connection: its statement's (or call's) parameters, bound."""
 
     kind: int  # _ACTION | _RACK | _BEGIN_ROUND | _FINISH_ROUND
     params: tuple[Any, ...]
@@ -147,9 +188,14 @@ class _Row:
 class Journal:
     """Batched durable writes; start with :meth:`start`, stop with :meth:`stop`.
 
-    ``sqlite_thread``: None (the default) uses the writer thread when the
-    database is a SQLite file; False forces the SQLAlchemy path (to compare);
-    True requires a SQLite file.
+    ``sqlite_inline``: None (the default) writes a SQLite file through the
+    journal's own connection on the event loop; False forces the SQLAlchemy path
+    (to compare); True requires a SQLite file. ``busy_timeout``: how long a write
+    on that connection waits for another connection's write lock before it fails.
+    ``checkpoint_rows``, ``checkpoint_frames``: how often the checkpoint thread is
+    woken (rows written) and from how many WAL frames it restarts the WAL;
+    ``wal_limit_rows``: how many rows may be written since the WAL last restarted
+    before the writes wait for a restart.
     """
 
     def __init__(
@@ -158,28 +204,37 @@ class Journal:
         writers: int | None = None,
         max_batch: int = 500,
         *,
-        sqlite_thread: bool | None = None,
+        sqlite_inline: bool | None = None,
         stop_timeout: float = 30.0,
+        busy_timeout: float = SQLITE_BUSY_TIMEOUT,
+        checkpoint_rows: int = 500,
+        checkpoint_frames: int = 1000,
+        wal_limit_rows: int = 50_000,
     ) -> None:
         self._db = db
         self._stop_timeout = stop_timeout
         path = sqlite_path(db.settings.database_url) if db.settings.is_sqlite else None
-        if sqlite_thread and path is None:
-            raise ValueError("the journal's SQLite writer thread needs a SQLite database file")
-        self._path = path if sqlite_thread is not False else None
+        if sqlite_inline and path is None:
+            raise ValueError("the journal's own SQLite connection needs a SQLite database file")
+        self._path = path if sqlite_inline is not False else None
         self._queue: asyncio.Queue[_Write | None] = asyncio.Queue()
         self._writers = writers if writers is not None else (1 if db.settings.is_sqlite else 4)
         self._max_batch = max_batch
+        self._busy_timeout = busy_timeout
+        self._checkpoint_rows = checkpoint_rows
+        self._checkpoint_frames = checkpoint_frames
+        self._wal_limit_rows = wal_limit_rows
         self._tasks: list[asyncio.Task[None]] = []
         self._busy: dict[asyncio.Task[Any], list[_Write]] = {}  # each task's batch in flight
-        self._thread: _SqliteWriter | None = None
+        self._writer: _LoopWriter | None = None
         self._state = "new"  # "new" (writes go directly) | "running" | "stopped"
-        self._gamelog = GameLog(db)  # the round writes without the thread
+        self._gamelog = GameLog(db)  # the round writes without the loop writer
         if path is not None:
             dialect = db.engine.dialect
-            self._bind_action = _processor(_ACTIONS, "action", dialect)
-            self._bind_created_at = _processor(_ACTIONS, "created_at", dialect)
-            self._bind_rack = _processor(_SEATS, "rack", dialect)
+            bindings = _Bindings(dialect)
+            self._bind_action = bindings.action
+            self._bind_rack = bindings.rack
+            self._stamp = bindings.created_at
             self._bind_options = _processor(_ROUNDS, "options", dialect)
             self._bind_finished = _processor(_ROUNDS, "finished", dialect)
             self._bind_round_created_at = _processor(_ROUNDS, "created_at", dialect)
@@ -189,24 +244,34 @@ class Journal:
         self.writes = 0
 
     @property
-    def uses_thread(self) -> bool:
-        """Whether the writes go through the SQLite writer thread."""
+    def uses_inline(self) -> bool:
+        """Whether the writes go through the journal's own SQLite connection, on the loop."""
         return self._path is not None
 
+    @property
+    def checkpoints(self) -> tuple[int, int]:
+        """Checkpoints made so far by the checkpoint thread: (passive, restart)."""
+        writer = self._writer
+        return writer.checkpoints if writer is not None else (0, 0)
+
     def start(self) -> None:
-        """Start the writer thread or task(s)."""
+        """Start the loop writer (and its checkpoint thread) or the writer task(s)."""
         if self._state == "running":
             return
         self._state = "running"
         if self._path is not None:
-            self._thread = _SqliteWriter(
+            self._writer = _LoopWriter(
                 self._path,
                 asyncio.get_running_loop(),
                 self._max_batch,
                 self._db.engine.dialect,
                 self._count,
+                busy_timeout=self._busy_timeout,
+                checkpoint_rows=self._checkpoint_rows,
+                checkpoint_frames=self._checkpoint_frames,
+                wal_limit_rows=self._wal_limit_rows,
             )
-            self._thread.start()
+            self._writer.start()
         else:
             self._tasks = [
                 asyncio.create_task(self._run(), name=f"journal-{i}") for i in range(self._writers)
@@ -217,9 +282,12 @@ class Journal:
         if self._state != "running":
             return
         self._state = "stopped"
-        thread, self._thread = self._thread, None
-        if thread is not None and not await thread.stop(self._stop_timeout):
-            log.error("journal_stop_timeout", extra={"timeout": self._stop_timeout})
+        writer = self._writer
+        if writer is not None:
+            # Kept (closing) so that later writes raise JournalStopped.
+            if not await writer.stop(self._stop_timeout):
+                log.error("journal_stop_timeout", extra={"timeout": self._stop_timeout})
+            return
         tasks, self._tasks = self._tasks, []
         for _ in tasks:
             self._queue.put_nowait(None)  # one end marker per writer, after every write
@@ -252,9 +320,8 @@ class Journal:
         source: str,
     ) -> None:
         """Append one action to its round's log; returns once committed."""
-        created_at = utcnow()
-        thread = self._thread
-        if thread is not None:
+        writer = self._writer
+        if writer is not None:
             params = (
                 round_id,
                 seq,
@@ -262,9 +329,9 @@ class Journal:
                 self._bind_action(action),
                 client_seq,
                 source,
-                self._bind_created_at(created_at),
+                self._stamp(),
             )
-            await thread.submit(_ACTION, params)
+            await writer.submit(_ACTION, params)
             return
         await self._submit(
             "action",
@@ -275,15 +342,15 @@ class Journal:
                 "action": action,
                 "client_seq": client_seq,
                 "source": source,
-                "created_at": created_at,
+                "created_at": utcnow(),
             },
         )
 
     async def set_rack(self, room_id: str, seat: int, rack: dict[str, Any] | None) -> None:
         """Store a seat's rack layout; returns once committed."""
-        thread = self._thread
-        if thread is not None:
-            await thread.submit(_RACK, (self._bind_rack(rack), room_id, seat))
+        writer = self._writer
+        if writer is not None:
+            await writer.submit(_RACK, (self._bind_rack(rack), room_id, seat))
             return
         await self._submit("rack", {"room_id": room_id, "seat": seat, "rack": rack})
 
@@ -297,8 +364,8 @@ class Journal:
         options: dict[str, Any],
     ) -> int:
         """Store a new round (:meth:`GameLog.begin_round`); returns its id once committed."""
-        thread = self._thread
-        if thread is None:
+        writer = self._writer
+        if writer is None:
             return await self._direct().begin_round(
                 room_id, number, variant, seed, first_seat, options
             )
@@ -313,7 +380,7 @@ class Journal:
             self._bind_round_created_at(utcnow()),
             self._bind_finished_at(None),
         )
-        return cast(int, await thread.submit(_BEGIN_ROUND, params))
+        return cast(int, await writer.submit(_BEGIN_ROUND, params))
 
     async def finish_round(
         self, round_id: int, result: dict[str, Any], scores: Sequence[int]
@@ -322,8 +389,8 @@ class Journal:
 
         Nothing if it is finished already; ``KeyError`` if there is no such round.
         """
-        thread = self._thread
-        if thread is None:
+        writer = self._writer
+        if writer is None:
             await self._direct().finish_round(round_id, result, scores)
             return
         params = (
@@ -333,7 +400,7 @@ class Journal:
             self._bind_finished_at(utcnow()),
             tuple(scores),
         )
-        await thread.submit(_FINISH_ROUND, params)
+        await writer.submit(_FINISH_ROUND, params)
 
     def _direct(self) -> GameLog:
         if self._state == "stopped":
@@ -425,12 +492,89 @@ class Journal:
                 )
 
 
-class _SqliteWriter:
-    """The journal's writer thread and its own sqlite3 connection (see the module doc).
+class _Bindings:
+    """The hot rows' values as SQLAlchemy binds them, without its per-value wrappers.
 
-    The event loop calls :meth:`submit` and :meth:`stop`; everything else runs
-    in the thread. ``_pending``, ``_idle`` and ``_closing`` are shared, under
-    ``_cond``'s lock.
+    ``action`` and ``rack``: the engine's JSON serializer itself when the dialect
+    uses :func:`~server.storage.database.json_dumps` (its JSON bind processor then
+    returns exactly that for any value but SQLAlchemy's ``JSON.NULL`` marker, which
+    the journal is never given), else the processor. ``created_at``: the current
+    time as the column's processor formats it, from :func:`timestamp_text` if that
+    gives the processor's text for sample instants, else through the processor.
+    """
+
+    def __init__(self, dialect: Dialect) -> None:
+        process_action = _processor(_ACTIONS, "action", dialect)
+        process_rack = _processor(_SEATS, "rack", dialect)
+        fast = getattr(dialect, "_json_serializer", None) is json_dumps
+        self.action: Callable[[Any], Any] = json_dumps if fast else process_action
+        self.rack: Callable[[Any], Any] = json_dumps if fast else process_rack
+        process_time = _processor(_ACTIONS, "created_at", dialect)
+        samples = (0, 951_782_400_000_000_000, 1_700_000_000_123_456_789, time.time_ns())
+        if all(timestamp_text(ns) == process_time(_instant(ns)) for ns in samples):
+            self.created_at: Callable[[], Any] = _now_text
+        else:
+            self.created_at = lambda: process_time(utcnow())
+
+
+_stamp: tuple[int, str] = (-1, "")  # the last second formatted (one assignment: atomic)
+
+
+def timestamp_text(ns: int) -> str:
+    """The UTC instant ``ns`` (nanoseconds since the epoch) as SQLite's ``DATETIME`` text.
+
+    SQLAlchemy's format, ``YYYY-MM-DD HH:MM:SS.ffffff``, with the microseconds
+    truncated like ``datetime.now`` does. The part up to the seconds is formatted once
+    per second (the last one is kept).
+
+    >>> timestamp_text(1_700_000_000_123_456_789)
+    '2023-11-14 22:13:20.123456'
+    >>> timestamp_text(0)
+    '1970-01-01 00:00:00.000000'
+    """
+    global _stamp
+    second, rest = divmod(ns, 1_000_000_000)
+    cached = _stamp
+    if cached[0] != second:
+        d = datetime.fromtimestamp(second, UTC)
+        prefix = "%04d-%02d-%02d %02d:%02d:%02d" % (  # noqa: UP031 - SQLAlchemy's format
+            d.year,
+            d.month,
+            d.day,
+            d.hour,
+            d.minute,
+            d.second,
+        )
+        cached = _stamp = (second, prefix)
+    return f"{cached[1]}.{rest // 1000:06d}"
+
+
+def _now_text() -> str:
+    return timestamp_text(time.time_ns())
+
+
+def _instant(ns: int) -> datetime:
+    second, rest = divmod(ns, 1_000_000_000)
+    return datetime.fromtimestamp(second, UTC).replace(microsecond=rest // 1000)
+
+
+class _Busy(Exception):
+    """The write lock is held by another connection: the flush waits and tries again."""
+
+    def __init__(self, error: sqlite3.Error) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF  # the primary code of an extended one
+    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+class _LoopWriter:
+    """The journal's own sqlite3 connection, written on the event loop (see the module doc).
+
+    Everything runs on the loop but the :class:`_Checkpointer`.
     """
 
     def __init__(
@@ -440,19 +584,33 @@ class _SqliteWriter:
         max_batch: int,
         dialect: Dialect,
         on_batch: Callable[[int], None],
+        *,
+        busy_timeout: float,
+        checkpoint_rows: int,
+        checkpoint_frames: int,
+        wal_limit_rows: int,
     ) -> None:
         self._path = path
         self._loop = loop
         self._max_batch = max(1, max_batch)
         self._on_batch = on_batch
-        self._cond = threading.Condition(threading.Lock())
-        self._pending: list[_Row] = []
-        self._idle = False
+        self._busy_timeout = busy_timeout
+        self._pending: list[_Row] = []  # in submission order; a batch leaves once resolved
+        self._scheduled = False  # a flush is due (call_soon, or call_later after a busy lock)
+        self._busy_since: float | None = None  # when the flush first found the lock taken
+        self._busy_rows = 0  # how many of the pending rows have waited since then
+        self._delay = _RETRY_FIRST
+        self._timer: asyncio.TimerHandle | None = None
         self._closing = False
+        self._drained: asyncio.Future[None] | None = None  # stop() waits for it
         self._conn: sqlite3.Connection | None = None
-        self._exited: asyncio.Future[None] = loop.create_future()
-        self._thread = threading.Thread(target=self._main, name="journal-sqlite", daemon=True)
-        self._sql = ""  # the statement being run (in the thread), for the error
+        self._checkpoint_rows = max(1, checkpoint_rows)
+        self._since_checkpoint = 0
+        self._wal_limit_rows = max(1, wal_limit_rows)
+        self._since_restart = 0  # rows written since the WAL restart last seen
+        self._restarts_seen = 0
+        self._checkpointer = _Checkpointer(path, loop, checkpoint_frames)
+        self._sql = ""  # the statement being run, for the error
         quote = dialect.identifier_preparer.quote
         self._insert_sql = _insert_sql(_ACTIONS, _ACTION_COLUMNS, quote)
         seats, rack = quote(_SEATS.name), quote(_SEATS.c.rack.name)
@@ -474,121 +632,220 @@ class _SqliteWriter:
             _FINISH_ROUND: self._finish_round,
         }
 
+    @property
+    def checkpoints(self) -> tuple[int, int]:
+        return self._checkpointer.passive, self._checkpointer.restarts
+
     def start(self) -> None:
-        self._thread.start()
+        self._checkpointer.start()
 
     def submit(self, kind: int, params: tuple[Any, ...]) -> asyncio.Future[Any]:
         """Queue one write; the future is resolved once it is committed (or failed).
 
         Its value: None, or what the call of a call kind returned.
         """
+        if self._closing:
+            raise JournalStopped("the journal is stopped: the write was not made")
         done = self._loop.create_future()
-        with self._cond:
-            if self._closing:
-                raise JournalStopped("the journal is stopped: the write was not made")
-            self._pending.append(_Row(kind, params, done))
-            if self._idle:
-                self._idle = False
-                self._cond.notify()
+        self._pending.append(_Row(kind, params, done))
+        if not self._scheduled:
+            self._scheduled = True
+            self._loop.call_soon(self._flush)
         return done
 
     async def stop(self, timeout: float) -> bool:
-        """Let the thread write what is pending, then end it and close its connection.
+        """Write what is pending, close the connection, end the checkpoint thread.
 
-        False if it has not ended after ``timeout`` seconds (it goes on alone).
+        After ``timeout`` seconds the writes still waiting (for the write lock) fail
+        with :class:`JournalStopped`; False then, or if the checkpoint thread has not
+        ended within ``timeout`` seconds more (it goes on alone: a daemon).
         """
-        with self._cond:
-            self._closing = True
-            self._cond.notify()
-        try:
-            await asyncio.wait_for(asyncio.shield(self._exited), timeout)
-        except TimeoutError:
+        self._closing = True
+        ended = True
+        if self._pending:
+            drained = self._drained = self._loop.create_future()
+            try:
+                await asyncio.wait_for(asyncio.shield(drained), timeout)
+            except TimeoutError:
+                ended = False
+                self._abandon()
+        self._close()
+        return await self._checkpointer.stop(timeout) and ended
+
+    def _abandon(self) -> None:
+        """Fail every write still pending (none is in a transaction: flushes are synchronous)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._scheduled = False
+        left, self._pending = self._pending, []
+        stopped = JournalStopped("the journal stopped before the write was made")
+        for row in left:
+            _fail(row.done, stopped)
+        self._busy_since = None
+
+    # ------------------------------------------------------------------ the flush
+
+    def _flush(self) -> None:
+        self._scheduled = False
+        self._timer = None
+        pending = self._pending
+        n = min(len(pending), self._max_batch)
+        if n:
+            if self._since_restart >= self._wal_limit_rows and not self._restarted():
+                self._wait_for_checkpoint()
+                return
+            batch = pending[:n]
+            try:
+                errors = self._write(batch)
+            except _Busy as busy:
+                self._wait_for_lock(busy.error)
+                return
+            except Exception as exc:  # a bug: never leave a writer waiting
+                log.exception("journal_flush_failed")
+                if self._conn is not None:
+                    self._rollback(self._conn)
+                errors = [exc] * n
+            del pending[:n]
+            self._busy_since = None
+            self._delay = _RETRY_FIRST
+            self._resolve(batch, errors)
+        if self._pending:
+            if not self._scheduled:
+                self._scheduled = True
+                self._loop.call_soon(self._flush)
+        elif self._drained is not None:
+            _ok(self._drained)
+
+    def _restarted(self) -> bool:
+        """Whether the checkpoint thread has restarted the WAL since last seen."""
+        restarts = self._checkpointer.restarts
+        if restarts == self._restarts_seen:
             return False
-        self._thread.join()  # it has posted its last callback: it is returning
+        self._restarts_seen = restarts
+        self._since_restart = 0
         return True
 
-    # ------------------------------------------------------------------ in the thread
+    def _wait_for_checkpoint(self) -> None:
+        """The WAL is full (``wal_limit_rows``): wait for a restart as for the lock."""
+        if self._busy_since is None:
+            log.warning("journal_wal_full", extra={"rows": self._since_restart})
+        self._checkpointer.wake(restart=True)
+        self._sql = "PRAGMA wal_checkpoint(RESTART)"
+        self._wait_for_lock(
+            sqlite3.OperationalError("the WAL is full: no checkpoint could restart it")
+        )
 
-    def _main(self) -> None:
-        try:
-            while True:
-                with self._cond:
-                    while not self._pending and not self._closing:
-                        self._idle = True
-                        self._cond.wait()
-                    self._idle = False
-                    if not self._pending:
-                        break  # closing, and everything is written
-                    if len(self._pending) <= self._max_batch:
-                        batch, self._pending = self._pending, []
-                    else:
-                        batch = self._pending[: self._max_batch]
-                        del self._pending[: self._max_batch]
-                errors = self._commit(batch)
-                if not self._post(self._resolve, batch, errors):
-                    break
-        except BaseException:
-            log.exception("journal_thread_failed")
-        finally:
-            with self._cond:
-                self._closing = True
-                left, self._pending = self._pending, []
-            if left:  # only when the thread failed: never leave a writer waiting
-                stopped = JournalStopped("the journal's writer thread ended")
-                self._post(self._resolve, left, [stopped] * len(left))
-            self._close()
-            self._post(_ok, self._exited)
+    def _wait_for_lock(self, error: sqlite3.Error) -> None:
+        now = self._loop.time()
+        if self._busy_since is None:
+            self._busy_since, self._busy_rows = now, len(self._pending)
+            self._delay = _RETRY_FIRST
+        elif now - self._busy_since >= self._busy_timeout:
+            n, waited = self._busy_rows, now - self._busy_since
+            late = self._pending[:n]
+            del self._pending[:n]
+            log.error("journal_lock_timeout", extra={"size": n, "waited_s": round(waited, 3)})
+            exc = DBAPIError.instance(self._sql, None, error, sqlite3.Error)
+            for row in late:
+                _fail(row.done, exc)
+            # The writes submitted since wait their own busy_timeout from now on.
+            self._busy_since, self._busy_rows = now, len(self._pending)
+            if not self._pending:
+                self._busy_since = None
+                if self._drained is not None:
+                    _ok(self._drained)
+                return
+        self._scheduled = True
+        self._timer = self._loop.call_later(self._delay, self._flush)
+        self._delay = min(self._delay * 2, _RETRY_MAX)
 
-    def _post(self, callback: Callable[..., None], *args: Any) -> bool:
-        try:
-            self._loop.call_soon_threadsafe(callback, *args)
-        except RuntimeError:  # the event loop is closed: nobody is waiting any more
-            return False
-        return True
+    def _write(self, batch: list[_Row]) -> list[BaseException | None] | None:
+        """Write the batch; None if it was committed whole, else each write's error or None.
 
-    def _commit(self, batch: list[_Row]) -> list[BaseException | None] | None:
-        """Write the batch; None if it was committed whole, else each write's error or None."""
+        Raises :class:`_Busy` when the lock is taken: nothing was written.
+        """
+        conn = self._begin()
         try:
-            self._transaction(batch)
-        except Exception as exc:
-            if len(batch) == 1:
-                return [exc]
-            log.warning("journal_batch_failed", extra={"size": len(batch), "error": repr(exc)})
-            errors: list[BaseException | None] = []
-            for row in batch:
-                try:
-                    self._transaction([row])
-                except Exception as one:
-                    errors.append(one)
-                else:
-                    errors.append(None)
-            return errors
-        return None
-
-    def _transaction(self, rows: Sequence[_Row]) -> None:
-        """Write the rows in one transaction, in order; then set the calls' results."""
-        conn = self._connect()
-        calls: list[tuple[_Row, Any]] = []
-        self._sql = "BEGIN IMMEDIATE"
-        try:
-            conn.execute(self._sql)
-            start = 0
-            for i, row in enumerate(rows):
-                if row.kind >= _BEGIN_ROUND:  # the statements submitted before it first
-                    self._statements(conn, rows[start:i])
-                    calls.append((row, self._calls[row.kind](conn, row.params)))
-                    start = i + 1
-            self._statements(conn, rows[start:] if start else rows)
+            calls = self._rows(conn, batch)
             self._sql = "COMMIT"
             conn.execute(self._sql)
-        except sqlite3.Error as exc:
+        except Exception as exc:
+            error = self._error(exc)
             self._rollback(conn)
-            raise DBAPIError.instance(self._sql, None, exc, sqlite3.Error) from exc
+            if len(batch) == 1:
+                return [error]
+            log.warning("journal_batch_failed", extra={"size": len(batch), "error": repr(error)})
+            return self._one_by_one(batch)
         except BaseException:
             self._rollback(conn)
             raise
         for row, value in calls:  # only now: a rolled back call's value is void
             row.result = value
+        self._written(len(batch))
+        return None
+
+    def _one_by_one(self, batch: list[_Row]) -> list[BaseException | None]:
+        """Write each row of a failed batch in its own savepoint of one transaction."""
+        conn = self._begin()  # _Busy if another connection took the lock meanwhile
+        errors: list[BaseException | None] = []
+        calls: list[tuple[_Row, Any]] = []
+        try:
+            for row in batch:
+                conn.execute("SAVEPOINT journal_row")
+                try:
+                    calls += self._rows(conn, [row])
+                except Exception as exc:
+                    errors.append(self._error(exc))
+                    # Raises if SQLite rolled the whole transaction back (disk full...).
+                    conn.execute("ROLLBACK TO journal_row")
+                else:
+                    errors.append(None)
+                conn.execute("RELEASE journal_row")
+            self._sql = "COMMIT"
+            conn.execute(self._sql)
+        except Exception as exc:
+            error = self._error(exc)
+            self._rollback(conn)
+            return [error] * len(batch)
+        except BaseException:
+            self._rollback(conn)
+            raise
+        for row, value in calls:
+            row.result = value
+        self._written(sum(e is None for e in errors))
+        return errors
+
+    def _written(self, rows: int) -> None:
+        self._restarted()
+        self._since_restart += rows
+        self._since_checkpoint += rows
+        if self._since_checkpoint >= self._checkpoint_rows:
+            self._since_checkpoint = 0
+            self._checkpointer.wake()
+
+    def _begin(self) -> sqlite3.Connection:
+        try:
+            conn = self._connect()
+            self._sql = "BEGIN IMMEDIATE"
+            conn.execute(self._sql)
+        except sqlite3.Error as exc:
+            if _is_busy(exc):
+                raise _Busy(exc) from exc
+            raise
+        return conn
+
+    def _rows(self, conn: sqlite3.Connection, rows: Sequence[_Row]) -> list[tuple[_Row, Any]]:
+        """Write the rows, in order; the calls among them with their values."""
+        calls: list[tuple[_Row, Any]] = []
+        start = 0
+        for i, row in enumerate(rows):
+            if row.kind >= _BEGIN_ROUND:  # the statements submitted before it first
+                self._statements(conn, rows[start:i])
+                calls.append((row, self._calls[row.kind](conn, row.params)))
+                start = i + 1
+        self._statements(conn, rows[start:] if start else rows)
+        return calls
 
     def _statements(self, conn: sqlite3.Connection, rows: Sequence[_Row]) -> None:
         """The actions and rack layouts among ``rows``: one ``executemany`` per table.
@@ -628,6 +885,11 @@ class _SqliteWriter:
                 self._sql, [(room_id, number, seat, score) for seat, score in enumerate(scores)]
             )
 
+    def _error(self, exc: Exception) -> Exception:
+        if isinstance(exc, sqlite3.Error):
+            return DBAPIError.instance(self._sql, None, exc, sqlite3.Error)
+        return exc
+
     def _rollback(self, conn: sqlite3.Connection) -> None:
         try:
             if conn.in_transaction:
@@ -638,18 +900,15 @@ class _SqliteWriter:
 
     def _connect(self) -> sqlite3.Connection:
         if self._conn is None:
+            # Busy timeout 0: a lock taken is reported at once, never waited for here.
+            conn = sqlite3.connect(self._path, timeout=0, isolation_level=None)
             try:
-                conn = sqlite3.connect(
-                    self._path, timeout=SQLITE_BUSY_TIMEOUT, isolation_level=None
-                )
-            except sqlite3.Error as exc:
-                raise DBAPIError.instance("connect", None, exc, sqlite3.Error) from exc
-            try:
-                for pragma in SQLITE_PRAGMAS:
+                for pragma in (*SQLITE_PRAGMAS, "PRAGMA wal_autocheckpoint=0"):
+                    self._sql = pragma
                     conn.execute(pragma)
-            except sqlite3.Error as exc:
+            except sqlite3.Error:
                 conn.close()
-                raise DBAPIError.instance(pragma, None, exc, sqlite3.Error) from exc
+                raise
             self._conn = conn
         return self._conn
 
@@ -661,9 +920,7 @@ class _SqliteWriter:
             except sqlite3.Error:
                 log.exception("journal_close_failed")
 
-    # ------------------------------------------------------------------ back on the loop
-
-    def _resolve(self, batch: list[_Row], errors: list[BaseException | None] | None) -> None:
+    def _resolve(self, batch: list[_Row], errors: Sequence[BaseException | None] | None) -> None:
         if errors is None:
             self._on_batch(len(batch))
             for row in batch:
@@ -675,6 +932,96 @@ class _SqliteWriter:
                 _ok(row.done, row.result)
             else:
                 _fail(row.done, error)
+
+
+class _Checkpointer:
+    """The checkpoint thread of the loop writer, with its own connection (see the module doc).
+
+    :meth:`wake` and :meth:`stop` are called on the loop; ``passive`` and
+    ``restarts`` count the checkpoints made.
+    """
+
+    def __init__(self, path: Path, loop: asyncio.AbstractEventLoop, frames: int) -> None:
+        self._path = path
+        self._loop = loop
+        self._frames = max(1, frames)
+        self._wake = threading.Event()
+        self._restart = False  # the next checkpoint restarts the WAL, however long
+        self._stopping = False
+        self._exited: asyncio.Future[None] = loop.create_future()
+        self._thread = threading.Thread(target=self._main, name="journal-checkpoint", daemon=True)
+        self.passive = 0
+        self.restarts = 0
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def wake(self, *, restart: bool = False) -> None:
+        if restart:
+            self._restart = True
+        self._wake.set()
+
+    async def stop(self, timeout: float) -> bool:
+        """Make the last checkpoint and end; False if not ended after ``timeout`` seconds."""
+        if self._thread.ident is None:
+            return True  # never started
+        self._stopping = True
+        self._wake.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(self._exited), timeout)
+        except TimeoutError:
+            return False
+        self._thread.join()  # it has posted its last callback: it is returning
+        return True
+
+    # ------------------------------------------------------------------ in the thread
+
+    def _main(self) -> None:
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = sqlite3.connect(
+                self._path, timeout=_CHECKPOINT_BUSY_TIMEOUT, isolation_level=None
+            )
+            while True:
+                self._wake.wait()
+                self._wake.clear()
+                if self._stopping:
+                    break
+                restart, self._restart = self._restart, False
+                self._checkpoint(conn, restart)
+            busy, frames, _ = self._run(conn, "TRUNCATE")
+            if busy:
+                log.warning("journal_checkpoint_busy", extra={"mode": "TRUNCATE", "frames": frames})
+        except BaseException:
+            log.exception("journal_checkpoint_failed")
+        finally:
+            if conn is not None:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    log.exception("journal_close_failed")
+            # RuntimeError: the event loop is closed, nobody is waiting any more.
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(_ok, self._exited)
+
+    def _checkpoint(self, conn: sqlite3.Connection, restart: bool) -> None:
+        try:
+            _, frames, _ = self._run(conn, "PASSIVE")
+            self.passive += 1
+            if frames < self._frames and not restart:
+                return
+            busy, frames, _ = self._run(conn, "RESTART")
+            if busy:
+                log.warning("journal_checkpoint_busy", extra={"mode": "RESTART", "frames": frames})
+            else:
+                self.restarts += 1
+        except sqlite3.Error:
+            log.exception("journal_checkpoint_failed")
+
+    @staticmethod
+    def _run(conn: sqlite3.Connection, mode: str) -> tuple[int, int, int]:
+        row = conn.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()
+        return int(row[0]), int(row[1]), int(row[2])
 
 
 def _processor(table: Table, column: str, dialect: Dialect) -> Callable[[Any], Any]:

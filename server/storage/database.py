@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import orjson
 from sqlalchemy import event, make_url, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import (
@@ -31,7 +33,40 @@ SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
     "PRAGMA synchronous=NORMAL",
 )
-"""Run on every new SQLite connection (the engine's and the journal's writer thread's)."""
+"""Run on every new SQLite connection (the engine's and the journal's own)."""
+
+
+_ORJSON_OPTIONS = (
+    orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+)
+# ASCII only, as json.dumps: a lone surrogate (which orjson refuses) becomes an
+# escape, which SQLite can store (UTF-8 cannot encode it as it is).
+_JSON_FALLBACK = json.JSONEncoder(separators=(",", ":"))
+
+
+def json_dumps(value: Any) -> str:
+    """The engine's JSON serializer (every JSON column): compact JSON, by ``orjson``.
+
+    Several times faster than SQLAlchemy's default ``json.dumps``, which matters on
+    the hot path (the journal binds every move's action with it). The text is
+    ``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``'s but for the
+    spelling of some floats (``1e-7`` for ``1e-07``), the same value read back; a
+    non-finite float becomes ``null`` (``json`` would write ``NaN``, which is not
+    JSON and PostgreSQL refuses). What ``orjson`` refuses (an int past 64 bits, a
+    str with a lone surrogate, a datetime or dataclass, which ``json`` refuses too)
+    goes to compact ``json`` with ``json.dumps``'s ``\\u`` escapes of non-ASCII text
+    (a lone surrogate is then storable). Rows written before keep ``json.dumps``'s
+    spacing and escapes: the values read back are the same.
+
+    >>> json_dumps({"a": [1, 2.5, None, True], 3: "é"})
+    '{"a":[1,2.5,null,true],"3":"é"}'
+    >>> json_dumps(2**70)
+    '1180591620717411303424'
+    """
+    try:
+        return orjson.dumps(value, option=_ORJSON_OPTIONS).decode()
+    except TypeError:
+        return _JSON_FALLBACK.encode(value)
 
 
 def sqlite_path(url: str) -> Path | None:
@@ -48,10 +83,10 @@ def build_engine(settings: Settings) -> AsyncEngine:
     SQLite: WAL journal, foreign keys on, a busy timeout, and every transaction
     opened with ``BEGIN IMMEDIATE`` so that concurrent writers queue instead of
     failing on lock upgrade. PostgreSQL: ``database_schema`` becomes the
-    connection's search_path.
+    connection's search_path. JSON columns are written by :func:`json_dumps`.
     """
     url = settings.database_url
-    kwargs: dict[str, Any] = {"echo": settings.database_echo}
+    kwargs: dict[str, Any] = {"echo": settings.database_echo, "json_serializer": json_dumps}
     if settings.is_sqlite:
         path = sqlite_path(url)
         if path is not None:

@@ -1,14 +1,15 @@
-"""The journal (group commit of moves and rack layouts), above all its SQLite writer thread.
+"""The journal (group commit of moves and rack layouts), above all its SQLite connection.
 
-Most tests run on a SQLite file twice: through the writer thread and through the
-SQLAlchemy path (``sqlite_thread=False``); the last ones run on SQLite and on
-PostgreSQL through the ``settings`` fixture.
+Most tests run on a SQLite file twice: through the journal's own connection,
+written on the event loop, and through the SQLAlchemy path (``sqlite_inline=False``);
+the last ones run on SQLite and on PostgreSQL through the ``settings`` fixture.
+tests/server/test_journal_inline.py has the loop writer's own tests (one flush per
+loop iteration, the write lock, checkpoints, the bound values).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 import sqlite3
@@ -30,7 +31,7 @@ from server.rooms.options import RoomSettings
 from server.rooms.service import RoomService
 from server.settings import Settings
 from server.storage import models
-from server.storage.database import Database
+from server.storage.database import Database, json_dumps
 from server.storage.gamelog import GameLog
 from server.storage.migrate import migrate
 from server.storage.models import Action
@@ -82,11 +83,11 @@ async def any_env(settings: Settings) -> AsyncIterator[Env]:
         await e.db.dispose()
 
 
-@pytest.fixture(params=[True, False], ids=["thread", "sqlalchemy"])
+@pytest.fixture(params=[True, False], ids=["inline", "sqlalchemy"])
 async def journal(request: pytest.FixtureRequest, env: Env) -> AsyncIterator[Journal]:
-    """A started journal on the SQLite file: the writer thread, or SQLAlchemy."""
-    j = Journal(env.db, sqlite_thread=request.param)
-    assert j.uses_thread is request.param
+    """A started journal on the SQLite file: its own connection on the loop, or SQLAlchemy."""
+    j = Journal(env.db, sqlite_inline=request.param)
+    assert j.uses_inline is request.param
     j.start()
     try:
         yield j
@@ -95,7 +96,8 @@ async def journal(request: pytest.FixtureRequest, env: Env) -> AsyncIterator[Jou
 
 
 def _journal_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name == "journal-sqlite"]
+    """The loop writer's checkpoint threads still running."""
+    return [t for t in threading.enumerate() if t.name == "journal-checkpoint"]
 
 
 class WriteLock:
@@ -118,37 +120,37 @@ async def _actions(env: Env) -> list[tuple[int, int, dict[str, object], int | No
     return [(a.seq, a.seat, a.action, a.client_seq, a.source) for a in current.actions]
 
 
-async def test_thread_is_the_default_for_a_sqlite_file_only(env: Env, tmp_path: Path) -> None:
-    assert Journal(env.db).uses_thread
-    assert not Journal(env.db, sqlite_thread=False).uses_thread
+async def test_inline_is_the_default_for_a_sqlite_file_only(env: Env, tmp_path: Path) -> None:
+    assert Journal(env.db).uses_inline
+    assert not Journal(env.db, sqlite_inline=False).uses_inline
     memory = Database(base_settings(data_dir=tmp_path, database_url="sqlite+aiosqlite://"))
     try:
-        assert not Journal(memory).uses_thread  # a second connection would see another database
+        assert not Journal(memory).uses_inline  # a second connection would see another database
         with pytest.raises(ValueError, match="SQLite database file"):
-            Journal(memory, sqlite_thread=True)
+            Journal(memory, sqlite_inline=True)
     finally:
         await memory.dispose()
     pg = Database(
         base_settings(data_dir=tmp_path, database_url="postgresql+asyncpg://u@127.0.0.1:1/x")
     )
     try:
-        assert not Journal(pg).uses_thread
+        assert not Journal(pg).uses_inline
     finally:
         await pg.dispose()
 
 
 async def test_rows_read_back_as_written_through_sqlalchemy(env: Env) -> None:
-    thread = Journal(env.db)
-    plain = Journal(env.db, sqlite_thread=False)
-    thread.start()
+    inline = Journal(env.db)
+    plain = Journal(env.db, sqlite_inline=False)
+    inline.start()
     plain.start()
     before = datetime.now(UTC)
-    await thread.append_action(env.round_id, 1, 0, ACTION, 7, "player")
+    await inline.append_action(env.round_id, 1, 0, ACTION, 7, "player")
     await plain.append_action(env.round_id, 2, 0, ACTION, 7, "player")
-    await thread.append_action(env.round_id, 3, 1, {"do": "draw"}, None, "bot")
-    await thread.set_rack(env.room_id, 0, {"round": 1, "layout": [5, None, 9]})
+    await inline.append_action(env.round_id, 3, 1, {"do": "draw"}, None, "bot")
+    await inline.set_rack(env.room_id, 0, {"round": 1, "layout": [5, None, 9]})
     await plain.set_rack(env.room_id, 1, None)
-    await thread.stop()
+    await inline.stop()
     await plain.stop()
 
     assert await _actions(env) == [
@@ -179,10 +181,12 @@ async def test_rows_read_back_as_written_through_sqlalchemy(env: Env) -> None:
     assert rows[0][1:3] == rows[1][1:3]
     assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}", r[3]) for r in rows)
     assert racks[1] == (1, "null")  # SQLAlchemy stores a None JSON value as JSON null
-    assert mine == ('{"round": 1, "layout": [5, null, 9]}',)
+    # The engine's serializer (compact orjson), for the journal's rows as for the ORM's.
+    assert mine == ('{"round":1,"layout":[5,null,9]}',)
+    assert rows[0][1:3] == (json_dumps(ACTION), "text")
 
 
-async def test_thread_writes_null_rack_like_sqlalchemy(env: Env) -> None:
+async def test_inline_writes_null_rack_like_sqlalchemy(env: Env) -> None:
     journal = Journal(env.db)
     journal.start()
     await journal.set_rack(env.room_id, 0, {"layout": [1]})
@@ -223,7 +227,9 @@ async def test_piled_up_writes_are_one_transaction(env: Env, journal: Journal) -
     assert not first.done()
     lock.release()
     await asyncio.gather(first, *rest)
-    assert (journal.batches, journal.writes) == (2, 102)
+    # On the loop, the writes submitted while the flush waits for the lock join it;
+    # the SQLAlchemy writer task is in the first transaction: the rest make the next.
+    assert (journal.batches, journal.writes) == (1 if journal.uses_inline else 2, 102)
     assert len(await _actions(env)) == 101
     assert (await env.log.load(env.room_id)).seats[1].rack == {"layout": [3]}
 
@@ -259,7 +265,8 @@ async def test_a_failing_write_fails_alone(
     assert "FOREIGN KEY" in str(results[1])
     assert "UNIQUE" in str(results[3])
     assert [r.getMessage() for r in caplog.records] == ["journal_batch_failed"]
-    assert getattr(caplog.records[0], "size", None) == 5
+    # On the loop the first write waits for the lock in the same batch as the rest.
+    assert getattr(caplog.records[0], "size", None) == (6 if journal.uses_inline else 5)
     assert [(a[0], a[2]) for a in await _actions(env)] == [
         (1, {"n": 1}),
         (2, {"n": 2}),
@@ -301,7 +308,7 @@ async def test_stop_finishes_pending_writes(env: Env) -> None:
 
 
 async def test_stop_with_the_sqlalchemy_path_finishes_pending_writes(env: Env) -> None:
-    journal = Journal(env.db, sqlite_thread=False)
+    journal = Journal(env.db, sqlite_inline=False)
     journal.start()
     lock = WriteLock(env.path)
     writes = [
@@ -385,11 +392,11 @@ async def test_batch_with_a_failure_on_every_database(any_env: Env) -> None:
     assert [a[2] for a in await _actions(any_env)] == [{"n": s} for s in range(1, 41)]
 
 
-@pytest.mark.parametrize("thread", [True, False], ids=["thread", "sqlalchemy"])
+@pytest.mark.parametrize("inline", [True, False], ids=["inline", "sqlalchemy"])
 async def test_stop_does_not_hang_on_a_database_that_does_not_answer(
-    env: Env, thread: bool, caplog: pytest.LogCaptureFixture
+    env: Env, inline: bool, caplog: pytest.LogCaptureFixture
 ) -> None:
-    journal = Journal(env.db, sqlite_thread=thread, stop_timeout=0.3)
+    journal = Journal(env.db, sqlite_inline=inline, stop_timeout=0.3)
     journal.start()
     lock = WriteLock(env.path)  # held far longer than the stop timeout
     writes = [
@@ -397,7 +404,7 @@ async def test_stop_does_not_hang_on_a_database_that_does_not_answer(
         for s in range(1, 6)
     ]
     await asyncio.sleep(0.05)
-    writers = list(journal._tasks)  # the SQLAlchemy path's writer tasks (none with the thread)
+    writers = list(journal._tasks)  # the SQLAlchemy path's writer tasks (none on the loop)
     started = time.perf_counter()
     await asyncio.wait_for(journal.stop(), 5)
     assert time.perf_counter() - started < 3
@@ -411,11 +418,14 @@ async def test_stop_does_not_hang_on_a_database_that_does_not_answer(
     # or its cleanup would wait forever on a driver thread that is gone.
     _, still = await asyncio.wait(writers, timeout=10) if writers else (set(), set())
     assert not still
-    if thread:
-        # The thread is left to finish its writes: they are made once the lock is free.
-        assert results == [None] * 5
-        assert len(await _actions(env)) == 5
-        for _ in range(100):
+    if inline:
+        # The writes waiting for the lock fail, and were not made (a flush never
+        # spans an await); the checkpoint thread ends too (its last checkpoint waits
+        # at most 1 s for the lock).
+        assert all(isinstance(r, JournalStopped) for r in results)
+        assert "before the write was made" in str(results[0])
+        assert await _actions(env) == []
+        for _ in range(300):
             if not _journal_threads():
                 break
             await asyncio.sleep(0.01)
@@ -479,24 +489,24 @@ async def test_round_rows_are_the_same_as_gamelogs(
             return frozen
 
     monkeypatch.setattr(models, "datetime", Frozen)
-    thread = Journal(env.db)
-    plain = Journal(env.db, sqlite_thread=False)
-    thread.start()
+    inline = Journal(env.db)
+    plain = Journal(env.db, sqlite_inline=False)
+    inline.start()
     plain.start()
     try:
         ids = {
             2: await env.log.begin_round(env.room_id, 2, "remi", "s2", 1, ACTION),
-            3: await thread.begin_round(env.room_id, 3, "remi", "s2", 1, ACTION),
+            3: await inline.begin_round(env.room_id, 3, "remi", "s2", 1, ACTION),
             4: await plain.begin_round(env.room_id, 4, "remi", "s2", 1, ACTION),
-            5: await thread.begin_round(env.room_id, 5, "remi_etalat", "x", 0, {}),
+            5: await inline.begin_round(env.room_id, 5, "remi_etalat", "x", 0, {}),
             6: await env.log.begin_round(env.room_id, 6, "remi_etalat", "x", 0, {}),
         }
         unfinished = _stored_rounds(env)
         await env.log.finish_round(ids[2], RESULT, [10, -3])
-        await thread.finish_round(ids[3], RESULT, [10, -3])
+        await inline.finish_round(ids[3], RESULT, [10, -3])
         await plain.finish_round(ids[4], RESULT, [10, -3])
     finally:
-        await thread.stop()
+        await inline.stop()
         await plain.stop()
 
     stored = _stored_rounds(env)
@@ -518,7 +528,7 @@ async def test_round_rows_are_the_same_as_gamelogs(
     assert stored[3]["created_at"] == ("2025-03-04 05:06:07.000000", "text")
     assert stored[3]["finished_at"] == ("2025-03-04 05:06:07.000000", "text")
     assert stored[3]["options"] == unfinished[3]["options"]
-    assert stored[3]["result"] == (json.dumps(RESULT), "text")
+    assert stored[3]["result"] == (json_dumps(RESULT), "text")
     scores = _stored_scores(env)
     assert [s[1:] for s in scores] == [
         (1 + n // 2, n % 2, [10, -3][n % 2], "integer") for n in range(2, 8)
@@ -589,7 +599,8 @@ async def test_round_writes_share_the_batch_in_submission_order(env: Env) -> Non
         lock.release()
         await first
         results = await asyncio.gather(*tasks)
-        assert (journal.batches, journal.writes) == (2, 8)  # the first write, then the rest
+        # The writes submitted while the first waits for the lock join its batch.
+        assert (journal.batches, journal.writes) == (1, 8)
         second, third = results[0], results[4]
         assert [r for i, r in enumerate(results) if i not in (0, 4)] == [None] * 5
         assert (second, third) == (env.round_id + 1, env.round_id + 2)
@@ -656,7 +667,7 @@ async def test_a_failing_round_write_fails_alone(
         assert "UNIQUE" in str(results[1])
         assert "FOREIGN KEY" in str(results[6])
         assert [r.getMessage() for r in caplog.records] == ["journal_batch_failed"]
-        assert getattr(caplog.records[0], "size", None) == 9
+        assert getattr(caplog.records[0], "size", None) == 10  # with the first write
         # The ids returned are those of the committed rows (not of the rolled back batch).
         assert _raw(env, "SELECT number, id, seed FROM rounds WHERE number > 1 ORDER BY 1") == [
             (2, results[0], "first"),
@@ -716,7 +727,7 @@ async def test_an_unstarted_journal_writes_rounds_directly(env: Env) -> None:
 
 async def test_round_writes_on_every_database(any_env: Env) -> None:
     journal = Journal(any_env.db)
-    assert journal.uses_thread is any_env.db.settings.is_sqlite
+    assert journal.uses_inline is any_env.db.settings.is_sqlite
     journal.start()
     try:
         await journal.append_action(any_env.round_id, 1, 0, {"n": 1}, None, "player")
