@@ -89,11 +89,14 @@ class Budget:
 
     def take(self) -> bool:
         now = time.monotonic()
-        self.tokens = min(self.capacity, self.tokens + (now - self.last) * self.rate)
+        tokens = self.tokens + (now - self.last) * self.rate
+        if tokens > self.capacity:  # min(), without the builtin's call
+            tokens = self.capacity
         self.last = now
-        if self.tokens < 1.0:
+        if tokens < 1.0:
+            self.tokens = tokens
             return False
-        self.tokens -= 1.0
+        self.tokens = tokens - 1.0
         return True
 
 
@@ -142,22 +145,25 @@ class Session:
         except ProtocolError as err:
             conn.send(error_frame(err.seq, err.code, err.message))
             return
-        actor = self.actor
-        if isinstance(msg, PingMessage):
+        # parse_client gives exactly these classes: ``type(msg) is`` is one pointer
+        # comparison, where isinstance with a pydantic model goes through ABCMeta.
+        if type(msg) is ActionMessage:
+            if self.said_hello:
+                self.actor.post("action", conn, msg, t0)
+            else:
+                conn.send(error_frame(msg.seq, "bad_message", "send hello first"))
+        elif type(msg) is PingMessage:
             conn.send(PONG)
-        elif isinstance(msg, Hello):
+        elif type(msg) is Hello:
             self.said_hello = True
-            actor.post("hello", conn, msg)
-        elif isinstance(msg, ActionMessage | RackMessage | QueryMessage) and not self.said_hello:
-            conn.send(error_frame(msg.seq, "bad_message", "send hello first"))
-        elif isinstance(msg, ActionMessage):
-            actor.post("action", conn, msg, t0)
-        elif isinstance(msg, RackMessage):
-            actor.post("rack", conn, msg)
-        elif isinstance(msg, QueryMessage):
-            actor.post("query", conn, msg)
-        elif isinstance(msg, LeaveMessage):
-            actor.post("leave", conn)
+            self.actor.post("hello", conn, msg)
+        elif type(msg) is RackMessage or type(msg) is QueryMessage:
+            if self.said_hello:
+                self.actor.post("rack" if type(msg) is RackMessage else "query", conn, msg)
+            else:
+                conn.send(error_frame(msg.seq, "bad_message", "send hello first"))
+        elif type(msg) is LeaveMessage:
+            self.actor.post("leave", conn)
 
     def binary(self, data: bytes) -> None:
         """Handle one binary message: refused (too big: close 1009)."""

@@ -104,6 +104,8 @@ def _bad(message: str) -> RuleError:
 
 def _int(data: Mapping[str, Any], key: str) -> int:
     value = data.get(key)
+    if type(value) is int and value >= 0:  # the usual case, one test
+        return value
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise _bad(f"'{key}' must be a non-negative integer")
     return value
@@ -141,15 +143,16 @@ def _melds(data: Mapping[str, Any], required: bool) -> tuple[MeldSpec, ...]:
 
 def parse_action(data: Mapping[str, Any]) -> Action:
     """Turn a JSON action (A.18/B.14 with tile ids) into an action object."""
-    if not isinstance(data, Mapping):
+    if type(data) is not dict and not isinstance(data, Mapping):
         raise _bad("an action is an object with a 'do' field")
     do = data.get("do")
-    action: Action
+    # The actions naming at most one tile (no tile can appear twice) return at once.
     if do == "draw":
-        action = Draw()
-    elif do == "discard":
-        action = Discard(_int(data, "tile"))
-    elif do == "lay":
+        return Draw()
+    if do == "discard":
+        return Discard(_int(data, "tile"))
+    action: Action
+    if do == "lay":
         atu = data.get("atu", False)
         if not isinstance(atu, bool):
             raise _bad("'atu' must be true or false")
@@ -157,9 +160,9 @@ def parse_action(data: Mapping[str, Any]) -> Action:
     elif do == "take_row":
         action = TakeRow(_int(data, "index"), _melds(data, False))
     elif do == "layoff":
-        action = LayOff(_int(data, "tile"), _int(data, "meld"), _end(data))
+        return LayOff(_int(data, "tile"), _int(data, "meld"), _end(data))
     elif do == "buy_joker":
-        action = BuyJoker(_int(data, "tile"), _int(data, "meld"))
+        return BuyJoker(_int(data, "tile"), _int(data, "meld"))
     elif do == "take_discard":
         raw = data.get("layoffs", [])
         if not isinstance(raw, list | tuple):
@@ -171,7 +174,7 @@ def parse_action(data: Mapping[str, Any]) -> Action:
             layoffs.append(LayoffSpec(_int(item, "tile"), _int(item, "meld"), _end(item)))
         action = TakeDiscard(_melds(data, False), tuple(layoffs))
     elif do == "joker_button":
-        action = JokerButton()
+        return JokerButton()
     else:
         raise _bad(f"unknown action {do!r}")
     ids = action_tiles(action)
@@ -193,6 +196,10 @@ def action_tiles(action: Action) -> list[int]:
 
 def action_to_dict(action: Action) -> dict[str, Any]:
     """The JSON form of an action (inverse of :func:`parse_action`)."""
+    if type(action) is Discard:  # the usual moves, at once
+        return {"do": "discard", "tile": action.tile}
+    if type(action) is Draw:
+        return {"do": "draw"}
     out: dict[str, Any] = {"do": ACTION_NAMES[type(action)]}
     if isinstance(action, Discard):
         out["tile"] = action.tile

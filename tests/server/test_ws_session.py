@@ -1,0 +1,115 @@
+"""Session.text (server/ws.py): what each message does, with a fake connection and actor."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from server.protocol import ActionMessage, Hello, QueryMessage, RackMessage
+from server.rooms.actor import PONG
+from server.ws import Session
+
+
+class FakeConn:
+    def __init__(self) -> None:
+        self.closed = False
+        self.sent: list[str] = []
+        self.close_code: int | None = None
+
+    def send(self, text: str) -> None:
+        self.sent.append(text)
+
+    def close(self, code: int) -> None:
+        self.closed = True
+        self.close_code = code
+
+
+class FakeActor:
+    def __init__(self) -> None:
+        self.posted: list[tuple[Any, ...]] = []
+
+    def post(self, *command: Any) -> None:
+        self.posted.append(command)
+
+
+def _session(messages: int = 100, max_bytes: int = 16384) -> tuple[Session, FakeConn, FakeActor]:
+    settings = SimpleNamespace(
+        rate_limit_messages=messages, rate_limit_window_seconds=20.0, max_frame_bytes=max_bytes
+    )
+    conn, actor = FakeConn(), FakeActor()
+    return Session(conn, actor, settings), conn, actor  # type: ignore[arg-type]
+
+
+ACTION = '{"type":"action","seq":3,"base_version":7,"action":{"do":"discard","tile":40}}'
+SPACED_ACTION = '{"type": "action", "seq": 4, "base_version": 7, "action": {"do": "draw"}}'
+RACK = '{"type":"rack","seq":5,"layout":[40,null,3]}'
+QUERY = '{"type":"query","seq":6,"query":"row_preview","index":2}'
+
+
+def _error(text: str) -> dict[str, Any]:
+    frame: dict[str, Any] = json.loads(text)
+    assert frame["type"] == "error"
+    return frame
+
+
+@pytest.mark.parametrize("text", [ACTION, SPACED_ACTION, RACK, QUERY])
+def test_moves_before_hello_are_refused(text: str) -> None:
+    session, conn, actor = _session()
+    session.text(text)
+    assert actor.posted == []
+    error = _error(conn.sent[0])
+    assert (error["seq"], error["code"], error["message"]) == (
+        json.loads(text)["seq"],
+        "bad_message",
+        "send hello first",
+    )
+
+
+def test_each_message_goes_where_it_belongs() -> None:
+    session, conn, actor = _session()
+    session.text('{"type":"ping"}')
+    assert conn.sent == [PONG] and actor.posted == []
+    session.text('{"type":"hello","last_version":null}')
+    assert session.said_hello
+    assert actor.posted[-1][0] == "hello" and isinstance(actor.posted[-1][2], Hello)
+    for text in (ACTION, SPACED_ACTION):
+        session.text(text)
+        name, posted_conn, msg, t0 = actor.posted[-1]
+        assert (name, posted_conn) == ("action", conn)
+        assert type(msg) is ActionMessage and msg.seq == json.loads(text)["seq"]
+        assert isinstance(t0, float)
+    session.text(RACK)
+    assert actor.posted[-1][0] == "rack" and type(actor.posted[-1][2]) is RackMessage
+    session.text(QUERY)
+    assert actor.posted[-1][0] == "query" and type(actor.posted[-1][2]) is QueryMessage
+    session.text('{"type":"leave"}')
+    assert actor.posted[-1] == ("leave", conn)
+    assert conn.sent == [PONG]
+
+
+def test_a_bad_frame_gets_the_protocol_error() -> None:
+    session, conn, actor = _session()
+    session.text('{"type":"action","seq":3,"base_version":7,"action":{"do":"discard","tile":true}}')
+    assert actor.posted == []
+    assert _error(conn.sent[0]) == {
+        "type": "error",
+        "seq": 3,
+        "code": "bad_action",
+        "message": "action.discard.tile: Input should be a valid integer",
+    }
+
+
+def test_size_and_budget() -> None:
+    session, conn, _ = _session(max_bytes=40)
+    session.text('{"type":"ping","pad":"' + "é" * 10 + '"}')  # 34 characters, 44 bytes
+    assert conn.close_code == 1009 and conn.sent == []
+    session, conn, _ = _session(messages=2)
+    for _ in range(3):
+        session.text('{"type":"ping"}')
+    assert conn.sent[:2] == [PONG, PONG]
+    assert _error(conn.sent[2])["code"] == "rate_limited" and conn.close_code == 1008
+    session.text('{"type":"ping"}')  # closed: nothing more
+    assert len(conn.sent) == 3
