@@ -55,13 +55,16 @@ Two ways to the database:
   not block writers; when the WAL holds ``checkpoint_frames`` frames or more it
   then runs a ``RESTART`` checkpoint, which holds off writers (the loop's flushes
   find the lock taken and try again) while it copies what the passive one left
-  and waits for readers (at most 0.1 s, else it tries again when next woken), so
-  that the next write starts the WAL file over: under a steady stream of commits
-  a passive checkpoint never catches up and the WAL would grow without end. So
-  that it cannot, whatever holds the restarts off (a reader of another process
-  keeping an old snapshot, a disk slower than the writes), once
-  ``wal_limit_rows`` rows have been written since the last restart the flushes
-  wait for the next one as for the lock (and fail alike after ``busy_timeout``).
+  and waits for readers, so that the next write starts the WAL file over: under
+  a steady stream of commits a passive checkpoint never catches up and the WAL
+  would grow without end. It waits at most 10 ms for the lock and for readers;
+  after a restart that gave up (a reader keeping an old snapshot) the next is
+  only tried 0.1 s later, then 0.2 s... up to 5 s, so that such a reader does not
+  stall the moves at every wake. So that the WAL cannot grow without bound
+  whatever holds the restarts off (that reader, a disk slower than the writes),
+  once ``wal_limit_rows`` rows have been written since the last restart the
+  flushes wait for the next one (tried at once) as for the lock, and fail alike
+  after ``busy_timeout``.
 
   The round writes are row kinds whose work is a small function (``_calls``)
   run in the batch's transaction, in submission order with the other writes (the
@@ -159,9 +162,15 @@ _RETRY_FIRST = 0.001
 _RETRY_MAX = 0.005
 
 # The checkpoint thread's busy timeout: how long a RESTART checkpoint waits for the
-# write lock and for readers (while it waits for readers, it holds the loop's writes
-# off); when it gives up it tries again the next time it is woken.
-_CHECKPOINT_BUSY_TIMEOUT = 0.1
+# write lock and then for readers (meanwhile it holds the loop's writes off). After
+# one that gave up, the next waits _RESTART_BACKOFF seconds, doubling up to
+# _RESTART_BACKOFF_MAX (a reader keeping an old snapshot would otherwise stall the
+# writes at every wake), unless the WAL is full. The last checkpoint, at stop, may
+# wait _LAST_CHECKPOINT_BUSY_TIMEOUT.
+_CHECKPOINT_BUSY_TIMEOUT = 0.01
+_RESTART_BACKOFF = 0.1
+_RESTART_BACKOFF_MAX = 5.0
+_LAST_CHECKPOINT_BUSY_TIMEOUT = 1.0
 
 
 class JournalStopped(RuntimeError):
@@ -702,6 +711,8 @@ class _LoopWriter:
             except _Busy as busy:
                 self._wait_for_lock(busy.error)
                 return
+            except sqlite3.Error as exc:  # no transaction: the file cannot be opened...
+                errors = [self._error(exc)] * n
             except Exception as exc:  # a bug: never leave a writer waiting
                 log.exception("journal_flush_failed")
                 if self._conn is not None:
@@ -947,7 +958,9 @@ class _Checkpointer:
         self._loop = loop
         self._frames = max(1, frames)
         self._wake = threading.Event()
-        self._restart = False  # the next checkpoint restarts the WAL, however long
+        self._restart = False  # the next checkpoint restarts the WAL: it is full
+        self._backoff = 0.0
+        self._restart_after = 0.0  # time.monotonic() before which no RESTART is tried
         self._stopping = False
         self._exited: asyncio.Future[None] = loop.create_future()
         self._thread = threading.Thread(target=self._main, name="journal-checkpoint", daemon=True)
@@ -990,6 +1003,7 @@ class _Checkpointer:
                     break
                 restart, self._restart = self._restart, False
                 self._checkpoint(conn, restart)
+            conn.execute(f"PRAGMA busy_timeout={round(_LAST_CHECKPOINT_BUSY_TIMEOUT * 1000)}")
             busy, frames, _ = self._run(conn, "TRUNCATE")
             if busy:
                 log.warning("journal_checkpoint_busy", extra={"mode": "TRUNCATE", "frames": frames})
@@ -1009,20 +1023,39 @@ class _Checkpointer:
         try:
             _, frames, _ = self._run(conn, "PASSIVE")
             self.passive += 1
-            if frames < self._frames and not restart:
+            if not restart and (frames < self._frames or time.monotonic() < self._restart_after):
                 return
             busy, frames, _ = self._run(conn, "RESTART")
             if busy:
-                log.warning("journal_checkpoint_busy", extra={"mode": "RESTART", "frames": frames})
+                self._backoff = min(max(2 * self._backoff, _RESTART_BACKOFF), _RESTART_BACKOFF_MAX)
+                self._restart_after = time.monotonic() + self._backoff
+                log.warning(
+                    "journal_checkpoint_busy",
+                    extra={"mode": "RESTART", "frames": frames, "retry_s": self._backoff},
+                )
             else:
                 self.restarts += 1
+                self._backoff = self._restart_after = 0.0
         except sqlite3.Error:
             log.exception("journal_checkpoint_failed")
 
     @staticmethod
     def _run(conn: sqlite3.Connection, mode: str) -> tuple[int, int, int]:
+        """One checkpoint: (busy, frames in the WAL, frames checkpointed)."""
+        started = time.perf_counter()
         row = conn.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()
-        return int(row[0]), int(row[1]), int(row[2])
+        busy, frames, done = int(row[0]), int(row[1]), int(row[2])
+        log.debug(
+            "journal_checkpoint",
+            extra={
+                "mode": mode,
+                "busy": busy,
+                "frames": frames,
+                "checkpointed": done,
+                "ms": round((time.perf_counter() - started) * 1e3, 3),
+            },
+        )
+        return busy, frames, done
 
 
 def _processor(table: Table, column: str, dialect: Dialect) -> Callable[[Any], Any]:

@@ -197,6 +197,27 @@ async def test_stop_finishes_the_writes_submitted_before_it(env: Env) -> None:
     assert (await _raw(env.path, "SELECT count(*) FROM actions"))[0] == (20,)
 
 
+async def test_a_file_that_cannot_be_opened_fails_the_writes(env: Env, tmp_path: Path) -> None:
+    journal = Journal(env.db)
+    journal.start()
+    writer = journal._writer
+    assert writer is not None
+    path, writer._path = writer._path, tmp_path / "missing" / "remi.sqlite3"
+    try:
+        results = await asyncio.gather(
+            journal.append_action(env.round_ids[0], 1, 0, {}, None, "player"),
+            journal.set_rack(env.room_id, 0, {"layout": [1]}),
+            return_exceptions=True,
+        )
+        assert [type(r) for r in results] == [sa_exc.OperationalError] * 2
+        assert "unable to open" in str(results[0])
+        writer._path = path  # the next flush connects again
+        await journal.append_action(env.round_ids[0], 1, 0, {}, None, "player")
+    finally:
+        await journal.stop()
+    assert (await _raw(env.path, "SELECT count(*) FROM actions"))[0] == (1,)
+
+
 async def test_an_engine_transaction_holding_the_lock_does_not_block_the_loop(
     env: Env, journal: Journal
 ) -> None:
