@@ -1029,7 +1029,9 @@ class _Checkpointer:
             if busy:
                 self._backoff = min(max(2 * self._backoff, _RESTART_BACKOFF), _RESTART_BACKOFF_MAX)
                 self._restart_after = time.monotonic() + self._backoff
-                log.warning(
+                # Expected now and then under heavy writes (tried again later); a WAL
+                # kept from restarting for long ends in journal_wal_full (a warning).
+                log.info(
                     "journal_checkpoint_busy",
                     extra={"mode": "RESTART", "frames": frames, "retry_s": self._backoff},
                 )
