@@ -861,8 +861,8 @@ def parse_client(text: str | bytes) -> AnyClientMessage:
     every invalid one, by the pydantic models as in :func:`parse_client_pydantic`,
     which give every error.
     """
-    if type(text) is str and text.startswith(_ACTION_PREFIX):  # the rest skip a call
-        msg = fast_client(text)
+    if type(text) is str and text.startswith(_ACTION_PREFIX) and _DRAW_OR_DISCARD in text:
+        msg = fast_client(text)  # (the test above only spares the other frames a call)
         if msg is not None:
             return msg
     try:
