@@ -2,8 +2,8 @@
 
 The room actor calls these in the order things happen, awaiting each before it
 acknowledges or broadcasts anything (the round and action writes through
-:class:`server.rooms.journal.Journal`, which on a SQLite file writes the same rows from
-its writer thread and otherwise calls these methods):
+:class:`server.rooms.journal.Journal`, which on a SQLite file writes the same rows itself,
+batched once per event-loop iteration, and otherwise calls these methods):
 
 1. :meth:`GameLog.begin_round` when it deals (stores the seed and options);
 2. :meth:`GameLog.append_action` for every accepted action (``seq`` counts
