@@ -30,9 +30,8 @@ import json
 import sys
 import types
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from server.rules.errors import ErrorCode
@@ -58,9 +57,6 @@ Index = Annotated[int, Field(strict=True, ge=0, le=1023)]
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-_M = TypeVar("_M", bound=BaseModel)
 
 
 # --------------------------------------------------------------------------- engine actions
@@ -857,25 +853,6 @@ def _describe(exc: ValidationError, skip: int) -> str:
 def parse_client(text: str | bytes) -> AnyClientMessage:
     """Parse and validate one client frame; raises :class:`ProtocolError`.
 
-    A valid draw or discard is taken by :func:`fast_client`; any other frame, and
-    every invalid one, by the pydantic models as in :func:`parse_client_pydantic`,
-    which give every error.
-    """
-    if type(text) is str and text.startswith(_ACTION_PREFIX) and _DRAW_OR_DISCARD in text:
-        msg = fast_client(text)  # (the test above only spares the other frames a call)
-        if msg is not None:
-            return msg
-    try:
-        valid: AnyClientMessage = _client_adapter.validate_json(text)
-        return valid
-    except ValidationError:
-        pass
-    return _parse_refused(text)
-
-
-def parse_client_pydantic(text: str | bytes) -> AnyClientMessage:
-    """Parse and validate one client frame with the pydantic models only.
-
     A valid frame is validated straight from its JSON (one pass, no dict built
     first); an invalid one goes through :func:`_parse_refused`, which names the problem.
     """
@@ -914,110 +891,6 @@ def _parse_refused(text: str | bytes) -> AnyClientMessage:
         if in_action:
             raise ProtocolError("bad_action", _describe(exc, 1), seq) from None
         raise ProtocolError("bad_message", _describe(exc, 1), seq) from None
-    return msg
-
-
-# --------------------------------------------------------------------------- fast path
-#
-# Most frames are the moves of a turn: draw and discard. For those the frame is
-# parsed by orjson and checked in plain Python against exactly what the models
-# accept: exact key sets, an int is never a bool or a float, the models' ranges.
-# The action model is made once per value and shared (frozen, nothing mutable in
-# it), and the message is built without a second validation. Anything else is
-# declined (None) and goes to the pydantic path, so every refusal and its message
-# are that path's. Measured, this pays only where the action model is shared:
-# pydantic-core checks and builds the other shapes (melds, racks, queries, even a
-# layoff) faster than Python code can, so they are not here.
-# tests/server/test_protocol_fast.py checks on generated frames that both agree.
-
-_ACTION_PREFIX = '{"type":"action",'
-_DRAW_OR_DISCARD = '"do":"d'
-"""How a compact draw or discard frame starts and what it holds (bench/load.py and
-the web client write ``type`` first): any other frame skips the fast path unparsed."""
-_MAX_TILE = 1023  # TileId
-
-_loads = orjson.loads
-_new = object.__new__
-_set_dict = BaseModel.__dict__["__dict__"].__set__  # the slots' own setters: no name lookup
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-
-
-def _build(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
-    """An instance of ``cls`` holding ``values`` (valid already, in field order), made
-    as :meth:`BaseModel.model_construct` makes it, without its loop over the fields
-    (these models have no private attributes, extras or ``model_post_init``)."""
-    m = _new(cls)
-    _set_dict(m, values)
-    _set_fields_set(m, fields_set)
-    _set_extra(m, None)
-    _set_private(m, None)
-    return m
-
-
-_DRAW = _build(DrawAction, {"do": "draw"}, {"do"})
-_DISCARDS: dict[int, DiscardAction] = {}
-"""The discard of each tile id seen, made once (at most 1024)."""
-
-
-def fast_client(text: str | bytes) -> ActionMessage | None:
-    """The message of a valid compact draw or discard frame, built without pydantic;
-    None for any other frame (valid or not).
-
-    Never raises. A message returned here equals (``==``, same types, same fields
-    set) the one :func:`parse_client_pydantic` returns for the frame.
-
-    >>> fast_client('{"type":"action","seq":3,"base_version":17,"action":{"do":"draw"}}')
-    ActionMessage(type='action', seq=3, base_version=17, action=DrawAction(do='draw'))
-    >>> fast_client('{"type":"action","seq":true,"base_version":17,"action":{"do":"draw"}}')
-    """
-    if type(text) is not str or not text.startswith(_ACTION_PREFIX) or _DRAW_OR_DISCARD not in text:
-        return None
-    try:
-        data = _loads(text)
-    except Exception:  # not JSON: the pydantic path says why
-        return None
-    # The prefix proves little: a later duplicate key wins (in orjson as in pydantic),
-    # so every key is looked at, ``type`` too. ``data`` is a dict (the text starts with {).
-    seq = data.get("seq")
-    base = data.get("base_version")
-    raw = data.get("action")
-    if not (
-        len(data) == 4
-        and data.get("type") == "action"
-        and type(seq) is int
-        and 0 <= seq <= MAX_SEQ
-        and type(base) is int
-        and base >= 0
-        and type(raw) is dict
-    ):
-        return None
-    do = raw.get("do")
-    action: _Model | None
-    if do == "discard":
-        tile = raw.get("tile")
-        if len(raw) != 2 or type(tile) is not int:
-            return None
-        action = _DISCARDS.get(tile)
-        if action is None:
-            if not 0 <= tile <= _MAX_TILE:
-                return None
-            action = _DISCARDS[tile] = _build(
-                DiscardAction, {"do": "discard", "tile": tile}, {"do", "tile"}
-            )
-    elif do == "draw":
-        if len(raw) != 1:
-            return None
-        action = _DRAW
-    else:
-        return None
-    msg = _new(ActionMessage)  # _build, written out: this is the hot path
-    values = {"type": "action", "seq": seq, "base_version": base, "action": action}
-    _set_dict(msg, values)
-    _set_fields_set(msg, {"type", "seq", "base_version", "action"})
-    _set_extra(msg, None)
-    _set_private(msg, None)
     return msg
 
 
