@@ -144,6 +144,14 @@ class Settings(BaseSettings):
         description="Every Nth interval, unfreeze and collect everything once instead "
         "(reclaims cyclic garbage among frozen objects).",
     )
+    gc_young_threshold: int = Field(
+        default=20000,
+        ge=0,
+        description="The garbage collector's youngest-generation threshold, set at start-up "
+        "(0: Python's default, 700). A move allocates hundreds of short-lived containers; "
+        "a higher threshold lets reference counting free most of them before a young "
+        "collection walks them (docs/benchmarks.md).",
+    )
     heartbeat_seconds: float = Field(
         default=10.0,
         gt=0,

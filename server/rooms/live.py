@@ -84,6 +84,9 @@ class LiveRooms:
 
     async def start(self) -> None:
         """Start the journal and restore every room whose match is being played."""
+        if self.settings.gc_young_threshold > 0:
+            _, middle, old = gc.get_threshold()
+            gc.set_threshold(self.settings.gc_young_threshold, middle, old)
         self.ctx.journal.start()
         self.started = True
         try:
