@@ -60,7 +60,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import monotonic, perf_counter
@@ -914,6 +914,23 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))] * 1000
 
 
+async def with_baseline(
+    command: str,
+    env: dict[str, str],
+    measure: Callable[[int, int], Awaitable[dict[str, float]]],
+) -> dict[str, float]:
+    """Start this file's ``command`` server (``echo``, ``fanout``) in a child process,
+    run ``measure(port, pid)`` against it, stop it."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, __file__, command, "--port", str(port)], env=env)
+    try:
+        await wait_port(port)
+        return await measure(port, proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"tables": args.tables, "connections": 4 * args.tables}
     data = tempfile.mkdtemp(prefix="remi-bench-")
@@ -1013,35 +1030,21 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         server.terminate()
         server.wait(10)
     if args.echo:
-        eport = free_port()
-        echo_proc = subprocess.Popen(
-            [sys.executable, __file__, "echo", "--port", str(eport)], env=env
+        out["echo"] = await with_baseline(
+            "echo",
+            env,
+            lambda port, pid: echo_baseline(port, 4 * args.tables, args.saturate or 10, pid, light),
         )
-        try:
-            await wait_port(eport)
-            out["echo"] = await echo_baseline(
-                eport, 4 * args.tables, args.saturate or 10, echo_proc.pid, light
-            )
-        finally:
-            echo_proc.terminate()
-            echo_proc.wait(10)
         if "saturated" in out:
             out["saturated_vs_echo"] = round(
                 out["saturated"]["moves_per_s"] / out["echo"]["round_trips_per_s"], 3
             )
     if args.fanout and light:
-        fport = free_port()
-        fan_proc = subprocess.Popen(
-            [sys.executable, __file__, "fanout", "--port", str(fport)], env=env
+        out["fanout"] = await with_baseline(
+            "fanout",
+            env,
+            lambda port, pid: fanout_baseline(port, args.tables, args.saturate or 10, pid),
         )
-        try:
-            await wait_port(fport)
-            out["fanout"] = await fanout_baseline(
-                fport, args.tables, args.saturate or 10, fan_proc.pid
-            )
-        finally:
-            fan_proc.terminate()
-            fan_proc.wait(10)
         if "echo" in out:
             out["fanout_vs_echo"] = round(
                 out["fanout"]["fanouts_per_s"] / out["echo"]["round_trips_per_s"], 3

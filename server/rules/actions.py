@@ -201,9 +201,7 @@ def action_to_dict(action: Action) -> dict[str, Any]:
     if type(action) is Draw:
         return {"do": "draw"}
     out: dict[str, Any] = {"do": ACTION_NAMES[type(action)]}
-    if isinstance(action, Discard):
-        out["tile"] = action.tile
-    elif isinstance(action, _TILE_AND_MELD):
+    if isinstance(action, _TILE_AND_MELD):
         out["tile"] = action.tile
         out["meld"] = action.meld
         if isinstance(action, LayOff) and action.end is not None:

@@ -19,17 +19,10 @@ def thresholds() -> Iterator[tuple[int, int, int]]:
     gc.set_threshold(*before)
 
 
-async def test_the_young_threshold_is_set_at_start_up(
-    settings: Settings, thresholds: tuple[int, int, int]
+@pytest.mark.parametrize(("setting", "expected"), [(12345, 12345), (0, 700)])
+async def test_the_young_threshold_is_set_at_start_up_and_0_leaves_pythons(
+    settings: Settings, thresholds: tuple[int, int, int], setting: int, expected: int
 ) -> None:
     gc.set_threshold(700, 10, 10)
-    async with running_server(settings, {**FAST, "gc_young_threshold": 12345}):
-        assert gc.get_threshold() == (12345, 10, 10)
-
-
-async def test_zero_leaves_pythons_threshold(
-    settings: Settings, thresholds: tuple[int, int, int]
-) -> None:
-    gc.set_threshold(700, 10, 10)
-    async with running_server(settings, {**FAST, "gc_young_threshold": 0}):
-        assert gc.get_threshold() == (700, 10, 10)
+    async with running_server(settings, {**FAST, "gc_young_threshold": setting}):
+        assert gc.get_threshold() == (expected, 10, 10)
