@@ -762,8 +762,7 @@ class RoomActor:
         try:
             self._emit(_Move(event, "player"))
         finally:
-            if self._held_ack is not None:  # _emit had no connection to send to
-                self._held_ack = None
+            if self._take_held_ack() is not None:  # _emit had no connection to send to
                 conn.send(reply)
         t_done = time.perf_counter()
         metrics = self.ctx.metrics
@@ -772,6 +771,15 @@ class RoomActor:
         self._player_acted(seat, accepted=True)
         await self._after_move(prev_turn)
         return reply
+
+    def _take_held_ack(self) -> tuple[Conn, str] | None:
+        """The ack held back to go out with the move's event (cleared).
+
+        Read through a call, not as ``self._held_ack`` after ``_emit``: mypy keeps the
+        attribute narrowed to the tuple assigned before the call, and mypyc would check
+        that (server/native.py)."""
+        held, self._held_ack = self._held_ack, None
+        return held
 
     def _player_acted(self, seat: int, accepted: bool) -> None:
         """The player sent a move: they are back (away/unresponsive cleared)."""
@@ -1107,8 +1115,7 @@ class RoomActor:
         serial = self._tail_serial
         # What every patch frame of this version shares: deadline and clock.
         times = f'"deadline":{self._deadline_json()},"server_time":{round(time.time(), 3)}'
-        held = self._held_ack
-        self._held_ack = None
+        held = self._take_held_ack()
         frames: dict[Any, str] = {}
         for conn in self.conns:
             if not conn.ready:

@@ -19,9 +19,10 @@ server.rules.errors.RuleError: not_your_turn: it is seat 0's turn
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import copy
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from server.rules.actions import (
     ACTION_TYPES,
@@ -143,6 +144,19 @@ class Event:
         return out
 
 
+STATE_FIELDS = (
+    "variant", "family", "players", "options", "deal", "first", "hands", "stock", "row",
+    "table", "atu", "atu_taken_by", "turn", "phase", "opened", "opened_with", "turns_done",
+    "consumed", "out", "stock_ran_out", "last_discard_joker", "out_with_joker_meld",
+    "turn_laid_joker", "anyone_opened_at_turn_start", "last_points_opening",
+    "last_doubles_opening", "joker_credits", "button_used", "next_button_id", "log",
+    "_result", "atu_pair",
+)
+"""Every attribute of a :class:`RoundState` (tests/rules/test_state_family_a.py checks
+the list against a round's ``vars``)."""
+_SHARED_FIELDS = frozenset({"variant", "family", "options", "deal"})
+
+
 class RoundState:
     """One round: hands, stock, row, table, turn and phase."""
 
@@ -191,6 +205,22 @@ class RoundState:
         if len(ids) != total:
             raise ValueError("a tile id is dealt twice")
 
+    def fields(self) -> dict[str, Any]:
+        """Every attribute of the round by name: its whole state (``vars``, which a
+        compiled ``RoundState`` does not have, server/native.py)."""
+        return {name: getattr(self, name) for name in STATE_FIELDS}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RoundState:
+        """A deep copy (trial moves); the variant, its family, the options and the deal
+        are shared: they never change. ``copy.deepcopy`` cannot rebuild a compiled
+        class from its parts, so the round copies itself."""
+        twin = RoundState(self.variant, self.players, self.deal, self.options)
+        memo[id(self)] = twin
+        for name in STATE_FIELDS:
+            if name not in _SHARED_FIELDS:
+                setattr(twin, name, copy.deepcopy(getattr(self, name), memo))
+        return twin
+
     # ----------------------------------------------------------------- queries
     @property
     def over(self) -> bool:
@@ -228,8 +258,12 @@ class RoundState:
         return depth is None or len(self.row) - index <= depth
 
     # ----------------------------------------------------------------- actions
-    def apply(self, seat: int, action: Action | Mapping[str, Any]) -> Event:
-        """Validate and apply one action of ``seat``; raises :class:`RuleError`."""
+    def apply(self, seat: object, action: Action | Mapping[str, Any]) -> Event:
+        """Validate and apply one action of ``seat``; raises :class:`RuleError`.
+
+        ``seat`` is typed ``object``: anything that is not a seat's number is refused
+        with ``bad_action`` (§C), the compiled engine included (server/native.py),
+        where an ``int`` parameter would reject it with a ``TypeError`` first."""
         if not isinstance(action, ACTION_TYPES):
             action = parse_action(action)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
@@ -249,7 +283,7 @@ class RoundState:
                 and kind in (Lay, TakeRow, LayOff, BuyJoker)):
             raise RuleError(ErrorCode.FIRST_TURN,
                             "nothing reaches the table in a seat's first turn (draw and discard)")
-        event: Event = self._handlers[kind](self, seat, action)
+        event: Event = _HANDLERS[kind](self, seat, action)
         self.log.append((seat, action_to_dict(action)))
         return event
 
@@ -515,11 +549,6 @@ class RoundState:
     def _melds_public(self, first: int) -> list[dict[str, Any]]:
         return [meld_public(m) for m in self.table[first:]]
 
-    _handlers: ClassVar[dict[type, Any]] = {
-        Draw: _draw, Discard: _discard, Lay: _lay, TakeRow: _take_row, LayOff: _layoff,
-        BuyJoker: _buy_joker, TakeDiscard: _take_discard, JokerButton: _joker_button,
-    }
-
     # -------------------------------------------------------------- persistence
     def tile_locations(self) -> dict[int, str]:
         """Where every tile is: 'hand:N', 'stock', 'row', 'table', 'atu' (for invariants)."""
@@ -545,6 +574,16 @@ def meld_public(meld: TableMeld) -> dict[str, Any]:
             "low": meld.low, "suit": meld.suit}
 
 
+# Each action's handler (after the class: mypyc compiles no class body that refers to
+# its own methods, server/native.py).
+_HANDLERS: dict[type, Callable[[RoundState, int, Any], Event]] = {
+    Draw: RoundState._draw, Discard: RoundState._discard, Lay: RoundState._lay,
+    TakeRow: RoundState._take_row, LayOff: RoundState._layoff,
+    BuyJoker: RoundState._buy_joker, TakeDiscard: RoundState._take_discard,
+    JokerButton: RoundState._joker_button,
+}
+
+
 def new_round(variant: str | Variant, players: int, seed: int | str, first: int = 0,
               options: RoundOptions | None = None) -> RoundState:
     """Deal a seeded round of ``variant``."""
@@ -554,8 +593,9 @@ def new_round(variant: str | Variant, players: int, seed: int | str, first: int 
 
 
 def replay(variant: str | Variant, players: int, deal: Deal, options: RoundOptions | None,
-           actions: Iterable[tuple[int, Mapping[str, Any]]]) -> RoundState:
-    """Rebuild a round from its deal and its action log."""
+           actions: Iterable[Sequence[Any]]) -> RoundState:
+    """Rebuild a round from its deal and its action log: ``(seat, action)`` pairs,
+    tuples or lists (a log read back from JSON)."""
     v = get_variant(variant) if isinstance(variant, str) else variant
     state = RoundState(v, players, deal, options)
     for seat, action in actions:

@@ -665,3 +665,22 @@ def test_c_unknown_tile_id_is_not_in_hand() -> None:
     in the hand (or does not exist) is tile_not_in_hand."""
     s = new_round("remi45", 2, seed=1)
     assert refuse_ids(s, 0, {"do": "discard", "tile": 10**9}) == "tile_not_in_hand"
+
+
+def test_state_fields_name_every_attribute() -> None:
+    """``STATE_FIELDS`` (``fields()``, ``__deepcopy__``) lists every attribute a round has,
+    and a deep copy is equal and independent."""
+    import copy
+
+    from server import native
+    from server.rules import state as state_module
+
+    state = new_round("remi45", players=3, seed=11)
+    state.apply(0, {"do": "discard", "tile": state.hands[0][0]})
+    if not native.is_compiled(state_module):  # a compiled class has no ``vars``
+        assert set(vars(state)) == set(state_module.STATE_FIELDS)
+    twin = copy.deepcopy(state)
+    assert twin.fields() == state.fields()
+    assert twin.hands is not state.hands and twin.hands[1] is not state.hands[1]
+    twin.apply(1, {"do": "draw"})
+    assert twin.fields() != state.fields() and len(state.log) == 1

@@ -12,6 +12,7 @@ import contextlib
 import json
 import socket
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -67,16 +68,25 @@ async def until(check: Callable[[], object], timeout: float = 10.0) -> None:
         await asyncio.sleep(0.01)
 
 
+class _RecordingInbox(deque[tuple[Any, ...]]):
+    """An actor's inbox that also keeps a list of every command put in it."""
+
+    def __init__(self, queued: deque[tuple[Any, ...]], posted: list[tuple[Any, ...]]) -> None:
+        super().__init__(queued)
+        self.posted = posted
+
+    def append(self, command: tuple[Any, ...]) -> None:
+        self.posted.append(command)
+        super().append(command)
+
+
 def spy_posts(actor: RoomActor) -> list[tuple[Any, ...]]:
-    """Record every command posted to ``actor`` (they are still handled)."""
+    """Record every command posted to ``actor`` (they are still handled).
+
+    Through its inbox, not by replacing ``post``: a compiled actor's methods cannot be
+    replaced (server/native.py)."""
     posted: list[tuple[Any, ...]] = []
-    post = actor.post
-
-    def spy(*command: Any) -> None:
-        posted.append(command)
-        post(*command)
-
-    actor.post = spy  # type: ignore[method-assign]
+    actor._inbox = _RecordingInbox(actor._inbox, posted)
     return posted
 
 
