@@ -938,6 +938,11 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     if args.profile:
         env["REMI_BENCH_PROFILE"] = args.profile
+    # Whether the server runs the compiled modules (server/native.py), as its process sees it.
+    out["native"] = subprocess.run(
+        [sys.executable, "-c", "from server import native; print(native.status())"],
+        env=env, capture_output=True, text=True, check=True,
+    ).stdout.strip()
     server = subprocess.Popen(
         [
             sys.executable,

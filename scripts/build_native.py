@@ -84,7 +84,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--force", action="store_true")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO, format="build_native: %(message)s")
+    # A handler of its own: setuptools' "-q" sets the root logger to warnings only.
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("build_native: %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
     return build(args.force)
 
 

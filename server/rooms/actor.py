@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 import time
 from collections import OrderedDict, deque
 from dataclasses import asdict, dataclass, field
@@ -901,7 +900,7 @@ class RoomActor:
         assert match is not None
         number = len(match.history) + 1
         players = len(self.seats)
-        seed = secrets.token_hex(16)
+        seed = self.ctx.new_seed()
         first = (number - 1) % players
         options = self._round_options()
         state = new_round(self.settings.variant, players, seed, first, options)

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import secrets
 from typing import TYPE_CHECKING
 
 from server.rooms.actor import RoomActor
@@ -54,6 +55,11 @@ class LiveContext:
     @property
     def metrics(self) -> Metrics:
         return self.services.metrics
+
+    def new_seed(self) -> str:
+        """A new round's deal seed: 128 random bits (the browser tests script it by
+        replacing ``secrets`` in this module, web/e2e/serve.py)."""
+        return secrets.token_hex(16)
 
     def forget(self, actor: RoomActor) -> None:
         self._rooms.forget(actor)

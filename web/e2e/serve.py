@@ -17,11 +17,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from server import cli  # noqa: E402
-from server.rooms import actor  # noqa: E402
+from server.rooms import live  # noqa: E402
 
 
 class _Seeds:
-    """Stands in for the ``secrets`` module inside the room actor: scripted seeds first."""
+    """Stands in for the ``secrets`` module of server/rooms/live.py, where the room actors
+    get their deal seeds (``LiveContext.new_seed``): scripted seeds first. (Not in the
+    actor's own module: a compiled module keeps what it imported, server/native.py.)"""
 
     def __init__(self, seeds: list[str]) -> None:
         self.seeds = seeds
@@ -37,7 +39,7 @@ class _Seeds:
 
 scripted = [s for s in os.environ.get("REMI_E2E_SEEDS", "").split(",") if s]
 if scripted:
-    actor.secrets = _Seeds(scripted)  # type: ignore[assignment]
+    live.secrets = _Seeds(scripted)  # type: ignore[assignment]
 
 if __name__ == "__main__":
     raise SystemExit(cli.main(["serve"]))
