@@ -137,10 +137,28 @@ def install(build_dir: Path = BUILD_DIR, environ: Mapping[str, str] | None = Non
         else:
             result = check(build_dir)
             if result == "on":
-                sys.meta_path.insert(0, NativeFinder(build_dir))
+                finder = NativeFinder(build_dir)
+                result = _load_group(finder)
+                if result == "on":
+                    sys.meta_path.insert(0, finder)
     if wanted == "1" and result != "on":
         raise NativeBuildError(f"{ENV}=1 but the compiled modules are {result}")
     return result
+
+
+def _load_group(finder: NativeFinder) -> str:
+    """Load the build's shared library now, where a failure (a file that is not a
+    loadable extension) still leaves every module to its ``.py``: ``on`` or why not."""
+    name = f"{GROUP}__mypyc"
+    spec = finder.find_spec(name, None)
+    assert spec is not None and spec.loader is not None
+    try:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except (ImportError, OSError) as exc:
+        return f"off: the build does not load ({exc})"
+    sys.modules[name] = module
+    return "on"
 
 
 def status(build_dir: Path = BUILD_DIR, environ: Mapping[str, str] | None = None) -> str:

@@ -113,3 +113,26 @@ def test_a_fresh_process_without_a_build_imports_the_sources(tmp_path: Path) -> 
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                          text=True, check=True)
     assert run.stdout.split() == ["off:", "False", ".py"]
+
+
+def test_a_build_that_does_not_load_leaves_the_sources(tmp_path: Path) -> None:
+    """A stamp that matches but a library that is no extension (here, empty files):
+    nothing is taken from the build."""
+    _, build = fake_build(tmp_path)
+    stamp = json.loads((build / native.STAMP).read_text(encoding="utf-8"))
+    stamp["digest"] = native.digest()  # the real sources, so that check() says "on"
+    (build / native.STAMP).write_text(json.dumps(stamp), encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from server import native\n"
+        f"print(native.install(Path({str(build)!r}), environ={{}}))\n"
+        "import server.rules.state as s\n"
+        "print(native.status(), native.is_compiled(s))\n"
+    )
+    env = {**os.environ, "REMI_NATIVE": "0"}  # the package's own install() stays out
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, check=True)
+    first, second = run.stdout.splitlines()
+    assert first.startswith("off: the build does not load")
+    assert second == "off: REMI_NATIVE=0 False"
