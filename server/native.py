@@ -43,7 +43,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILD_DIR = ROOT / "build" / "native"
 STAMP = "stamp.json"
 GROUP = "remi_native"
-"""mypyc's name for the build: its shared library is the top-level module ``remi_native__mypyc``."""
+"""mypyc's name for the build."""
+SHARED_LIB = f"{GROUP}__mypyc"
+"""The build's shared library: a top-level module holding the code of every compiled one."""
 
 COMPILED: tuple[str, ...] = (
     "server.rules.tiles",
@@ -91,8 +93,7 @@ class NativeFinder(importlib.abc.MetaPathFinder):
 
     def __init__(self, build_dir: Path, modules: Sequence[str] = COMPILED) -> None:
         self.paths = {name: extension_path(name, build_dir) for name in modules}
-        group = f"{GROUP}__mypyc"
-        self.paths[group] = extension_path(group, build_dir)
+        self.paths[SHARED_LIB] = extension_path(SHARED_LIB, build_dir)
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
@@ -117,8 +118,7 @@ def check(build_dir: Path = BUILD_DIR, root: Path = ROOT) -> str:
         return "off: built for other modules"
     if stamp.get("digest") != digest(root):
         return "off: stale (a source or Python changed since the build)"
-    parts = [*COMPILED, f"{GROUP}__mypyc"]
-    missing = [m for m in parts if not extension_path(m, build_dir).is_file()]
+    missing = [m for m in (*COMPILED, SHARED_LIB) if not extension_path(m, build_dir).is_file()]
     if missing:
         return f"off: missing {missing[0]}"
     return "on"
@@ -129,46 +129,52 @@ def install(build_dir: Path = BUILD_DIR, environ: Mapping[str, str] | None = Non
     :func:`status`). Call it before any compiled module is imported."""
     env = os.environ if environ is None else environ
     wanted = env.get(ENV, "")
-    result = status(build_dir, env)
-    if result.startswith("off: not in use"):
-        already = [m for m in COMPILED if m in sys.modules]
-        if already:
-            result = f"off: {already[0]} was imported first"
-        else:
-            result = check(build_dir)
+    already = [m for m in COMPILED if m in sys.modules]
+    if _installed():
+        result = "on"
+    elif wanted == "0":
+        result = f"off: {ENV}=0"
+    elif already:
+        result = f"off: {already[0]} was imported first"
+    else:
+        result = check(build_dir)
+        if result == "on":
+            finder = NativeFinder(build_dir)
+            result = _load_shared_lib(finder)
             if result == "on":
-                finder = NativeFinder(build_dir)
-                result = _load_group(finder)
-                if result == "on":
-                    sys.meta_path.insert(0, finder)
+                sys.meta_path.insert(0, finder)
     if wanted == "1" and result != "on":
         raise NativeBuildError(f"{ENV}=1 but the compiled modules are {result}")
     return result
 
 
-def _load_group(finder: NativeFinder) -> str:
+def _installed() -> bool:
+    return any(isinstance(f, NativeFinder) for f in sys.meta_path)
+
+
+def _load_shared_lib(finder: NativeFinder) -> str:
     """Load the build's shared library now, where a failure (a file that is not a
     loadable extension) still leaves every module to its ``.py``: ``on`` or why not."""
-    name = f"{GROUP}__mypyc"
-    spec = finder.find_spec(name, None)
+    spec = finder.find_spec(SHARED_LIB, None)
     assert spec is not None and spec.loader is not None
     try:
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     except (ImportError, OSError) as exc:
         return f"off: the build does not load ({exc})"
-    sys.modules[name] = module
+    sys.modules[SHARED_LIB] = module
     return "on"
 
 
 def status(build_dir: Path = BUILD_DIR, environ: Mapping[str, str] | None = None) -> str:
     """``on`` when the compiled modules are in use, else ``off: <reason>``."""
     env = os.environ if environ is None else environ
-    if any(isinstance(f, NativeFinder) for f in sys.meta_path):
+    if _installed():
         return "on"
     if env.get(ENV, "") == "0":
         return f"off: {ENV}=0"
-    return f"off: not in use ({check(build_dir)})"
+    reason = check(build_dir)
+    return "off: not installed (the build is current)" if reason == "on" else reason
 
 
 def is_compiled(module: ModuleType) -> bool:

@@ -27,7 +27,7 @@ def fake_build(tmp_path: Path) -> tuple[Path, Path]:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(native.source_path(module), target)
     build = tmp_path / "build"
-    for module in [*native.COMPILED, f"{native.GROUP}__mypyc"]:
+    for module in [*native.COMPILED, native.SHARED_LIB]:
         path = native.extension_path(module, build)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"")
@@ -69,7 +69,7 @@ def test_the_finder_knows_only_the_compiled_modules(tmp_path: Path) -> None:
     assert spec is not None and spec.origin == str(
         native.extension_path("server.rules.state", tmp_path)
     )
-    group = finder.find_spec(f"{native.GROUP}__mypyc", None)
+    group = finder.find_spec(native.SHARED_LIB, None)
     assert group is not None and group.origin is not None
     assert Path(group.origin).parent == tmp_path
 
