@@ -54,6 +54,7 @@ COMPILED: tuple[str, ...] = (
     "server.rules.state",
     "server.rules.views",
     "server.rooms.viewjson",
+    "server.rooms.conn",
     "server.rooms.actor",
 )
 """The modules compiled, in dependency order. Not variants.py: mypyc supports no

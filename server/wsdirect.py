@@ -27,10 +27,11 @@ with :meth:`RoomWSProtocol.go_direct` after ``websocket.accept()``:
   timeout, server shutdown, or the server's own close) calls ``on_closed(code)`` exactly
   once: uvicorn reports each one as a ``websocket.disconnect`` message in its queue,
   which this class takes out and reports instead;
-* :meth:`RoomWSProtocol.write_text` frames a text message itself (a server frame is not
-  masked: ``0x81``, the 7/16/64-bit length, the UTF-8 payload) and writes it to the
-  transport in one call; frames written by ``websockets`` (pings, pongs, close) are
-  always flushed by uvicorn as soon as they are made, so the order on the wire holds;
+* the room's frames are framed and written to the transport by
+  :class:`~server.rooms.conn.DirectConn` (one ``transport.write`` per frame or group
+  of frames, checking :attr:`RoomWSProtocol.close_sent` first); frames written by
+  ``websockets`` (pings, pongs, close) are always flushed by uvicorn as soon as they
+  are made, so the order on the wire holds;
 * :meth:`RoomWSProtocol.write_close` is uvicorn's ``websocket.close``: a close frame,
   then the peer's answer or a close timer.
 
@@ -50,11 +51,9 @@ read.
 from __future__ import annotations
 
 import logging
-import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
 from websockets.frames import Frame, Opcode
@@ -78,29 +77,6 @@ DIRECT = "remi.direct"
 OnText = Callable[[str], None]
 OnBytes = Callable[[bytes], None]
 OnClosed = Callable[[int], None]
-
-_pack_short = struct.Struct("!BB").pack
-_pack_medium = struct.Struct("!BBH").pack
-_pack_long = struct.Struct("!BBQ").pack
-
-
-def text_frame(text: str) -> bytes:
-    """One unmasked, final text frame (what a server sends).
-
-    >>> text_frame("hi")
-    b'\\x81\\x02hi'
-    >>> text_frame("x" * 200)[:4], len(text_frame("x" * 200))
-    (b'\\x81~\\x00\\xc8', 204)
-    >>> text_frame("x" * 70000)[:10], len(text_frame("x" * 70000))
-    (b'\\x81\\x7f\\x00\\x00\\x00\\x00\\x00\\x01\\x11p', 70010)
-    """
-    data = text.encode()
-    n = len(data)
-    if n < 126:
-        return _pack_short(0x81, n) + data
-    if n < 0x10000:
-        return _pack_medium(0x81, 126, n) + data
-    return _pack_long(0x81, 127, n) + data
 
 
 def wire_size(payload: int) -> int:
@@ -406,22 +382,6 @@ class RoomWSProtocol(WebSocketsSansIOProtocol):
     def resume_writing(self) -> None:
         self.write_paused = False
         super().resume_writing()
-
-    def write_text(self, text: str) -> None:
-        """Send one text message now (a single ``transport.write``).
-
-        Raises :class:`~uvicorn.protocols.utils.ClientDisconnected` when the
-        connection is closing.
-        """
-        if self.close_sent or self.transport.is_closing():
-            raise ClientDisconnected()
-        self.transport.write(text_frame(text))
-
-    def write_texts(self, texts: tuple[str, ...]) -> None:
-        """Send several text messages now, in order, with a single ``transport.write``."""
-        if self.close_sent or self.transport.is_closing():
-            raise ClientDisconnected()
-        self.transport.write(b"".join(map(text_frame, texts)))
 
     def write_close(self, code: int) -> None:
         """Start the closing handshake with ``code`` (as uvicorn's ``websocket.close``).

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import struct
 from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
@@ -45,17 +46,39 @@ class DirectSocket(Protocol):
         """True while the transport's buffer is above its high-water mark."""
 
     @property
+    def close_sent(self) -> bool:
+        """True once the server's close frame was written: no frame may follow it."""
+
+    @property
     def transport(self) -> asyncio.WriteTransport:
-        """The socket's transport (its write buffer size is read)."""
-
-    def write_text(self, text: str) -> None:
-        """Write one text frame now; raises when the connection is closing."""
-
-    def write_texts(self, texts: tuple[str, ...]) -> None:
-        """Write several text frames at once (one write); raises when closing."""
+        """The socket's transport: frames are written to it, its buffer size is read."""
 
     def write_close(self, code: int) -> None:
         """Start the closing handshake with ``code``."""
+
+
+_pack_short = struct.Struct("!BB").pack
+_pack_medium = struct.Struct("!BBH").pack
+_pack_long = struct.Struct("!BBQ").pack
+
+
+def text_frame(text: str) -> bytes:
+    """One unmasked, final text frame (what a server sends, RFC 6455 §5.2).
+
+    >>> text_frame("hi")
+    b'\\x81\\x02hi'
+    >>> text_frame("x" * 200)[:4], len(text_frame("x" * 200))
+    (b'\\x81~\\x00\\xc8', 204)
+    >>> text_frame("x" * 70000)[:10], len(text_frame("x" * 70000))
+    (b'\\x81\\x7f\\x00\\x00\\x00\\x00\\x00\\x01\\x11p', 70010)
+    """
+    data = text.encode()
+    n = len(data)
+    if n < 126:
+        return _pack_short(0x81, n) + data
+    if n < 0x10000:
+        return _pack_medium(0x81, 126, n) + data
+    return _pack_long(0x81, 127, n) + data
 
 
 async def _finish(coro: Coroutine[Any, Any, Any], yielded: Any) -> None:
@@ -209,18 +232,29 @@ class DirectConn(Conn):
     def send(self, frame: str) -> None:
         """Write a frame now; a client too slow to read is disconnected."""
         if self._writable():
-            try:
-                self.socket.write_text(frame)
-            except Exception as exc:  # the client went away
-                self._gone(exc)
+            self._write(text_frame(frame))
 
     def send_frames(self, *frames: str) -> None:
         """Write several frames with one ``transport.write`` (one system call)."""
         if self._writable():
-            try:
-                self.socket.write_texts(frames)
-            except Exception as exc:  # the client went away
-                self._gone(exc)
+            self._write(b"".join([text_frame(frame) for frame in frames]))
+
+    def _write(self, data: bytes) -> None:
+        """One ``transport.write`` of whole frames; a closing socket marks this gone.
+
+        Frames written by ``websockets`` for uvicorn (pings, pongs, the close) are
+        flushed as soon as they are made, so the order on the wire holds; nothing may
+        follow the server's close frame.
+        """
+        socket = self.socket
+        transport = socket.transport
+        if socket.close_sent or transport.is_closing():
+            self._gone(ConnectionError("the connection is closing"))
+            return
+        try:
+            transport.write(data)
+        except Exception as exc:  # the client went away
+            self._gone(exc)
 
     def _writable(self) -> bool:
         """Open and keeping up; a client past ``limit`` unread bytes is closed (1008)."""

@@ -88,35 +88,47 @@ async def test_a_failed_send_marks_the_connection_closed() -> None:
     assert sock.sent == []
 
 
+def _unframe(data: bytes) -> list[str]:
+    """The texts of the unmasked server text frames in ``data`` (RFC 6455 §5.2)."""
+    texts = []
+    while data:
+        assert data[0] == 0x81 and data[1] < 0x80  # final text frame, not masked
+        n, start = data[1], 2
+        if n == 126:
+            n, start = int.from_bytes(data[2:4], "big"), 4
+        elif n == 127:
+            n, start = int.from_bytes(data[2:10], "big"), 10
+        texts.append(data[start : start + n].decode())
+        data = data[start + n :]
+    return texts
+
+
 class DirectSocket:
-    """A fake RoomWSProtocol: a transport buffer that only grows (the client reads nothing)."""
+    """A fake RoomWSProtocol and its transport: a buffer that only grows (the client
+    reads nothing); ``buffered`` counts the payload bytes."""
 
     def __init__(self) -> None:
         self.written: list[str] = []
+        self.writes = 0
         self.closes: list[int] = []
         self.buffered = 0
         self.write_paused = False
+        self.close_sent = False
         self.transport = self
         self.gone = False
 
     def get_write_buffer_size(self) -> int:
         return self.buffered
 
-    def write_text(self, text: str) -> None:
-        if self.gone:
-            raise OSError("closing")
-        self.written.append(text)
-        self.buffered += len(text)
-        self.write_paused = self.buffered > 100  # the high-water mark
+    def is_closing(self) -> bool:
+        return self.gone
 
-    def write_texts(self, texts: tuple[str, ...]) -> None:
-        if self.gone:
-            raise OSError("closing")
-        self.writes = getattr(self, "writes", 0) + 1
-        for text in texts:
+    def write(self, data: bytes) -> None:
+        self.writes += 1
+        for text in _unframe(data):
             self.written.append(text)
             self.buffered += len(text)
-        self.write_paused = self.buffered > 100
+        self.write_paused = self.buffered > 100  # the high-water mark
 
     def write_close(self, code: int) -> None:
         self.closes.append(code)
@@ -156,3 +168,13 @@ async def test_direct_conn_on_a_closing_socket_is_marked_gone() -> None:
     assert conn.closed and conn.close_code == 1006 and sock.written == ["a"]
     conn.close(1000)
     assert sock.closes == []  # the protocol ends the connection itself
+
+
+async def test_direct_conn_writes_nothing_after_the_close_frame() -> None:
+    sock = DirectSocket()
+    conn = DirectConn("p", sock, limit=10_000)
+    conn.send("é" * 70)  # 140 bytes of UTF-8: the 16-bit length form
+    sock.close_sent = True  # e.g. the keepalive timed out: uvicorn sent its close
+    conn.send_frames("a", "b")
+    assert sock.written == ["é" * 70] and sock.writes == 1
+    assert conn.closed and conn.close_code == 1006

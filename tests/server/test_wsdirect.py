@@ -27,8 +27,8 @@ from wsharness import FAST, Client, Server, running_server, simple_move
 
 from server import ws
 from server.rooms.actor import RoomActor
-from server.rooms.conn import DirectConn
-from server.wsdirect import RoomWSProtocol, text_frame
+from server.rooms.conn import DirectConn, text_frame
+from server.wsdirect import RoomWSProtocol
 
 
 def _settings(tmp_path: Path, **overrides: Any) -> Any:
