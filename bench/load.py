@@ -13,7 +13,11 @@ from this process:
    four clients, for ``--saturate`` seconds: moves/s;
 4. baseline: a bare ``websockets`` echo server in a child process, the same
    number of connections, each sending as soon as its echo came back: round
-   trips/s and RSS per idle connection;
+   trips/s and RSS per idle connection. With ``--pairs N`` the saturated phase
+   and the echo alternate N times instead (the echo server started beside the
+   idle game server, each phase ``--saturate`` seconds): the ratio is of the
+   sums, and each pair's own ratio is reported, its two phases seconds apart
+   (the machine's speed drifts with other tenants' load);
 5. the transport's ceiling for a move (``--no-fanout`` to skip): a bare
    ``websockets`` server where the same connections form groups of four, and each
    message goes to all four of its group (one read and four writes, as a move's
@@ -60,7 +64,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import monotonic, perf_counter
@@ -769,53 +773,196 @@ async def saturated(tables: list[Table], duration: float, light: bool) -> tuple[
     return stats, perf_counter() - t0
 
 
+async def measure_saturated(
+    tables: list[Table], duration: float, light: bool, pid: int
+) -> tuple[dict[str, Any], Stats]:
+    """The saturated phase: its figures (with raw sums, see :func:`_public`), its moves."""
+    phase("saturated", pid)
+    cpu0, mine0 = cpu_s(pid), cpu_s()
+    sat, elapsed = await saturated(tables, duration, light)
+    cpu1, mine1 = cpu_s(pid), cpu_s()
+    phase("saturated_done", pid)
+    return _saturated_figures(sat, elapsed, cpu1 - cpu0, mine1 - mine0), sat
+
+
+def _saturated_figures(
+    sat: Stats, elapsed: float, server_cpu: float, clients_cpu: float
+) -> dict[str, Any]:
+    return {
+        "duration_s": round(elapsed, 1),
+        "moves": sat.moves,
+        "moves_per_s": round(sat.moves / elapsed, 1),
+        "errors": sat.errors,
+        "server_cpu_pct": round(server_cpu / elapsed * 100),
+        "server_cpu_us_per_move": round(server_cpu / max(1, sat.moves) * 1e6),
+        "clients_cpu_pct": round(clients_cpu / elapsed * 100),
+        "clients_cpu_us_per_move": round(clients_cpu / max(1, sat.moves) * 1e6),
+        "frames_out_per_s": round(sat.moves * 5 / elapsed, 1),
+        "ack_ms": {"p50": round(pct(sat.ack, 0.5), 2), "p99": round(pct(sat.ack, 0.99), 2)},
+        "last_broadcast_ms": {
+            "p50": round(pct(sat.last, 0.5), 2),
+            "p99": round(pct(sat.last, 0.99), 2),
+        },
+        "_elapsed": elapsed,
+        "_server_cpu": server_cpu,
+        "_clients_cpu": clients_cpu,
+    }
+
+
+def _combined_saturated(parts: list[tuple[dict[str, Any], Stats]]) -> dict[str, Any]:
+    """Several saturated phases as one: totals over the summed time, centiles of all."""
+    every = Stats()
+    for _, sat in parts:
+        every.moves += sat.moves
+        every.errors += sat.errors
+        every.ack += sat.ack
+        every.last += sat.last
+    return _public(
+        _saturated_figures(
+            every,
+            sum(f["_elapsed"] for f, _ in parts),
+            sum(f["_server_cpu"] for f, _ in parts),
+            sum(f["_clients_cpu"] for f, _ in parts),
+        )
+    )
+
+
+async def paired(
+    tables: list[Table], args: argparse.Namespace, env: dict[str, str], pid: int, light: bool
+) -> dict[str, Any]:
+    """``--pairs N``: the saturated phase and the echo, alternated N times (each phase
+    ``--saturate`` seconds), the echo server started beside the idle game server. The
+    machine's speed drifts with other tenants' load; a pair's phases are seconds apart."""
+    sats: list[tuple[dict[str, Any], Stats]] = []
+    echoes: list[dict[str, float]] = []
+    async with baseline_server("echo", env) as (port, echo_pid):
+        clients = EchoClients(port, 4 * args.tables, echo_pid, light)
+        await clients.connect()
+        try:
+            for _ in range(args.pairs):
+                sats.append(await measure_saturated(tables, args.saturate, light, pid))
+                echoes.append(await clients.measure(args.saturate))
+        finally:
+            await clients.close()
+    pairs = [
+        {
+            "moves_per_s": sat["moves_per_s"],
+            "server_cpu_us_per_move": sat["server_cpu_us_per_move"],
+            "echo_round_trips_per_s": echo["round_trips_per_s"],
+            "echo_server_cpu_us_per_round_trip": echo["server_cpu_us_per_round_trip"],
+            "ratio": round(sat["moves_per_s"] / echo["round_trips_per_s"], 3),
+        }
+        for (sat, _), echo in zip(sats, echoes, strict=True)
+    ]
+    ratios = sorted(p["ratio"] for p in pairs)
+    return {
+        "saturated": _combined_saturated(sats),
+        "echo": _combined_echo(echoes),
+        "pairs": pairs,
+        "pair_ratio": {"min": ratios[0], "median": ratios[len(ratios) // 2], "max": ratios[-1]},
+    }
+
+
+class EchoClients:
+    """The echo baseline's connections: connected once, measured once or, with
+    ``--pairs``, once per pair (kept open in between)."""
+
+    def __init__(self, port: int, conns: int, pid: int, light: bool) -> None:
+        self.port, self.conns, self.pid, self.light = port, conns, pid, light
+        self.sockets: list[Any] = []
+        self.rss_per_idle_conn_kb = 0.0
+
+    async def connect(self) -> None:
+        base_rss = await settle(self.pid, 1.0)
+        sem = asyncio.Semaphore(64)
+
+        async def one() -> None:
+            async with sem:
+                if self.light:
+                    receiver = Receiver()
+                    client = await light_connect("127.0.0.1", self.port, "/", None, receiver)
+                    self.sockets.append(LightEcho(client, receiver))
+                else:
+                    self.sockets.append(
+                        await connect(
+                            f"ws://127.0.0.1:{self.port}", compression=None, open_timeout=60
+                        )
+                    )
+
+        await asyncio.gather(*(one() for _ in range(self.conns)))
+        idle_rss = await settle(self.pid)
+        self.rss_per_idle_conn_kb = round((idle_rss - base_rss) / self.conns, 1)
+
+    async def measure(self, duration: float) -> dict[str, float]:
+        """Every connection sends as soon as its echo came back, for ``duration`` s."""
+        payload = json.dumps(
+            {"type": "action", "seq": 1, "base_version": 1, "action": {"do": "discard", "tile": 40}}
+        )
+        count = 0
+        end = time.monotonic() + duration
+
+        async def run(ws: Any) -> None:
+            nonlocal count
+            while time.monotonic() < end:
+                await ws.send(payload)
+                await ws.recv()
+                count += 1
+
+        t0 = time.perf_counter()
+        cpu0, mine0 = cpu_s(self.pid), cpu_s()
+        await asyncio.gather(*(run(ws) for ws in self.sockets))
+        elapsed = time.perf_counter() - t0
+        cpu1, mine1 = cpu_s(self.pid), cpu_s()
+        return {
+            "duration_s": round(elapsed, 1),
+            "round_trips": count,
+            "round_trips_per_s": round(count / elapsed, 1),
+            "server_cpu_pct": round((cpu1 - cpu0) / elapsed * 100),
+            "server_cpu_us_per_round_trip": round((cpu1 - cpu0) / max(1, count) * 1e6, 1),
+            "clients_cpu_pct": round((mine1 - mine0) / elapsed * 100),
+            "clients_cpu_us_per_round_trip": round((mine1 - mine0) / max(1, count) * 1e6, 1),
+            "rss_per_idle_conn_kb": self.rss_per_idle_conn_kb,
+            "_elapsed": elapsed,
+            "_server_cpu": cpu1 - cpu0,
+            "_clients_cpu": mine1 - mine0,
+        }
+
+    async def close(self) -> None:
+        for ws in self.sockets:
+            await ws.close()
+
+
 async def echo_baseline(
     port: int, conns: int, duration: float, pid: int, light: bool
 ) -> dict[str, float]:
-    base_rss = await settle(pid, 1.0)
-    sockets: list[Any] = []
-    sem = asyncio.Semaphore(64)
+    clients = EchoClients(port, conns, pid, light)
+    await clients.connect()
+    try:
+        return _public(await clients.measure(duration))
+    finally:
+        await clients.close()
 
-    async def one() -> None:
-        async with sem:
-            if light:
-                receiver = Receiver()
-                client = await light_connect("127.0.0.1", port, "/", None, receiver)
-                sockets.append(LightEcho(client, receiver))
-            else:
-                sockets.append(
-                    await connect(f"ws://127.0.0.1:{port}", compression=None, open_timeout=60)
-                )
 
-    await asyncio.gather(*(one() for _ in range(conns)))
-    idle_rss = await settle(pid)
-    payload = json.dumps(
-        {"type": "action", "seq": 1, "base_version": 1, "action": {"do": "discard", "tile": 40}}
-    )
-    count = 0
-    end = time.monotonic() + duration
+def _public(measured: dict[str, float]) -> dict[str, float]:
+    """A measurement without its raw sums (the keys starting with ``_``)."""
+    return {k: v for k, v in measured.items() if not k.startswith("_")}
 
-    async def run(ws: Any) -> None:
-        nonlocal count
-        while time.monotonic() < end:
-            await ws.send(payload)
-            await ws.recv()
-            count += 1
 
-    t0 = time.perf_counter()
-    cpu0, mine0 = cpu_s(pid), cpu_s()
-    await asyncio.gather(*(run(ws) for ws in sockets))
-    elapsed = time.perf_counter() - t0
-    cpu1, mine1 = cpu_s(pid), cpu_s()
-    for ws in sockets:
-        await ws.close()
+def _combined_echo(parts: list[dict[str, float]]) -> dict[str, float]:
+    """Several echo measurements as one: totals over the summed time."""
+    elapsed = sum(p["_elapsed"] for p in parts)
+    count = sum(p["round_trips"] for p in parts)
+    cpu = sum(p["_server_cpu"] for p in parts)
+    mine = sum(p["_clients_cpu"] for p in parts)
     return {
+        "duration_s": round(elapsed, 1),
+        "round_trips": count,
         "round_trips_per_s": round(count / elapsed, 1),
-        "server_cpu_pct": round((cpu1 - cpu0) / elapsed * 100),
-        "server_cpu_us_per_round_trip": round((cpu1 - cpu0) / max(1, count) * 1e6, 1),
-        "clients_cpu_pct": round((mine1 - mine0) / elapsed * 100),
-        "clients_cpu_us_per_round_trip": round((mine1 - mine0) / max(1, count) * 1e6, 1),
-        "rss_per_idle_conn_kb": round((idle_rss - base_rss) / conns, 1),
+        "server_cpu_pct": round(cpu / elapsed * 100),
+        "server_cpu_us_per_round_trip": round(cpu / max(1, count) * 1e6, 1),
+        "clients_cpu_pct": round(mine / elapsed * 100),
+        "clients_cpu_us_per_round_trip": round(mine / max(1, count) * 1e6, 1),
+        "rss_per_idle_conn_kb": parts[0]["rss_per_idle_conn_kb"],
     }
 
 
@@ -914,21 +1061,28 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))] * 1000
 
 
+@contextlib.asynccontextmanager
+async def baseline_server(command: str, env: dict[str, str]) -> AsyncIterator[tuple[int, int]]:
+    """This file's ``command`` server (``echo``, ``fanout``) in a child process: its
+    port and pid while the block runs."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, __file__, command, "--port", str(port)], env=env)
+    try:
+        await wait_port(port)
+        yield port, proc.pid
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 async def with_baseline(
     command: str,
     env: dict[str, str],
     measure: Callable[[int, int], Awaitable[dict[str, float]]],
 ) -> dict[str, float]:
-    """Start this file's ``command`` server (``echo``, ``fanout``) in a child process,
-    run ``measure(port, pid)`` against it, stop it."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, __file__, command, "--port", str(port)], env=env)
-    try:
-        await wait_port(port)
-        return await measure(port, proc.pid)
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    """Start the ``command`` server, run ``measure(port, pid)`` against it, stop it."""
+    async with baseline_server(command, env) as (port, pid):
+        return await measure(port, pid)
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
@@ -1003,28 +1157,11 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             out["paced"]["slowest"] = [(round(a * 1000, 1), round(w - start, 2)) for a, w in slow]
             out["paced"]["ack_ms"]["p90"] = round(pct(stats.ack, 0.9), 2)
             out["paced"]["ack_ms"]["p95"] = round(pct(stats.ack, 0.95), 2)
-        if args.saturate > 0:
-            phase("saturated", server.pid)
-            cpu0, mine0 = cpu_s(server.pid), cpu_s()
-            sat, elapsed = await saturated(tables, args.saturate, light)
-            cpu1, mine1 = cpu_s(server.pid), cpu_s()
-            phase("saturated_done", server.pid)
-            out["saturated"] = {
-                "duration_s": round(elapsed, 1),
-                "moves": sat.moves,
-                "moves_per_s": round(sat.moves / elapsed, 1),
-                "errors": sat.errors,
-                "server_cpu_pct": round((cpu1 - cpu0) / elapsed * 100),
-                "server_cpu_us_per_move": round((cpu1 - cpu0) / max(1, sat.moves) * 1e6),
-                "clients_cpu_pct": round((mine1 - mine0) / elapsed * 100),
-                "clients_cpu_us_per_move": round((mine1 - mine0) / max(1, sat.moves) * 1e6),
-                "frames_out_per_s": round(sat.moves * 5 / elapsed, 1),
-                "ack_ms": {"p50": round(pct(sat.ack, 0.5), 2), "p99": round(pct(sat.ack, 0.99), 2)},
-                "last_broadcast_ms": {
-                    "p50": round(pct(sat.last, 0.5), 2),
-                    "p99": round(pct(sat.last, 0.99), 2),
-                },
-            }
+        if args.saturate > 0 and args.pairs > 1 and args.echo:
+            out.update(await paired(tables, args, env, server.pid, light))
+        elif args.saturate > 0:
+            figures, _ = await measure_saturated(tables, args.saturate, light, server.pid)
+            out["saturated"] = _public(figures)
         for table in tables:
             for p in table.players:
                 with contextlib.suppress(Exception):
@@ -1034,16 +1171,16 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     finally:
         server.terminate()
         server.wait(10)
-    if args.echo:
+    if args.echo and "echo" not in out:
         out["echo"] = await with_baseline(
             "echo",
             env,
             lambda port, pid: echo_baseline(port, 4 * args.tables, args.saturate or 10, pid, light),
         )
-        if "saturated" in out:
-            out["saturated_vs_echo"] = round(
-                out["saturated"]["moves_per_s"] / out["echo"]["round_trips_per_s"], 3
-            )
+    if "saturated" in out and "echo" in out:
+        out["saturated_vs_echo"] = round(
+            out["saturated"]["moves_per_s"] / out["echo"]["round_trips_per_s"], 3
+        )
     if args.fanout and light:
         out["fanout"] = await with_baseline(
             "fanout",
@@ -1076,6 +1213,13 @@ def cli() -> None:
     parser.add_argument("--warmup", type=float, default=30.0, help="paced play not measured")
     parser.add_argument("--saturate", type=float, default=15.0, help="0 to skip")
     parser.add_argument("--no-echo", dest="echo", action="store_false")
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        default=1,
+        help="alternate the saturated phase and the echo this many times (each phase "
+        "--saturate seconds): the ratio of the sums, and each pair's own",
+    )
     parser.add_argument(
         "--no-fanout",
         dest="fanout",
