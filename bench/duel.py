@@ -38,8 +38,9 @@ def make(setting: dict[str, Any], seed: str) -> Bot:
     return cls(replace(params, **setting.get("params", {})), seed)
 
 
-def play(variant: str, players: int, first: dict[str, Any], second: dict[str, Any],
-         r: int) -> float:
+def play(
+    variant: str, players: int, first: dict[str, Any], second: dict[str, Any], r: int
+) -> float:
     settings = [first if i % 2 == 0 else second for i in range(players)]
     state = new_round(variant, players, f"duel/{r}", first=r % players)
     bots = [make(s, f"{r}/{i}") for i, s in enumerate(settings)]
@@ -69,8 +70,10 @@ def main() -> int:
         ds = pool.map(deal, [(variant, players, x, y, r) for r in range(n)], chunksize=4)
     m = sum(ds) / n
     sd = math.sqrt(sum((d - m) ** 2 for d in ds) / (n - 1))
-    print(f"{variant}, {players} players, {n} deals x 2: X - Y = {m:+.1f} ± "
-          f"{1.96 * sd / math.sqrt(n):.1f} per round ({time.perf_counter() - t0:.0f} s)")
+    print(
+        f"{variant}, {players} players, {n} deals x 2: X - Y = {m:+.1f} ± "
+        f"{1.96 * sd / math.sqrt(n):.1f} per round ({time.perf_counter() - t0:.0f} s)"
+    )
     return 0
 
 

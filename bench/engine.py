@@ -54,11 +54,14 @@ def record(variant: str, rounds: int, seed: int) -> list[tuple[RoundState, list[
 
 def actions_per_second(variants: list[str], rounds: int, repeats: int) -> None:
     recorded = {v: record(v, rounds, 1) for v in variants}
-    mix: Counter[str] = Counter(a["do"] for rs in recorded.values() for _, log in rs
-                                for _, a in log)
+    mix: Counter[str] = Counter(
+        a["do"] for rs in recorded.values() for _, log in rs for _, a in log
+    )
     total = sum(mix.values())
-    print(f"action mix ({total} actions): "
-          + ", ".join(f"{k} {100 * n / total:.1f}%" for k, n in mix.most_common()))
+    print(
+        f"action mix ({total} actions): "
+        + ", ".join(f"{k} {100 * n / total:.1f}%" for k, n in mix.most_common())
+    )
     sum_wall = sum_cpu = 0.0
     for variant, rs in recorded.items():
         best_wall = best_cpu = 0.0
@@ -75,11 +78,15 @@ def actions_per_second(variants: list[str], rounds: int, repeats: int) -> None:
             best_wall, best_cpu = max(best_wall, n / dt), max(best_cpu, n / dc)
         sum_wall += best_wall
         sum_cpu += best_cpu
-        print(f"  {variant:16s} {best_wall:10,.0f} validated actions/s wall, "
-              f"{best_cpu:10,.0f} per CPU second")
+        print(
+            f"  {variant:16s} {best_wall:10,.0f} validated actions/s wall, "
+            f"{best_cpu:10,.0f} per CPU second"
+        )
     k = len(recorded)
-    print(f"  {'mean':16s} {sum_wall / k:10,.0f} validated actions/s wall, "
-          f"{sum_cpu / k:10,.0f} per CPU second (target >= {ACTIONS_TARGET:,})")
+    print(
+        f"  {'mean':16s} {sum_wall / k:10,.0f} validated actions/s wall, "
+        f"{sum_cpu / k:10,.0f} per CPU second (target >= {ACTIONS_TARGET:,})"
+    )
 
 
 def rounds_per_second(variants: list[str], seconds: float) -> None:
@@ -103,9 +110,11 @@ def rounds_per_second(variants: list[str], seconds: float) -> None:
             if dt >= seconds:
                 break
         dc = time.process_time() - c0
-        print(f"  {variant:16s} {n / dt:6,.0f} rounds/s wall, {n / dc:6,.0f} per CPU second "
-              f"({n} rounds, {actions / n:.0f} actions/round, out {reasons['out']}, "
-              f"stock {reasons['stock']})")
+        print(
+            f"  {variant:16s} {n / dt:6,.0f} rounds/s wall, {n / dc:6,.0f} per CPU second "
+            f"({n} rounds, {actions / n:.0f} actions/round, out {reasons['out']}, "
+            f"stock {reasons['stock']})"
+        )
 
 
 def main() -> None:
@@ -119,12 +128,16 @@ def main() -> None:
     if args.quick:
         args.rounds, args.seconds, args.repeats = 20, 0.3, 1
     variants = [v for v in args.variants.split(",") if v]
-    print(f"python {platform.python_version()} ({platform.python_implementation()}), "
-          f"{platform.machine()}, one process, {PLAYERS} players")
+    print(
+        f"python {platform.python_version()} ({platform.python_implementation()}), "
+        f"{platform.machine()}, one process, {PLAYERS} players"
+    )
     print("1. validated actions per second (state.apply on recorded streams)")
     actions_per_second(variants, args.rounds, args.repeats)
-    print(f"2. complete random-legal rounds per second (deal + play + score; "
-          f"target >= {ROUNDS_TARGET})")
+    print(
+        f"2. complete random-legal rounds per second (deal + play + score; "
+        f"target >= {ROUNDS_TARGET})"
+    )
     rounds_per_second(variants, args.seconds)
 
 

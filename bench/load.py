@@ -1095,7 +1095,10 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     # Whether the server runs the compiled modules (server/native.py), as its process sees it.
     out["native"] = subprocess.run(
         [sys.executable, "-c", "from server import native; print(native.status())"],
-        env=env, capture_output=True, text=True, check=True,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     server = subprocess.Popen(
         [

@@ -59,8 +59,9 @@ def deal_problems(n: int, seed: int, jokers: int = 0) -> dict[str, list[Problem]
             elif rng.random() < 0.5:
                 spec = spec_for(v, False, kinds=frozenset({SET, RUN}), threshold=101)
             else:
-                spec = spec_for(v, False, kinds=frozenset({DOUBLE}), opening_kind="doubles",
-                                doubles_needed=5)
+                spec = spec_for(
+                    v, False, kinds=frozenset({DOUBLE}), opening_kind="doubles", doubles_needed=5
+                )
             out["B 21-22"].append((hand, spec))
         else:
             v = get_variant(rng.choice(("remi45", "etalat")))
@@ -85,8 +86,9 @@ def game_problems(n: int, seed: int) -> dict[str, list[Problem]]:
         while min(len(v) for v in out.values()) < n and r < 5000:
             variant = ("remi45", "etalat", "remi101", "remi51", "remi101-rising")[r % 5]
             state = new_round(variant, 4, f"bench/{seed}/{r}", first=r % 4)
-            bots = [make_bot("normal" if s == 0 else "easy", seed=f"{seed}/{r}/{s}")
-                    for s in range(4)]
+            bots = [
+                make_bot("normal" if s == 0 else "easy", seed=f"{seed}/{r}/{s}") for s in range(4)
+            ]
             while not state.over:
                 seat = state.turn
                 recorded.clear()
@@ -134,15 +136,19 @@ def main() -> int:
         ("jokers", lambda: deal_problems(2 * args.n, args.seed, jokers=2)),
     ]
     ok = True
-    print(f"{'group':<8}{'hands':<9}{'solves':>7}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
-          f"{'cpu p50':>9}{'cpu p99':>9}{'cut':>5}")
+    print(
+        f"{'group':<8}{'hands':<9}{'solves':>7}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}"
+        f"{'cpu p50':>9}{'cpu p99':>9}{'cut':>5}"
+    )
     for name, make in groups:
         for size, problems in make().items():
             wall, cpu, cut = measure(problems)
             p50, p99 = pct(wall, 0.5), pct(wall, 0.99)
             c50, c99 = pct(cpu, 0.5), pct(cpu, 0.99)
-            print(f"{name:<8}{size:<9}{len(problems):>7}{p50:>9.2f}{p99:>9.2f}"
-                  f"{max(wall) * 1e3:>9.2f}{c50:>9.2f}{c99:>9.2f}{cut:>5}")
+            print(
+                f"{name:<8}{size:<9}{len(problems):>7}{p50:>9.2f}{p99:>9.2f}"
+                f"{max(wall) * 1e3:>9.2f}{c50:>9.2f}{c99:>9.2f}{cut:>5}"
+            )
             ok = ok and c50 <= 2.0 and c99 <= 20.0
     print("targets p50 <= 2 ms, p99 <= 20 ms (CPU time):", "met" if ok else "NOT met")
     return 0 if ok else 1
