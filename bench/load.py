@@ -798,7 +798,12 @@ def _saturated_figures(
         "clients_cpu_pct": round(clients_cpu / elapsed * 100),
         "clients_cpu_us_per_move": round(clients_cpu / max(1, sat.moves) * 1e6),
         "frames_out_per_s": round(sat.moves * 5 / elapsed, 1),
-        "ack_ms": {"p50": round(pct(sat.ack, 0.5), 2), "p99": round(pct(sat.ack, 0.99), 2)},
+        "ack_ms": {
+            "p50": round(pct(sat.ack, 0.5), 2),
+            "p99": round(pct(sat.ack, 0.99), 2),
+            "p999": round(pct(sat.ack, 0.999), 2),
+            "max": round(max(sat.ack, default=float("nan")) * 1000, 2),
+        },
         "last_broadcast_ms": {
             "p50": round(pct(sat.last, 0.5), 2),
             "p99": round(pct(sat.last, 0.99), 2),
