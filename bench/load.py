@@ -86,7 +86,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # --------------------------------------------------------------------------- child processes
 
 
-def serve(port: int, data_dir: str, database_url: str) -> None:
+def serve(port: int, data_dir: str, database_url: str, bot_delay: float = 0.0) -> None:
     """The server under test (child process)."""
     sys.path.insert(0, str(ROOT))
     import uvicorn
@@ -101,7 +101,7 @@ def serve(port: int, data_dir: str, database_url: str) -> None:
         reconnect_grace_seconds=3600,
         empty_room_grace_seconds=3600,
         rate_limit_messages=1_000_000,  # the saturated phase exceeds a human's budget
-        bot_delay_seconds=0,
+        bot_delay_seconds=bot_delay,
         round_pause_seconds=0.5,
         idle_actor_seconds=3600,
         gc_freeze_interval_seconds=float(os.environ.get("REMI_BENCH_GC_INTERVAL", "10")),
@@ -685,6 +685,49 @@ async def setup_tables(base: str, ws_base: str, n: int) -> tuple[list[Table], li
     return [Table(room_id) for room_id in rooms], list(tokens)
 
 
+async def start_bot_tables(base: str, ws_base: str, args: argparse.Namespace) -> list[Any]:
+    """``--bot-tables``: rooms of four bot-played seats, playing all along beside the
+    tables of the clients. Each is a player's room filled with bots, started; the player
+    connects and leaves, so that a bot plays their seat too (one move per ``--bot-delay``
+    seconds a room). Their sockets (kept open, left) are returned."""
+    host, port = ws_base.removeprefix("ws://").split(":")
+    clients: list[Any] = []
+    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+        sem = asyncio.Semaphore(20)
+
+        async def one(i: int) -> None:
+            async with sem:
+                r = await _post(http, "/api/players", json={"display_name": f"b{i}"})
+                auth = {"Authorization": f"Bearer {r.json()['token']}"}
+                http.cookies.clear()
+                r = await _post(
+                    http,
+                    "/api/rooms",
+                    json={
+                        "variant": args.bot_variant,
+                        "seats": 4,
+                        "turn_seconds": 120,
+                        "fill_with_bots": True,
+                        "bot_level": args.bot_level,
+                    },
+                    headers=auth,
+                )
+                r.raise_for_status()
+                room_id = r.json()["id"]
+                await _post(http, f"/api/rooms/{room_id}/start", headers=auth)
+                receiver = Receiver()
+                client = await light_connect(
+                    host, int(port), f"/ws/rooms/{room_id}", auth, receiver
+                )
+                clients.append(client)
+                client.send_text(json.dumps({"type": "hello", "last_version": None}))
+                await receiver.recv()
+                client.send_text(json.dumps({"type": "leave"}))
+
+        await asyncio.gather(*(one(i) for i in range(args.bot_tables)))
+    return clients
+
+
 async def connect_all(
     ws_base: str, tables: list[Table], tokens: list[str], patches: bool, light: bool
 ) -> list[asyncio.Task[None]]:
@@ -1116,6 +1159,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
             data,
             "--database-url",
             args.database_url,
+            "--bot-delay",
+            str(args.bot_delay),
         ],
         env=env,
     )
@@ -1132,6 +1177,15 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         rss2 = await settle(server.pid)
         await start_all(base, tables, tokens)
         rss3 = await settle(server.pid)
+        if args.bot_tables:
+            bot_clients = await start_bot_tables(base, ws_base, args)
+            out["bot_tables"] = {
+                "tables": args.bot_tables,
+                "variant": args.bot_variant,
+                "level": args.bot_level,
+                "bot_delay_s": args.bot_delay,
+                "bots_in_thread": os.environ.get("REMI_BOTS_IN_THREAD", "true (default)"),
+            }
         conns = 4 * args.tables
         out["rss_kb"] = {
             "started": rss0,
@@ -1176,6 +1230,18 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                     await p.close()
         for r in readers:
             r.cancel()
+        if args.bot_tables:
+            for client in bot_clients:
+                client.close()
+            async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+                text = (await http.get("/metrics")).text
+            out["bot_tables"]["bot_moves"] = round(
+                sum(
+                    float(line.rsplit(" ", 1)[1])
+                    for line in text.splitlines()
+                    if line.startswith("remi_moves_total{") and 'source="bot"' in line
+                )
+            )
     finally:
         server.terminate()
         server.wait(10)
@@ -1209,6 +1275,7 @@ def cli() -> None:
     s.add_argument("--port", type=int, required=True)
     s.add_argument("--data", required=True)
     s.add_argument("--database-url", default="")
+    s.add_argument("--bot-delay", type=float, default=0.0)
     e = sub.add_parser("echo")
     e.add_argument("--port", type=int, required=True)
     f = sub.add_parser("fanout")
@@ -1248,6 +1315,16 @@ def cli() -> None:
         help="clients get every event's whole view (default: view patches, as the web client)",
     )
     parser.add_argument("--database-url", default="", help="default: SQLite in a temp dir")
+    parser.add_argument(
+        "--bot-tables",
+        type=int,
+        default=0,
+        help="also this many rooms of four bots, playing all along (REMI_BOTS_IN_THREAD "
+        "says where their searches run)",
+    )
+    parser.add_argument("--bot-level", default="hard", choices=("easy", "normal", "hard"))
+    parser.add_argument("--bot-variant", default="remi101")
+    parser.add_argument("--bot-delay", type=float, default=0.8, help="seconds before each bot move")
     parser.add_argument("--verbose", action="store_true", help="slowest moves, more centiles")
     parser.add_argument("--profile", default="", help="write the server's cProfile stats here")
     parser.add_argument("--phases", action="store_true", help="print phase changes on stderr")
@@ -1255,7 +1332,7 @@ def cli() -> None:
     if args.phases:
         PHASES.append(True)
     if args.cmd == "serve":
-        serve(args.port, args.data, args.database_url)
+        serve(args.port, args.data, args.database_url, args.bot_delay)
         return
     if args.cmd == "echo":
         echo(args.port)

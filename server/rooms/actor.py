@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import time
 from collections import OrderedDict, deque
@@ -34,7 +35,7 @@ from server.protocol import (
     RackMessage,
     action_dict,
 )
-from server.rooms.botplay import Bot, bot_actions, make_seat_bot
+from server.rooms.botplay import Bot, fallback_actions, make_seat_bot
 from server.rooms.conn import Conn
 from server.rooms.options import RoomSettings
 from server.rooms.store import player_names, round_lines
@@ -855,8 +856,11 @@ class RoomActor:
         source = "bot" if (slot.is_bot or slot.away or slot.unresponsive) else "timeout"
         view = view_for(state, seat)
         prev_turn = state.turn
+        # In the bots' thread (ctx.bots): nothing else changes this room meanwhile, its
+        # actor handles one command at a time.
+        choice = await self.ctx.bots.choose(self._bot_for(seat), view)
         event: Event | None = None
-        for action in bot_actions(self._bot_for(seat), view):
+        for action in itertools.chain([] if choice is None else [choice], fallback_actions(view)):
             try:
                 event = state.apply(seat, action)
             except RuleError:

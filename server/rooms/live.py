@@ -18,6 +18,7 @@ import secrets
 from typing import TYPE_CHECKING
 
 from server.rooms.actor import RoomActor
+from server.rooms.botplay import BotThread
 from server.rooms.conn import Conn
 from server.rooms.journal import Journal
 
@@ -38,6 +39,7 @@ class LiveContext:
     def __init__(self, services: Services, rooms: LiveRooms) -> None:
         self.services = services
         self.journal = Journal(services.db)
+        self.bots = BotThread(inline=not services.settings.bots_in_thread)
         self._rooms = rooms
 
     @property
@@ -169,6 +171,7 @@ class LiveRooms:
             await asyncio.wait(set(self._notices), timeout=5)
         # The last beat: the rooms were played until now (their actors have stopped).
         await self.heartbeat(playing)
+        self.ctx.bots.close()
         await self.ctx.journal.stop()
         self.started = False
 
