@@ -115,10 +115,10 @@ class Settings(BaseSettings):
     bot_delay_seconds: float = Field(
         default=0.8, ge=0, description="Pause before each move of a bot (0 in tests)."
     )
-    bots_in_thread: bool = Field(
-        default=True,
-        description="Bots search in a thread of their own, not on the event loop (a long "
-        "search would hold every room).",
+    bot_searches: Literal["process", "thread", "loop"] = Field(
+        default="process",
+        description="Where bots search: one worker process (default), a thread, or the "
+        "event loop (a long search there holds every room).",
     )
     round_pause_seconds: float = Field(
         default=5.0, ge=0, description="Pause between a round's end and the next deal."

@@ -856,9 +856,13 @@ class RoomActor:
         source = "bot" if (slot.is_bot or slot.away or slot.unresponsive) else "timeout"
         view = view_for(state, seat)
         prev_turn = state.turn
-        # In the bots' thread (ctx.bots): nothing else changes this room meanwhile, its
-        # actor handles one command at a time.
-        choice = await self.ctx.bots.choose(self._bot_for(seat), view)
+        # Away from the loop (ctx.bots): nothing else changes this room meanwhile, its
+        # actor handles one command at a time. The bot comes back from a worker process
+        # as a copy that saw this view: it is the seat's bot from now on.
+        bot = self._bot_for(seat)
+        choice, searched = await self.ctx.bots.choose(bot, view)
+        if self.bots.get(seat) is bot:
+            self.bots[seat] = searched
         event: Event | None = None
         for action in itertools.chain([] if choice is None else [choice], fallback_actions(view)):
             try:

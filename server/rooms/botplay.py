@@ -4,13 +4,13 @@ A bot only ever receives one seat's :class:`~server.rules.views.SeatView`.
 :func:`bot_actions` yields the bot's choice and then safe fallbacks, so the
 actor always finds a legal move for the seat (the engine is the judge).
 
-:class:`BotThread` runs the bots' searches in one thread of their own: a search
+:class:`BotRunner` runs the bots' searches away from the event loop: a search
 takes a millisecond on average but up to tens of milliseconds (the hard bot in
-Remi 101), and on the event loop it would hold every room of the server for that
-long. In its thread, the loop gets the interpreter back at least every switch
-interval (5 ms) and goes on with the other rooms meanwhile. The view a bot gets
-is built fresh for it (no container shared with the round's state), and a bot
-object is used by one search at a time: its room's actor waits for the answer.
+Remi 101), and on the loop it would hold every room of the server for that long.
+By default they run in one worker process: the loop pickles the bot and the
+seat's view (a bot gets nothing else, there or here) and goes on with the other
+rooms; the search runs on another core. A bot object is used by one search at a
+time: its room's actor waits for the answer and keeps the bot that comes back.
 
 >>> from server.rules import new_round, view_for
 >>> s = new_round("remi", players=2, seed=1)
@@ -23,8 +23,9 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import multiprocessing
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, Protocol
 
 from server.rules.views import SeatView
@@ -97,33 +98,67 @@ def fallback_actions(view: SeatView) -> Iterator[dict[str, Any]]:
         yield {"do": "discard", "tile": tile}
 
 
-class BotThread:
-    """Where the room actors' bots search (see the module doc): one worker thread,
-    started at the first search; ``inline`` searches on the caller's thread instead.
+BOT_SEARCHES: tuple[str, ...] = ("process", "thread", "loop")
+"""Where the bots search: in a worker process, in a thread, on the event loop."""
+
+
+def search(bot: Bot, view: SeatView) -> tuple[dict[str, Any] | None, Bot]:
+    """:func:`bot_choice` and the bot after it (a worker process sends its copy back:
+    a bot remembers what it saw and draws from its own random generator)."""
+    return bot_choice(bot, view), bot
+
+
+class BotRunner:
+    """Where the room actors' bots search (see the module doc).
+
+    ``where``: ``process`` (default), one worker process started at the first search:
+    the bot and the seat's view go to it pickled, the bot comes back with its choice;
+    the loop only pays the pickling, and the search runs on another core. ``thread``:
+    one worker thread (no copies, but it shares the interpreter lock with the loop);
+    ``loop``: on the caller's thread. A worker process that dies is replaced, and the
+    search it was making is done on the loop.
 
     >>> from server.rules import new_round, view_for
-    >>> bots = BotThread()
     >>> view = view_for(new_round("remi", players=2, seed=1), 0)
-    >>> asyncio.run(bots.choose(FallbackBot(), view))["do"]
-    'discard'
-    >>> bots.close()
+    >>> for where in BOT_SEARCHES:
+    ...     bots = BotRunner(where)
+    ...     choice, bot = asyncio.run(bots.choose(FallbackBot(), view))
+    ...     bots.close()
+    ...     print(where, choice["do"], type(bot).__name__)
+    process discard FallbackBot
+    thread discard FallbackBot
+    loop discard FallbackBot
     """
 
-    def __init__(self, inline: bool = False) -> None:
-        self.inline = inline
-        self._executor: ThreadPoolExecutor | None = None
+    def __init__(self, where: str = "process") -> None:
+        if where not in BOT_SEARCHES:
+            raise ValueError(f"bots search in one of {', '.join(BOT_SEARCHES)}, not {where!r}")
+        self.where = where
+        self._executor: Executor | None = None
 
-    async def choose(self, bot: Bot, view: SeatView) -> dict[str, Any] | None:
-        """:func:`bot_choice`, in the bots' thread."""
-        if self.inline:
-            return bot_choice(bot, view)
+    async def choose(self, bot: Bot, view: SeatView) -> tuple[dict[str, Any] | None, Bot]:
+        """:func:`search` where this runner says: the choice and the bot to keep."""
+        if self.where == "loop":
+            return search(bot, view)
         executor = self._executor
         if executor is None:
-            executor = self._executor = ThreadPoolExecutor(1, thread_name_prefix="remi-bots")
-        return await asyncio.get_running_loop().run_in_executor(executor, bot_choice, bot, view)
+            executor = self._executor = self._start()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(executor, search, bot, view)
+        except BrokenExecutor as exc:  # the worker process died: a new one next time
+            log.warning("bot_worker_lost", extra={"error": repr(exc)})
+            if self._executor is executor:
+                self._executor = None
+            return search(bot, view)
+
+    def _start(self) -> Executor:
+        if self.where == "thread":
+            return ThreadPoolExecutor(1, thread_name_prefix="remi-bots")
+        # spawn: a fresh interpreter (the server has threads; forking it is unsafe).
+        return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
 
     def close(self) -> None:
-        """Stop the thread after the search under way (the ones queued are dropped)."""
+        """Stop the worker after the search under way (the ones queued are dropped)."""
         executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)

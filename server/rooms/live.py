@@ -18,7 +18,7 @@ import secrets
 from typing import TYPE_CHECKING
 
 from server.rooms.actor import RoomActor
-from server.rooms.botplay import BotThread
+from server.rooms.botplay import BotRunner
 from server.rooms.conn import Conn
 from server.rooms.journal import Journal
 
@@ -39,7 +39,7 @@ class LiveContext:
     def __init__(self, services: Services, rooms: LiveRooms) -> None:
         self.services = services
         self.journal = Journal(services.db)
-        self.bots = BotThread(inline=not services.settings.bots_in_thread)
+        self.bots = BotRunner(services.settings.bot_searches)
         self._rooms = rooms
 
     @property

@@ -1,31 +1,37 @@
-"""Bots as the room actor runs them: the bots' thread keeps the event loop free."""
+"""Bots as the room actor runs them: searches away from the event loop."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 from typing import Any
 
+import pytest
 from wsharness import FAST, play_until, running_server
 
-from server.rooms.botplay import Bot, BotThread, FallbackBot
+from server.rooms.botplay import Bot, BotRunner, FallbackBot
 from server.rules import new_round, view_for
 from server.rules.views import SeatView
 from server.settings import Settings
 
 
 class SlowBot:
-    """Searches for ``seconds`` (the GIL released, as a long search lets the loop run
-    every switch interval), then answers as the fallback bot; notes its thread."""
+    """Searches for ``seconds`` of CPU, then answers as the fallback bot; notes the
+    process and thread it ran in (a worker process sends the bot back: its notes too)."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self.threads: list[str] = []
+        self.where: list[tuple[int, str]] = []
+        self.searches = 0
 
     def act(self, view: SeatView) -> dict[str, Any]:
-        self.threads.append(threading.current_thread().name)
-        time.sleep(self.seconds)
+        self.where.append((os.getpid(), threading.current_thread().name))
+        self.searches += 1
+        end = time.process_time() + self.seconds
+        while time.process_time() < end:
+            pass
         return FallbackBot().act(view)
 
 
@@ -34,7 +40,7 @@ class BrokenBot:
         raise RuntimeError("no move")
 
 
-async def _ticks_during(bots: BotThread, bot: Bot) -> tuple[int, dict[str, Any] | None]:
+async def _ticks_during(bots: BotRunner, bot: Bot) -> tuple[int, dict[str, Any] | None, Bot]:
     """How many 10 ms ticks another task of the loop made while ``bot`` searched."""
     view = view_for(new_round("remi", players=2, seed=1), 0)
     ticks = 0
@@ -48,63 +54,121 @@ async def _ticks_during(bots: BotThread, bot: Bot) -> tuple[int, dict[str, Any] 
 
     task = asyncio.create_task(ticker())
     await asyncio.sleep(0)  # the ticker is waiting on its first sleep
-    choice = await bots.choose(bot, view)
+    choice, searched = await bots.choose(bot, view)
     searching = False
     await task
-    return ticks, choice
+    return ticks, choice, searched
 
 
-async def test_a_search_in_the_bots_thread_leaves_the_loop_free() -> None:
-    bots, bot = BotThread(), SlowBot(0.3)
+async def test_a_search_in_the_worker_process_leaves_the_loop_free() -> None:
+    bots, bot = BotRunner("process"), SlowBot(0.3)
     try:
-        ticks, choice = await _ticks_during(bots, bot)
+        await bots.choose(bot, view_for(new_round("remi", players=2, seed=1), 0))  # start it
+        ticks, choice, searched = await _ticks_during(bots, bot)
     finally:
         bots.close()
     assert choice is not None and choice["do"] == "discard"
-    assert bot.threads[0].startswith("remi-bots")
-    assert ticks >= 10  # 30 possible: the loop went on while the bot searched
+    assert bot.where == [] and bot.searches == 0  # the copies searched, not this one
+    assert isinstance(searched, SlowBot) and searched.searches == 1
+    assert searched.where[0][0] != os.getpid()
+    assert ticks >= 20  # 30 possible: the loop ran on while another process searched
 
 
-async def test_an_inline_search_holds_the_loop() -> None:
+async def test_a_search_in_the_bots_thread_shares_the_interpreter() -> None:
+    bots, bot = BotRunner("thread"), SlowBot(0.3)
+    try:
+        ticks, choice, searched = await _ticks_during(bots, bot)
+    finally:
+        bots.close()
+    assert choice is not None and searched is bot and bot.searches == 1
+    assert bot.where[0] == (os.getpid(), bot.where[0][1])
+    assert bot.where[0][1].startswith("remi-bots")
+    assert ticks >= 5  # the loop gets the interpreter back every switch interval
+
+
+async def test_a_search_on_the_loop_holds_it() -> None:
     bot = SlowBot(0.3)
-    ticks, choice = await _ticks_during(BotThread(inline=True), bot)
-    assert choice is not None and bot.threads == [threading.current_thread().name]
+    ticks, choice, searched = await _ticks_during(BotRunner("loop"), bot)
+    assert choice is not None and searched is bot
+    assert bot.where == [(os.getpid(), threading.current_thread().name)]
     assert ticks <= 1  # nothing else ran during the search
 
 
 async def test_a_failing_bot_gives_no_choice() -> None:
-    bots = BotThread()
+    view = view_for(new_round("remi", players=2, seed=1), 0)
+    for where in ("process", "thread", "loop"):
+        bots = BotRunner(where)
+        try:
+            choice, _ = await bots.choose(BrokenBot(), view)
+            assert choice is None
+            bots.close()
+            # A closed runner starts its worker again at the next search.
+            choice, _ = await bots.choose(FallbackBot(), view)
+            assert choice is not None and choice["do"] == "discard"
+        finally:
+            bots.close()
+
+
+async def test_a_lost_worker_process_is_replaced() -> None:
+    bots = BotRunner("process")
     view = view_for(new_round("remi", players=2, seed=1), 0)
     try:
-        assert await bots.choose(BrokenBot(), view) is None
-        bots.close()
-        # A closed thread starts again at the next search.
-        assert (await bots.choose(FallbackBot(), view) or {}).get("do") == "discard"
+        choice, _ = await bots.choose(Exiting(), view)  # kills its worker process
+        assert choice is not None and choice["do"] == "discard"  # searched on the loop
+        choice, searched = await bots.choose(SlowBot(0), view)  # a new worker
+        assert choice is not None and isinstance(searched, SlowBot)
+        assert searched.where[0][0] != os.getpid()
     finally:
         bots.close()
 
 
-class RecordingBots(BotThread):
-    """The server's bot thread, noting where each bot's search ran."""
+class Exiting:
+    """In a worker process, ends it; on the loop, answers as the fallback bot."""
 
-    def __init__(self, inline: bool) -> None:
-        super().__init__(inline)
-        self.threads: list[str] = []
+    def __init__(self) -> None:
+        self.pid = os.getpid()
 
-    async def choose(self, bot: Bot, view: SeatView) -> dict[str, Any] | None:
-        recorder = self
-
-        class Noting:
-            def act(self, v: SeatView) -> dict[str, Any]:
-                recorder.threads.append(threading.current_thread().name)
-                return bot.act(v)
-
-        return await super().choose(Noting(), view)
+    def act(self, view: SeatView) -> dict[str, Any]:
+        if os.getpid() != self.pid:
+            os._exit(3)
+        return FallbackBot().act(view)
 
 
-async def _bot_threads_of_a_round(settings: Settings, in_thread: bool) -> list[str]:
-    async with running_server(settings, {**FAST, "bots_in_thread": in_thread}) as srv:
-        recording = RecordingBots(inline=not in_thread)
+def test_an_unknown_place_is_refused() -> None:
+    with pytest.raises(ValueError, match="process, thread, loop"):
+        BotRunner("gpu")
+
+
+class RecordingBots(BotRunner):
+    """The server's bot runner, noting the process and thread of each bot's search."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(where)
+        self.seen: list[tuple[int, str]] = []
+
+    async def choose(self, bot: Bot, view: SeatView) -> tuple[dict[str, Any] | None, Bot]:
+        choice, searched = await super().choose(Noting(bot), view)
+        assert isinstance(searched, Noting)
+        self.seen += searched.where
+        return choice, searched.bot
+
+
+class Noting:
+    """A bot that notes where it searched, then asks ``bot``."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.where: list[tuple[int, str]] = []
+
+    def act(self, view: SeatView) -> dict[str, Any]:
+        self.where.append((os.getpid(), threading.current_thread().name))
+        return self.bot.act(view)
+
+
+async def _bot_searches_of_a_round(settings: Settings, where: str) -> list[tuple[int, str]]:
+    async with running_server(settings, {**FAST, "bot_searches": where}) as srv:
+        assert srv.live.ctx.bots.where == where  # from the settings
+        recording = RecordingBots(where)
         srv.live.ctx.bots = recording
         _, ana = await srv.player("Ana")
         room = await srv.room(
@@ -121,14 +185,16 @@ async def _bot_threads_of_a_round(settings: Settings, in_thread: bool) -> list[s
         await srv.start(ana, room)
         await play_until(a, lambda: a.status == "finished")
         await a.close()
-        return recording.threads
+        return recording.seen
 
 
-async def test_the_room_bots_search_in_their_thread(settings: Settings) -> None:
-    threads = await _bot_threads_of_a_round(settings, in_thread=True)
-    assert threads and all(name.startswith("remi-bots") for name in threads)
+async def test_the_room_bots_search_in_the_worker_process(settings: Settings) -> None:
+    where = await _bot_searches_of_a_round(settings, "process")
+    assert where and {pid for pid, _ in where} != {os.getpid()}
+    assert os.getpid() not in {pid for pid, _ in where}
+    assert len({pid for pid, _ in where}) == 1  # one worker for the whole round
 
 
 async def test_the_room_bots_search_on_the_loop_when_told(settings: Settings) -> None:
-    threads = await _bot_threads_of_a_round(settings, in_thread=False)
-    assert threads and set(threads) == {threading.current_thread().name}
+    where = await _bot_searches_of_a_round(settings, "loop")
+    assert where and set(where) == {(os.getpid(), threading.current_thread().name)}
