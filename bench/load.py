@@ -1184,7 +1184,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                 "variant": args.bot_variant,
                 "level": args.bot_level,
                 "bot_delay_s": args.bot_delay,
-                "bots_in_thread": os.environ.get("REMI_BOTS_IN_THREAD", "true (default)"),
+                "bot_searches": os.environ.get("REMI_BOT_SEARCHES", "process (default)"),
             }
         conns = 4 * args.tables
         out["rss_kb"] = {
@@ -1319,7 +1319,7 @@ def cli() -> None:
         "--bot-tables",
         type=int,
         default=0,
-        help="also this many rooms of four bots, playing all along (REMI_BOTS_IN_THREAD "
+        help="also this many rooms of four bots, playing all along (REMI_BOT_SEARCHES "
         "says where their searches run)",
     )
     parser.add_argument("--bot-level", default="hard", choices=("easy", "normal", "hard"))
