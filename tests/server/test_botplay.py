@@ -71,7 +71,8 @@ async def test_a_search_in_the_worker_process_leaves_the_loop_free() -> None:
     assert bot.where == [] and bot.searches == 0  # the copies searched, not this one
     assert isinstance(searched, SlowBot) and searched.searches == 1
     assert searched.where[0][0] != os.getpid()
-    assert ticks >= 20  # 30 possible: the loop ran on while another process searched
+    # ~30 possible; 1 is the tick after the search (see the loop case): the loop ran on.
+    assert ticks >= 3
 
 
 async def test_a_search_in_the_bots_thread_shares_the_interpreter() -> None:
@@ -83,7 +84,7 @@ async def test_a_search_in_the_bots_thread_shares_the_interpreter() -> None:
     assert choice is not None and searched is bot and bot.searches == 1
     assert bot.where[0] == (os.getpid(), bot.where[0][1])
     assert bot.where[0][1].startswith("remi-bots")
-    assert ticks >= 5  # the loop gets the interpreter back every switch interval
+    assert ticks >= 3  # the loop gets the interpreter back every switch interval
 
 
 async def test_a_search_on_the_loop_holds_it() -> None:
@@ -91,7 +92,7 @@ async def test_a_search_on_the_loop_holds_it() -> None:
     ticks, choice, searched = await _ticks_during(BotRunner("loop"), bot)
     assert choice is not None and searched is bot
     assert bot.where == [(os.getpid(), threading.current_thread().name)]
-    assert ticks <= 1  # nothing else ran during the search
+    assert ticks == 1  # only the tick after the search: nothing ran during it
 
 
 async def test_a_failing_bot_gives_no_choice() -> None:
