@@ -115,8 +115,9 @@ class BotRunner:
     the bot and the seat's view go to it pickled, the bot comes back with its choice;
     the loop only pays the pickling, and the search runs on another core. ``thread``:
     one worker thread (no copies, but it shares the interpreter lock with the loop);
-    ``loop``: on the caller's thread. A worker process that dies is replaced, and the
-    search it was making is done on the loop.
+    ``loop``: on the caller's thread. A worker process that dies is replaced; the
+    search it was making, or one that cannot go to it (a bot that cannot be pickled),
+    is done on the loop.
 
     >>> from server.rules import new_round, view_for
     >>> view = view_for(new_round("remi", players=2, seed=1), 0)
@@ -149,6 +150,9 @@ class BotRunner:
             log.warning("bot_worker_lost", extra={"error": repr(exc)})
             if self._executor is executor:
                 self._executor = None
+            return search(bot, view)
+        except Exception as exc:  # e.g. a bot that cannot be pickled: searched here
+            log.warning("bot_search_moved_to_loop", extra={"error": repr(exc)})
             return search(bot, view)
 
     def _start(self) -> Executor:

@@ -123,6 +123,18 @@ async def test_a_lost_worker_process_is_replaced() -> None:
         bots.close()
 
 
+async def test_a_bot_that_cannot_be_pickled_searches_on_the_loop() -> None:
+    bots = BotRunner("process")
+    bot = SlowBot(0)
+    bot.hook = lambda: None  # type: ignore[attr-defined]  # pickle refuses a lambda
+    try:
+        choice, searched = await bots.choose(bot, view_for(new_round("remi", 2, seed=1), 0))
+    finally:
+        bots.close()
+    assert choice is not None and searched is bot
+    assert bot.where == [(os.getpid(), threading.current_thread().name)]
+
+
 class Exiting:
     """In a worker process, ends it; on the loop, answers as the fallback bot."""
 
