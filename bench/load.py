@@ -961,19 +961,7 @@ class EchoClients:
         await asyncio.gather(*(run(ws) for ws in self.sockets))
         elapsed = time.perf_counter() - t0
         cpu1, mine1 = cpu_s(self.pid), cpu_s()
-        return {
-            "duration_s": round(elapsed, 1),
-            "round_trips": count,
-            "round_trips_per_s": round(count / elapsed, 1),
-            "server_cpu_pct": round((cpu1 - cpu0) / elapsed * 100),
-            "server_cpu_us_per_round_trip": round((cpu1 - cpu0) / max(1, count) * 1e6, 1),
-            "clients_cpu_pct": round((mine1 - mine0) / elapsed * 100),
-            "clients_cpu_us_per_round_trip": round((mine1 - mine0) / max(1, count) * 1e6, 1),
-            "rss_per_idle_conn_kb": self.rss_per_idle_conn_kb,
-            "_elapsed": elapsed,
-            "_server_cpu": cpu1 - cpu0,
-            "_clients_cpu": mine1 - mine0,
-        }
+        return _echo_figures(count, elapsed, cpu1 - cpu0, mine1 - mine0, self.rss_per_idle_conn_kb)
 
     async def close(self) -> None:
         for ws in self.sockets:
@@ -996,22 +984,35 @@ def _public(measured: dict[str, float]) -> dict[str, float]:
     return {k: v for k, v in measured.items() if not k.startswith("_")}
 
 
-def _combined_echo(parts: list[dict[str, float]]) -> dict[str, float]:
-    """Several echo measurements as one: totals over the summed time."""
-    elapsed = sum(p["_elapsed"] for p in parts)
-    count = sum(p["round_trips"] for p in parts)
-    cpu = sum(p["_server_cpu"] for p in parts)
-    mine = sum(p["_clients_cpu"] for p in parts)
+def _echo_figures(
+    count: int, elapsed: float, server_cpu: float, clients_cpu: float, rss_kb: float
+) -> dict[str, float]:
     return {
         "duration_s": round(elapsed, 1),
         "round_trips": count,
         "round_trips_per_s": round(count / elapsed, 1),
-        "server_cpu_pct": round(cpu / elapsed * 100),
-        "server_cpu_us_per_round_trip": round(cpu / max(1, count) * 1e6, 1),
-        "clients_cpu_pct": round(mine / elapsed * 100),
-        "clients_cpu_us_per_round_trip": round(mine / max(1, count) * 1e6, 1),
-        "rss_per_idle_conn_kb": parts[0]["rss_per_idle_conn_kb"],
+        "server_cpu_pct": round(server_cpu / elapsed * 100),
+        "server_cpu_us_per_round_trip": round(server_cpu / max(1, count) * 1e6, 1),
+        "clients_cpu_pct": round(clients_cpu / elapsed * 100),
+        "clients_cpu_us_per_round_trip": round(clients_cpu / max(1, count) * 1e6, 1),
+        "rss_per_idle_conn_kb": rss_kb,
+        "_elapsed": elapsed,
+        "_server_cpu": server_cpu,
+        "_clients_cpu": clients_cpu,
     }
+
+
+def _combined_echo(parts: list[dict[str, float]]) -> dict[str, float]:
+    """Several echo measurements as one: totals over the summed time."""
+    return _public(
+        _echo_figures(
+            round(sum(p["round_trips"] for p in parts)),
+            sum(p["_elapsed"] for p in parts),
+            sum(p["_server_cpu"] for p in parts),
+            sum(p["_clients_cpu"] for p in parts),
+            parts[0]["rss_per_idle_conn_kb"],
+        )
+    )
 
 
 async def fanout_baseline(port: int, groups: int, duration: float, pid: int) -> dict[str, float]:
