@@ -1094,6 +1094,15 @@ class LightEcho:
         self.client.close()
 
 
+_STATUS_CODE = (
+    "from server import native\n"
+    "from server.settings import Settings\n"
+    "from server.socketwriter import SocketWriter\n"
+    "print(native.status())\n"
+    "print(SocketWriter(Settings().socket_writes).status)\n"
+)
+
+
 def phase(name: str, pid: int) -> None:
     """Note a phase change on stderr (``--phases``): e.g. to attach a profiler to ``pid``."""
     if PHASES:
@@ -1142,13 +1151,16 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     if args.profile:
         env["REMI_BENCH_PROFILE"] = args.profile
     # Whether the server runs the compiled modules (server/native.py), as its process sees it.
-    out["native"] = subprocess.run(
-        [sys.executable, "-c", "from server import native; print(native.status())"],
+    # And who sends the sockets' bytes (REMI_SOCKET_WRITES, server/socketwriter.py).
+    native_status, socket_writes = subprocess.run(
+        [sys.executable, "-c", _STATUS_CODE],
         env=env,
         capture_output=True,
         text=True,
         check=True,
-    ).stdout.strip()
+    ).stdout.splitlines()
+    out["native"] = native_status
+    out["socket_writes"] = socket_writes
     server = subprocess.Popen(
         [
             sys.executable,

@@ -1,4 +1,6 @@
-"""Compile server.native.COMPILED with mypyc into build/native (see server/native.py).
+"""Build the compiled modules and the C extensions into build/native (server/native.py).
+
+server.native.COMPILED is compiled by mypyc, server.native.C_EXTENSIONS by the C compiler.
 
 Usage: ``.venv/bin/python scripts/build_native.py`` (``--force`` to build again even
 when the stamp is current). Needs mypy and a C compiler. The sources are not
@@ -30,7 +32,7 @@ def build(force: bool) -> int:
     from importlib import metadata
 
     from mypyc.build import mypycify
-    from setuptools import setup
+    from setuptools import Extension, setup
 
     mypy_version = metadata.version("mypy")
     if not force and native.check() == "on" and _built_by() == mypy_version:
@@ -46,6 +48,10 @@ def build(force: bool) -> int:
     extensions = mypycify(
         paths, opt_level="3", group_name=native.GROUP, target_dir="build/native-src"
     )
+    extensions += [
+        Extension(name, sources=[source], extra_compile_args=["-O2", "-std=gnu11"])
+        for name, source in native.C_EXTENSIONS.items()
+    ]
     setup(
         name="remi-native",
         ext_modules=extensions,
@@ -66,7 +72,10 @@ def build(force: bool) -> int:
     old = native.BUILD_DIR
     shutil.rmtree(old, ignore_errors=True)
     new.rename(old)
-    log.info("built %d modules in %.0f s", len(native.COMPILED), time.monotonic() - started)
+    log.info(
+        "built %d modules and %d C extensions in %.0f s",
+        len(native.COMPILED), len(native.C_EXTENSIONS), time.monotonic() - started,
+    )
     return 0
 
 

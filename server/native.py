@@ -60,6 +60,11 @@ COMPILED: tuple[str, ...] = (
 """The modules compiled, in dependency order. Not variants.py: mypyc supports no
 class-level default such as a variant family's ``frozenset`` of actions."""
 
+C_EXTENSIONS: dict[str, str] = {"remi_sockwriter": "server/rooms/sockwriter.c"}
+"""Extensions written in C, built with the compiled modules and used with them (all or
+none): module name -> source file from the root. ``remi_sockwriter``: the room sockets'
+writes on a thread of their own (server/socketwriter.py)."""
+
 ENV = "REMI_NATIVE"
 
 
@@ -73,13 +78,17 @@ def source_path(module: str, root: Path = ROOT) -> Path:
 
 
 def digest(root: Path = ROOT, modules: Sequence[str] = COMPILED) -> str:
-    """What a build is made from: the Python ABI and every compiled source file."""
+    """What a build is made from: the Python ABI and every compiled source file (the C
+    extensions' too)."""
     h = hashlib.sha256()
     h.update(sys.implementation.cache_tag.encode())
     h.update(importlib.machinery.EXTENSION_SUFFIXES[0].encode())
     for module in modules:
         h.update(module.encode() + b"\0")
         h.update(source_path(module, root).read_bytes())
+    for name, source in C_EXTENSIONS.items():
+        h.update(name.encode() + b"\0")
+        h.update(root.joinpath(source).read_bytes())
     return h.hexdigest()
 
 
@@ -95,6 +104,8 @@ class NativeFinder(importlib.abc.MetaPathFinder):
     def __init__(self, build_dir: Path, modules: Sequence[str] = COMPILED) -> None:
         self.paths = {name: extension_path(name, build_dir) for name in modules}
         self.paths[SHARED_LIB] = extension_path(SHARED_LIB, build_dir)
+        for name in C_EXTENSIONS:
+            self.paths[name] = extension_path(name, build_dir)
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
@@ -117,9 +128,14 @@ def check(build_dir: Path = BUILD_DIR, root: Path = ROOT) -> str:
         return "off: unreadable stamp"
     if stamp.get("modules") != list(COMPILED):
         return "off: built for other modules"
-    if stamp.get("digest") != digest(root):
+    try:
+        current = digest(root)
+    except OSError:  # a source file is missing (e.g. an installed package without the C)
+        return "off: the compiled sources are not all here"
+    if stamp.get("digest") != current:
         return "off: stale (a source or Python changed since the build)"
-    missing = [m for m in (*COMPILED, SHARED_LIB) if not extension_path(m, build_dir).is_file()]
+    built = (*COMPILED, SHARED_LIB, *C_EXTENSIONS)
+    missing = [m for m in built if not extension_path(m, build_dir).is_file()]
     if missing:
         return f"off: missing {missing[0]}"
     return "on"
@@ -176,6 +192,20 @@ def status(build_dir: Path = BUILD_DIR, environ: Mapping[str, str] | None = None
         return f"off: {ENV}=0"
     reason = check(build_dir)
     return "off: not installed (the build is current)" if reason == "on" else reason
+
+
+def c_extension(name: str) -> ModuleType | None:
+    """The C extension ``name`` of :data:`C_EXTENSIONS` when the build is in use (see
+    :func:`install`), else None.
+
+    >>> c_extension("remi_sockwriter") is None or status() == "on"
+    True
+    """
+    if name not in C_EXTENSIONS:
+        raise KeyError(name)
+    if not _installed():
+        return None
+    return importlib.import_module(name)
 
 
 def is_compiled(module: ModuleType) -> bool:

@@ -174,6 +174,11 @@ class Settings(BaseSettings):
         description="Bytes written to a room socket and not yet read by the client before it "
         "is dropped as slow (direct path).",
     )
+    socket_writes: Literal["thread", "loop"] = Field(
+        default="thread",
+        description="Who sends the room sockets' bytes: a native thread of their own "
+        "(default; needs the compiled build, else the loop) or the event loop's thread.",
+    )
 
     # --- WebSocket safety --------------------------------------------------
     rate_limit_messages: int = Field(

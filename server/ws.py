@@ -220,6 +220,7 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
     direct: RoomWSProtocol | None = (websocket.scope.get("extensions") or {}).get(DIRECT)
     conn: Conn
     if direct is not None:
+        direct.use_writer(live.socket_writer)  # sends on its thread (server/socketwriter.py)
         conn = DirectConn(player.id, direct, _slow_client_bytes(settings))
     else:
 

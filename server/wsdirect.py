@@ -33,7 +33,11 @@ with :meth:`RoomWSProtocol.go_direct` after ``websocket.accept()``:
   ``websockets`` (pings, pongs, close) are always flushed by uvicorn as soon as they
   are made, so the order on the wire holds;
 * :meth:`RoomWSProtocol.write_close` is uvicorn's ``websocket.close``: a close frame,
-  then the peer's answer or a close timer.
+  then the peer's answer or a close timer;
+* with :meth:`RoomWSProtocol.use_writer`, every later write of the connection (the
+  room's frames and uvicorn's alike) goes to a :class:`~server.socketwriter.Channel`,
+  sent by the writer's thread (:mod:`server.socketwriter`): the protocol's
+  ``transport`` becomes a :class:`~server.socketwriter.ChannelTransport`.
 
 The handler coroutine stays suspended on a future until ``on_closed``; it needs no
 task of its own (uvicorn's task for the ASGI app is the only one, as before). Any other
@@ -64,10 +68,13 @@ try:
 except ImportError:  # pragma: no cover - websockets without its C extension
     from websockets.utils import apply_mask
 
+from server.socketwriter import ChannelTransport
+
 if TYPE_CHECKING:
     import asyncio
 
     from server.settings import Settings
+    from server.socketwriter import Channel, SocketWriter
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +127,8 @@ class RoomWSProtocol(WebSocketsSansIOProtocol):
     it is between two frames and holds nothing)."""
     _partial = b""
     """The start of a frame not complete yet (fast mode)."""
+    channel: Channel | None = None
+    """Where the connection's bytes are written once :meth:`use_writer` made one."""
 
     # ------------------------------------------------------------------ the switch
 
@@ -132,6 +141,17 @@ class RoomWSProtocol(WebSocketsSansIOProtocol):
             extensions = scope.get("extensions")
             if extensions is not None:
                 extensions[DIRECT] = self
+
+    def use_writer(self, writer: SocketWriter | None) -> None:
+        """Write everything from now on through a channel of ``writer``'s thread, when it
+        gives one (see :meth:`server.socketwriter.SocketWriter.channel`); else keep
+        writing with the transport."""
+        if writer is None or self.channel is not None or self.transport.is_closing():
+            return
+        channel = writer.channel(self.transport)
+        if channel is not None:
+            self.channel = channel
+            self.transport = ChannelTransport(self.transport, channel)
 
     def go_direct(self, on_text: OnText, on_bytes: OnBytes, on_closed: OnClosed) -> None:
         """Hand every later message to these callbacks instead of the ASGI ``receive``.
@@ -354,6 +374,8 @@ class RoomWSProtocol(WebSocketsSansIOProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
+        if self.channel is not None:  # its descriptor is closed once it sent what waits
+            self.channel.close()
         if self.on_closed is not None:
             self._pump()
 

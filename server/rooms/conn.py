@@ -13,10 +13,12 @@ more than ``limit`` waiting frames close the connection with 1008. The order
 of the frames is always the order of the calls.
 
 :class:`DirectConn` is the same connection on uvicorn's protocol in direct mode
-(:mod:`server.wsdirect`): a frame is one ``transport.write``, nothing is ever
-waited for. The transport buffers what the client does not read yet; past a byte
-limit the client is closed with 1008 instead, so a slow reader never stalls the
-room nor grows the server's memory.
+(:mod:`server.wsdirect`): a frame is one ``transport.write``, or, when the server
+writes on a thread of its own (:mod:`server.socketwriter`), one copy into the
+socket's channel; nothing is ever waited for. The transport (or the channel)
+buffers what the client does not read yet; past a byte limit the client is closed
+with 1008 instead, so a slow reader never stalls the room nor grows the server's
+memory.
 """
 
 from __future__ import annotations
@@ -38,8 +40,23 @@ CloseSocket = Callable[[int], Coroutine[Any, Any, None]]
 """Closes the socket with a close code."""
 
 
+class SocketChannel(Protocol):
+    """What :class:`DirectConn` needs of a :class:`server.socketwriter.Channel`."""
+
+    @property
+    def backlog(self) -> int:
+        """Bytes written and not yet taken by the kernel."""
+
+    def write_texts(self, *texts: str) -> bool:
+        """Queue each text as one text frame, in order; False when dropped."""
+
+
 class DirectSocket(Protocol):
     """What :class:`DirectConn` needs of :class:`server.wsdirect.RoomWSProtocol`."""
+
+    @property
+    def channel(self) -> SocketChannel | None:
+        """The writer thread's channel that frames go to (None: the transport)."""
 
     @property
     def write_paused(self) -> bool:
@@ -211,7 +228,9 @@ class DirectConn(Conn):
     ``limit`` is in bytes here: when the transport's buffer (what the client has not
     read yet) is above it, the next frame closes the connection with 1008 instead of
     being buffered. The buffer is only measured while the transport reports it above
-    its high-water mark (64 KiB by default), so the limit is at least that.
+    its high-water mark (64 KiB by default), so the limit is at least that. With the
+    socket's channel (``socket.channel``), the frames are framed and sent by the writer
+    thread, and the limit applies to the channel's backlog.
     """
 
     __slots__ = ("socket",)
@@ -232,12 +251,27 @@ class DirectConn(Conn):
     def send(self, frame: str) -> None:
         """Write a frame now; a client too slow to read is disconnected."""
         if self._writable():
-            self._write(text_frame(frame))
+            channel = self.socket.channel
+            if channel is None:
+                self._write(text_frame(frame))
+            else:
+                self._put(channel, (frame,))
 
     def send_frames(self, *frames: str) -> None:
-        """Write several frames with one ``transport.write`` (one system call)."""
+        """Write several frames with one ``transport.write`` or channel write (one system
+        call)."""
         if self._writable():
-            self._write(b"".join([text_frame(frame) for frame in frames]))
+            channel = self.socket.channel
+            if channel is None:
+                self._write(b"".join([text_frame(frame) for frame in frames]))
+            else:
+                self._put(channel, frames)
+
+    def _put(self, channel: SocketChannel, frames: tuple[str, ...]) -> None:
+        """Hand whole frames to the writer thread's channel (framed there); a closing
+        socket, or a channel that ended, marks this gone."""
+        if self.socket.close_sent or not channel.write_texts(*frames):
+            self._gone(ConnectionError("the connection is closing"))
 
     def _write(self, data: bytes) -> None:
         """One ``transport.write`` of whole frames; a closing socket marks this gone.
@@ -261,6 +295,12 @@ class DirectConn(Conn):
         if self.closed:
             return False
         socket = self.socket
+        channel = socket.channel
+        if channel is not None:
+            if channel.backlog > self.limit:
+                self.close(1008)
+                return False
+            return True
         if socket.write_paused and socket.transport.get_write_buffer_size() > self.limit:
             self.close(1008)
             return False

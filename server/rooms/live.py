@@ -21,6 +21,7 @@ from server.rooms.actor import RoomActor
 from server.rooms.botplay import BotRunner
 from server.rooms.conn import Conn
 from server.rooms.journal import Journal
+from server.socketwriter import SocketWriter
 
 if TYPE_CHECKING:
     from server.metrics import Metrics
@@ -77,6 +78,8 @@ class LiveRooms:
     def __init__(self, services: Services, forward: RoomEvents | None = None) -> None:
         self.services = services
         self.ctx = LiveContext(services, self)
+        self.socket_writer = SocketWriter(services.settings.socket_writes)
+        """Sends the room sockets' bytes (server/socketwriter.py)."""
         self.actors: dict[str, RoomActor] = {}
         self._forward = forward
         self._locks: dict[str, asyncio.Lock] = {}
@@ -97,6 +100,7 @@ class LiveRooms:
             gc.set_threshold(self.settings.gc_young_threshold, middle, old)
         self.ctx.journal.start()
         self.started = True
+        log.info("socket_writes", extra={"status": self.socket_writer.status})
         try:
             room_ids = await self.services.gamelog.unfinished_rooms()
         except Exception:  # the database is down: serve anyway (/healthz reports it)
@@ -173,6 +177,9 @@ class LiveRooms:
         await self.heartbeat(playing)
         self.ctx.bots.close()
         await self.ctx.journal.stop()
+        # uvicorn closed the connections before the lifespan's end: their last frames
+        # (close frames included) are sent, then the thread ends.
+        await self.socket_writer.stop()
         self.started = False
 
     def forget(self, actor: RoomActor) -> None:

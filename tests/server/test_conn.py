@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from server.rooms.conn import Conn, DirectConn
 
@@ -116,6 +117,7 @@ class DirectSocket:
         self.close_sent = False
         self.transport = self
         self.gone = False
+        self.channel: Any = None  # writes with the transport (no writer thread)
 
     def get_write_buffer_size(self) -> int:
         return self.buffered
@@ -178,3 +180,46 @@ async def test_direct_conn_writes_nothing_after_the_close_frame() -> None:
     conn.send_frames("a", "b")
     assert sock.written == ["é" * 70] and sock.writes == 1
     assert conn.closed and conn.close_code == 1006
+
+
+class FakeChannel:
+    """A writer thread's channel: records the frames; ``backlog`` as the test sets it."""
+
+    def __init__(self) -> None:
+        self.frames: list[tuple[str, ...]] = []
+        self.backlog = 0
+        self.ended = False
+
+    def write_texts(self, *texts: str) -> bool:
+        if self.ended:
+            return False
+        self.frames.append(texts)
+        return True
+
+
+async def test_direct_conn_hands_frames_to_the_channel_when_there_is_one() -> None:
+    sock = DirectSocket()
+    channel = sock.channel = FakeChannel()
+    conn = DirectConn("p", sock, limit=250)
+    conn.send("a")
+    conn.send_frames("ack", "event")  # one channel write: one send
+    assert channel.frames == [("a",), ("ack", "event")] and sock.writes == 0
+    channel.backlog = 251  # the client reads too slowly
+    conn.send("b")
+    assert channel.frames == [("a",), ("ack", "event")]
+    assert conn.closed and conn.close_code == 1008 and sock.closes == [1008]
+
+
+async def test_direct_conn_is_gone_when_its_channel_ended_or_after_the_close_frame() -> None:
+    sock = DirectSocket()
+    channel = sock.channel = FakeChannel()
+    conn = DirectConn("p", sock, limit=10_000)
+    channel.ended = True  # e.g. the peer went away and a send failed
+    conn.send("a")
+    assert conn.closed and conn.close_code == 1006 and channel.frames == []
+    sock2 = DirectSocket()
+    channel2 = sock2.channel = FakeChannel()
+    conn2 = DirectConn("p", sock2, limit=10_000)
+    sock2.close_sent = True
+    conn2.send_frames("a", "b")
+    assert conn2.closed and conn2.close_code == 1006 and channel2.frames == []

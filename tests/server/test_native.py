@@ -26,8 +26,11 @@ def fake_build(tmp_path: Path) -> tuple[Path, Path]:
         target = native.source_path(module, root)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(native.source_path(module), target)
+    for source in native.C_EXTENSIONS.values():
+        (root / source).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / source, root / source)
     build = tmp_path / "build"
-    for module in [*native.COMPILED, native.SHARED_LIB]:
+    for module in [*native.COMPILED, native.SHARED_LIB, *native.C_EXTENSIONS]:
         path = native.extension_path(module, build)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"")
@@ -48,11 +51,26 @@ def test_an_edited_source_turns_every_compiled_module_off(tmp_path: Path) -> Non
     assert native.check(build, root).startswith("off: stale")
 
 
+def test_an_edited_c_extension_turns_the_build_off(tmp_path: Path) -> None:
+    root, build = fake_build(tmp_path)
+    source = root / native.C_EXTENSIONS["remi_sockwriter"]
+    source.write_text(source.read_text(encoding="utf-8") + "\n/* edited */\n", encoding="utf-8")
+    assert native.check(build, root).startswith("off: stale")
+
+
 def test_a_missing_incomplete_or_foreign_build_is_not_used(tmp_path: Path) -> None:
     root, build = fake_build(tmp_path)
     assert native.check(tmp_path / "nothing", root).startswith("off: not built")
     native.extension_path("server.rooms.actor", build).unlink()
     assert native.check(build, root) == "off: missing server.rooms.actor"
+    native.extension_path("server.rooms.actor", build).write_bytes(b"")
+    native.extension_path("remi_sockwriter", build).unlink()
+    assert native.check(build, root) == "off: missing remi_sockwriter"
+    source = root / native.C_EXTENSIONS["remi_sockwriter"]
+    kept = source.read_bytes()
+    source.unlink()
+    assert native.check(build, root) == "off: the compiled sources are not all here"
+    source.write_bytes(kept)
     stamp = json.loads((build / native.STAMP).read_text(encoding="utf-8"))
     stamp["modules"] = stamp["modules"][:-1]
     (build / native.STAMP).write_text(json.dumps(stamp), encoding="utf-8")
@@ -68,6 +86,10 @@ def test_the_finder_knows_only_the_compiled_modules(tmp_path: Path) -> None:
     spec = finder.find_spec("server.rules.state", None)
     assert spec is not None and spec.origin == str(
         native.extension_path("server.rules.state", tmp_path)
+    )
+    writer = finder.find_spec("remi_sockwriter", None)
+    assert writer is not None and writer.origin == str(
+        native.extension_path("remi_sockwriter", tmp_path)
     )
     group = finder.find_spec(native.SHARED_LIB, None)
     assert group is not None and group.origin is not None
@@ -100,6 +122,8 @@ def test_this_run_uses_what_remi_native_asks_for() -> None:
         assert native.status() == "off: REMI_NATIVE=0"
         assert not any(native.is_compiled(m) for m in (actor, state))
     assert not native.is_compiled(variants)  # never compiled (server/native.py)
+    # The C extensions go with the compiled modules.
+    assert (native.c_extension("remi_sockwriter") is not None) == (native.status() == "on")
 
 
 def test_a_fresh_process_without_a_build_imports_the_sources(tmp_path: Path) -> None:

@@ -25,9 +25,10 @@ from websockets.http11 import Response
 from websockets.uri import parse_uri
 from wsharness import FAST, Client, Server, running_server, simple_move
 
-from server import ws
+from server import native, ws
 from server.rooms.actor import RoomActor
 from server.rooms.conn import DirectConn, text_frame
+from server.socketwriter import ChannelTransport
 from server.wsdirect import RoomWSProtocol
 
 
@@ -43,10 +44,13 @@ def _settings(tmp_path: Path, **overrides: Any) -> Any:
     return base_settings(**values)
 
 
-@pytest.fixture
-async def srv(tmp_path: Path) -> AsyncIterator[Server]:
+@pytest.fixture(params=["thread", "loop"])
+async def srv(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Server]:
+    """Each test twice: the sockets' bytes sent by the writer thread (when built,
+    server/socketwriter.py), then by the event loop."""
+    settings = _settings(tmp_path, socket_writes=request.param)
     # Rooms stay live while a test holds on to their actor.
-    async with running_server(_settings(tmp_path), {**FAST, "idle_actor_seconds": 30}) as server:
+    async with running_server(settings, {**FAST, "idle_actor_seconds": 30}) as server:
         yield server
 
 
@@ -104,9 +108,7 @@ class RawClient:
         self.close_code: int | None = None
 
     @classmethod
-    async def open(
-        cls, srv: Server, token: str, room: str, rcvbuf: int | None = None
-    ) -> RawClient:
+    async def open(cls, srv: Server, token: str, room: str, rcvbuf: int | None = None) -> RawClient:
         loop = asyncio.get_running_loop()
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if rcvbuf is not None:  # before connecting: the TCP window stays small
@@ -240,6 +242,26 @@ async def _one_direct(srv: Server) -> list[RoomWSProtocol]:
         if found:
             return found
         await asyncio.sleep(0.01)
+
+
+async def test_room_sockets_write_through_the_thread_when_it_is_built(srv: Server) -> None:
+    room, a, _, bob = await _playing_room(srv)
+    b = await srv.client(bob, room)
+    await b.hello()
+    threaded = srv.settings.socket_writes == "thread" and native.status() == "on"
+    [*direct] = direct_protocols(srv)
+    assert len(direct) == 2
+    assert all((p.channel is not None) == threaded for p in direct)
+    assert all(isinstance(p.transport, ChannelTransport) == threaded for p in direct)
+    # Ana plays: both get the move's frames, in order, through whichever path.
+    assert a.view is not None
+    reply = await a.act(simple_move(a.view))
+    assert reply["type"] == "ack"
+    await b.wait(lambda m: m["type"] == "event" and m["version"] == reply["version"])
+    stats = srv.live.socket_writer.stats()
+    assert (stats.get("sent_bytes", 0) > 0) == threaded
+    await a.close()
+    await b.close()
 
 
 async def test_oversize_frames_close_with_1009_before_parsing(srv: Server) -> None:
@@ -389,11 +411,17 @@ async def test_close_and_disconnect_post_gone_once_and_the_seat_goes_away(
     await a.close()
 
 
+@pytest.mark.parametrize("socket_writes", ["thread", "loop"])
 async def test_a_client_that_stops_reading_is_closed_and_the_room_goes_on(
-    tmp_path: Path,
+    tmp_path: Path, socket_writes: str
 ) -> None:
     # Past 64 KiB waiting (the smallest limit: the transport's high-water mark)
-    settings = _settings(tmp_path, send_buffer_bytes=65536, rate_limit_messages=100_000)
+    settings = _settings(
+        tmp_path,
+        send_buffer_bytes=65536,
+        rate_limit_messages=100_000,
+        socket_writes=socket_writes,
+    )
     async with running_server(settings) as srv:
         room, a, _, bob = await _playing_room(srv)
         actor = srv.live.actors[room]
@@ -414,12 +442,19 @@ async def test_a_client_that_stops_reading_is_closed_and_the_room_goes_on(
         assert conn.close_code == 1008
         buffered = conn.socket.transport.get_write_buffer_size()
         assert buffered < 64 * 1024 + 16 * 1024  # bounded: the limit plus one frame
-        # The room is not held up: Ana plays, her move is acknowledged.
-        assert a.view is not None
-        reply = await a.act(simple_move(a.view))
-        assert reply["type"] == "ack"
+        # The room is not held up: Bob is away, and Ana plays (once she knows it: a
+        # move based on an older version is refused as stale), her move acknowledged.
         await until(lambda: gones(posted))
         assert gones(posted) == [conn]
+        await a.wait(
+            lambda m: (
+                m["type"] == "event"
+                and m["event"] == {"do": "presence", "seat": 1, "away": True, "unresponsive": False}
+            )
+        )
+        assert a.view is not None
+        reply = await a.act(simple_move(a.view))
+        assert reply["type"] == "ack", reply
         # The client reads again: everything written, then the close with 1008.
         assert await slow.read_until_closed() == 1008
         kinds = [json.loads(t)["type"] for t in slow.texts]
