@@ -64,6 +64,8 @@ struct chan {
     char *pbuf;        /* bytes the kernel did not take yet: pbuf[poff:plen] */
     size_t poff, plen, pcap;
     chan *prev, *next; /* every open channel of the thread */
+    chan *cprev, *cnext; /* the closing ones that still send (w->closing) */
+    int in_closing;
 };
 
 typedef struct {
@@ -82,7 +84,14 @@ typedef struct {
     int started, joined;
     /* The thread's alone. */
     chan *open;        /* list of open channels */
+    chan *closing;     /* list of closing channels still sending, with a deadline */
+    int registered;    /* channels waiting in epoll for their socket */
 } wstate;
+
+/* How long the thread looks for more work before it sleeps: a wake-up costs the
+ * loop's thread a system call, and a burst of frames (a move's four seats) would
+ * otherwise wake it several times. */
+#define SPIN_SECONDS 50e-6
 
 static double
 now_s(void)
@@ -120,9 +129,21 @@ chan_close(wstate *w, chan *c, int err)
 {
     if (c->fd < 0)
         return;
-    if (c->registered)
+    if (c->registered) {
         epoll_ctl(w->ep, EPOLL_CTL_DEL, c->fd, NULL);
+        w->registered--;
+    }
     c->registered = 0;
+    if (c->in_closing) {
+        if (c->cprev)
+            c->cprev->cnext = c->cnext;
+        else
+            w->closing = c->cnext;
+        if (c->cnext)
+            c->cnext->cprev = c->cprev;
+        c->cprev = c->cnext = NULL;
+        c->in_closing = 0;
+    }
     close(c->fd);
     c->fd = -1;
     size_t dropped = c->plen - c->poff;
@@ -206,6 +227,7 @@ wait_writable(wstate *w, chan *c)
     if (epoll_ctl(w->ep, EPOLL_CTL_ADD, c->fd, &ev) < 0)
         return errno;
     c->registered = 1;
+    w->registered++;
     return 0;
 }
 
@@ -229,6 +251,7 @@ flush_waiting(wstate *w, chan *c)
         if (c->registered) {
             epoll_ctl(w->ep, EPOLL_CTL_DEL, c->fd, NULL);
             c->registered = 0;
+            w->registered--;
         }
         if (c->closing)
             chan_close(w, c, 0);
@@ -251,8 +274,15 @@ handle(wstate *w, item *it)
         if (c->fd >= 0 && !c->closing) {
             c->closing = 1;
             c->deadline = now_s() + w->linger;
-            if (c->plen == c->poff)
+            if (c->plen == c->poff) {
                 chan_close(w, c, 0);
+            } else {
+                c->cnext = w->closing;
+                if (w->closing)
+                    w->closing->cprev = c;
+                w->closing = c;
+                c->in_closing = 1;
+            }
         }
         account(w, c, 0, 0, 1);
         return;
@@ -302,19 +332,22 @@ handle(wstate *w, item *it)
 static int
 expire(wstate *w, int stopping, double stop_deadline)
 {
+    if (!w->closing && !stopping)
+        return -1;
     double now = now_s();
     double next = -1;
-    chan *c = w->open;
+    if (stopping && now >= stop_deadline) {
+        while (w->open)
+            chan_close(w, w->open, 0);
+        return 0;
+    }
+    chan *c = w->closing;
     while (c) {
-        chan *after = c->next;
-        if (stopping && now >= stop_deadline) {
+        chan *after = c->cnext;
+        if (now >= c->deadline)
             chan_close(w, c, 0);
-        } else if (c->closing) {
-            if (now >= c->deadline)
-                chan_close(w, c, 0);
-            else if (next < 0 || c->deadline < next)
-                next = c->deadline;
-        }
+        else if (next < 0 || c->deadline < next)
+            next = c->deadline;
         c = after;
     }
     if (stopping && (next < 0 || stop_deadline < next))
@@ -325,13 +358,20 @@ expire(wstate *w, int stopping, double stop_deadline)
     return ms < 0 ? 0 : (ms > 60000.0 ? 60000 : (int)ms);
 }
 
-/* Is any open channel still sending? */
+/* Look for queued work for up to SPIN_SECONDS without the lock: 1 if some came. */
 static int
-any_waiting(wstate *w)
+spin(wstate *w)
 {
-    for (chan *c = w->open; c; c = c->next)
-        if (c->plen > c->poff)
-            return 1;
+    double end = now_s() + SPIN_SECONDS;
+    do {
+        for (int i = 0; i < 64; i++) {
+            if (__atomic_load_n(&w->head, __ATOMIC_ACQUIRE) != NULL)
+                return 1;
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+    } while (now_s() < end);
     return 0;
 }
 
@@ -347,7 +387,7 @@ run(void *arg)
         int stopping = w->stopping;
         double stop_deadline = w->stop_deadline;
         if (!batch) {
-            if (stopping && (!any_waiting(w) || now_s() >= stop_deadline)) {
+            if (stopping && (!w->registered || now_s() >= stop_deadline)) {
                 w->exited = 1;
                 pthread_mutex_unlock(&w->mu);
                 break;
@@ -355,6 +395,7 @@ run(void *arg)
             w->sleeping = 1;
         }
         pthread_mutex_unlock(&w->mu);
+        int had_batch = batch != NULL;
         while (batch) {
             item *next = batch->next;
             handle(w, batch);
@@ -362,6 +403,8 @@ run(void *arg)
             batch = next;
         }
         int timeout = expire(w, stopping, stop_deadline);
+        if (had_batch && !stopping && !w->registered)
+            spin(w); /* before saying it sleeps: what comes meanwhile needs no wake-up */
         int polling = 0;
         pthread_mutex_lock(&w->mu);
         if (w->sleeping) {
@@ -373,10 +416,7 @@ run(void *arg)
         pthread_mutex_unlock(&w->mu);
         if (!polling) {
             timeout = 0; /* more to send: only look at the sockets waiting */
-            int waiting = 0;
-            for (chan *c = w->open; c && !waiting; c = c->next)
-                waiting = c->registered;
-            if (!waiting)
+            if (!w->registered)
                 continue;
         }
         int n = epoll_wait(w->ep, evs, 64, timeout);

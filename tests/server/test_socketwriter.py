@@ -291,7 +291,7 @@ def test_socket_writer_status_and_channels() -> None:
     if channel is not None:
         assert channel.write_texts("hello")
         assert read_all(b, 7) == text_frame("hello")
-        assert thread.stats()["sent_bytes"] == 7
+        until(lambda: thread.stats()["sent_bytes"] == 7)  # counted once send() returned
     asyncio.run(thread.stop())
     assert thread.stats() == {}
     a.close()
