@@ -230,12 +230,14 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
-def cpu_s(pid: int | None = None) -> float:
-    """CPU time (user + system, every thread) of a process; None: this one."""
+def cpu_s(pid: int | None = None, main_thread: bool = False) -> float:
+    """CPU time (user + system, every thread) of a process; None: this one.
+    ``main_thread``: only its main thread's (the server's event loop)."""
     if pid is None:
         t = os.times()
         return t.user + t.system
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
+    path = f"/proc/{pid}/task/{pid}/stat" if main_thread else f"/proc/{pid}/stat"
+    fields = Path(path).read_text().rsplit(") ", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -821,15 +823,15 @@ async def measure_saturated(
 ) -> tuple[dict[str, Any], Stats]:
     """The saturated phase: its figures (with raw sums, see :func:`_public`), its moves."""
     phase("saturated", pid)
-    cpu0, mine0 = cpu_s(pid), cpu_s()
+    cpu0, mine0, loop0 = cpu_s(pid), cpu_s(), cpu_s(pid, main_thread=True)
     sat, elapsed = await saturated(tables, duration, light)
-    cpu1, mine1 = cpu_s(pid), cpu_s()
+    cpu1, mine1, loop1 = cpu_s(pid), cpu_s(), cpu_s(pid, main_thread=True)
     phase("saturated_done", pid)
-    return _saturated_figures(sat, elapsed, cpu1 - cpu0, mine1 - mine0), sat
+    return _saturated_figures(sat, elapsed, cpu1 - cpu0, mine1 - mine0, loop1 - loop0), sat
 
 
 def _saturated_figures(
-    sat: Stats, elapsed: float, server_cpu: float, clients_cpu: float
+    sat: Stats, elapsed: float, server_cpu: float, clients_cpu: float, loop_cpu: float
 ) -> dict[str, Any]:
     return {
         "duration_s": round(elapsed, 1),
@@ -838,6 +840,10 @@ def _saturated_figures(
         "errors": sat.errors,
         "server_cpu_pct": round(server_cpu / elapsed * 100),
         "server_cpu_us_per_move": round(server_cpu / max(1, sat.moves) * 1e6),
+        # The event loop's thread alone (not the socket writer's, the journal's
+        # checkpoints...): the one that cannot go faster than one core.
+        "server_loop_cpu_pct": round(loop_cpu / elapsed * 100),
+        "server_loop_cpu_us_per_move": round(loop_cpu / max(1, sat.moves) * 1e6),
         "clients_cpu_pct": round(clients_cpu / elapsed * 100),
         "clients_cpu_us_per_move": round(clients_cpu / max(1, sat.moves) * 1e6),
         "frames_out_per_s": round(sat.moves * 5 / elapsed, 1),
@@ -854,6 +860,7 @@ def _saturated_figures(
         "_elapsed": elapsed,
         "_server_cpu": server_cpu,
         "_clients_cpu": clients_cpu,
+        "_loop_cpu": loop_cpu,
     }
 
 
@@ -871,6 +878,7 @@ def _combined_saturated(parts: list[tuple[dict[str, Any], Stats]]) -> dict[str, 
             sum(f["_elapsed"] for f, _ in parts),
             sum(f["_server_cpu"] for f, _ in parts),
             sum(f["_clients_cpu"] for f, _ in parts),
+            sum(f["_loop_cpu"] for f, _ in parts),
         )
     )
 

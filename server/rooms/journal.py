@@ -204,7 +204,10 @@ class Journal:
     ``checkpoint_rows``, ``checkpoint_frames``: how often the checkpoint thread is
     woken (rows written) and from how many WAL frames it restarts the WAL;
     ``wal_limit_rows``: how many rows may be written since the WAL last restarted
-    before the writes wait for a restart.
+    before the writes wait for a restart. ``commit_interval``: on that connection, a
+    commit starts at least this many seconds after the previous one ended, so that
+    under load more writes share each commit (a write submitted later than that after
+    the last commit is flushed at once, as with 0).
     """
 
     def __init__(
@@ -219,8 +222,10 @@ class Journal:
         checkpoint_rows: int = 500,
         checkpoint_frames: int = 1000,
         wal_limit_rows: int = 50_000,
+        commit_interval: float = 0.0,
     ) -> None:
         self._db = db
+        self._commit_interval = max(0.0, commit_interval)
         self._stop_timeout = stop_timeout
         path = sqlite_path(db.settings.database_url) if db.settings.is_sqlite else None
         if sqlite_inline and path is None:
@@ -279,6 +284,7 @@ class Journal:
                 checkpoint_rows=self._checkpoint_rows,
                 checkpoint_frames=self._checkpoint_frames,
                 wal_limit_rows=self._wal_limit_rows,
+                commit_interval=self._commit_interval,
             )
             self._writer.start()
         else:
@@ -599,9 +605,12 @@ class _LoopWriter:
         checkpoint_rows: int,
         checkpoint_frames: int,
         wal_limit_rows: int,
+        commit_interval: float = 0.0,
     ) -> None:
         self._path = path
         self._loop = loop
+        self._commit_interval = commit_interval
+        self._next_commit = 0.0  # loop time before which no new flush starts
         self._max_batch = max(1, max_batch)
         self._on_batch = on_batch
         self._busy_timeout = busy_timeout
@@ -656,11 +665,16 @@ class _LoopWriter:
         """
         if self._closing:
             raise JournalStopped("the journal is stopped: the write was not made")
-        done = self._loop.create_future()
+        loop = self._loop
+        done = loop.create_future()
         self._pending.append(_Row(kind, params, done))
         if not self._scheduled:
             self._scheduled = True
-            self._loop.call_soon(self._flush)
+            next_commit = self._next_commit
+            if next_commit and loop.time() < next_commit:  # a commit just ended: join more
+                self._timer = loop.call_at(next_commit, self._flush)
+            else:
+                loop.call_soon(self._flush)
         return done
 
     async def stop(self, timeout: float) -> bool:
@@ -721,6 +735,8 @@ class _LoopWriter:
             del pending[:n]
             self._busy_since = None
             self._delay = _RETRY_FIRST
+            if self._commit_interval:
+                self._next_commit = self._loop.time() + self._commit_interval
             self._resolve(batch, errors)
         if self._pending:
             if not self._scheduled:

@@ -39,7 +39,10 @@ class LiveContext:
 
     def __init__(self, services: Services, rooms: LiveRooms) -> None:
         self.services = services
-        self.journal = Journal(services.db)
+        self.journal = Journal(
+            services.db,
+            commit_interval=services.settings.journal_commit_interval_ms / 1000,
+        )
         self.bots = BotRunner(services.settings.bot_searches)
         self._rooms = rooms
 

@@ -144,6 +144,43 @@ async def test_a_flush_takes_at_most_max_batch_writes(env: Env) -> None:
     assert (journal.batches, journal.writes) == (3, 20)  # 8 + 8 + 4, one flush each
 
 
+@pytest.mark.parametrize("interval", [0.0, 0.2])
+async def test_writes_soon_after_a_commit_wait_for_the_commit_interval(
+    env: Env, interval: float
+) -> None:
+    journal = Journal(env.db, commit_interval=interval)
+    journal.start()
+    loop = asyncio.get_running_loop()
+    try:
+        await journal.append_action(env.round_ids[0], 1, 0, {}, None, "player")
+        committed = loop.time()
+        batches = journal.batches
+        # Three writes in three loop iterations, just after that commit.
+        calls = []
+        for i in range(3):
+            calls.append(
+                asyncio.ensure_future(
+                    journal.append_action(env.round_ids[1], i + 1, 0, {}, None, "player")
+                )
+            )
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+        await asyncio.gather(*calls)
+        waited = loop.time() - committed
+        if interval:  # one commit, not before the interval since the last one
+            assert journal.batches == batches + 1 and waited >= interval * 0.9
+        else:  # a commit per loop iteration, at once
+            assert journal.batches == batches + 3 and waited < 0.2
+        # Long after the last commit: a write is committed at once.
+        await asyncio.sleep(interval)
+        started = loop.time()
+        await journal.append_action(env.round_ids[2], 1, 0, {}, None, "player")
+        assert loop.time() - started < 0.15
+    finally:
+        await journal.stop()
+    assert journal.writes == 5
+
+
 async def test_a_failing_write_fails_only_its_own_future(
     env: Env, journal: Journal, caplog: pytest.LogCaptureFixture
 ) -> None:
