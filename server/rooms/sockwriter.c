@@ -88,11 +88,6 @@ typedef struct {
     int registered;    /* channels waiting in epoll for their socket */
 } wstate;
 
-/* How long the thread looks for more work before it sleeps: a wake-up costs the
- * loop's thread a system call, and a burst of frames (a move's four seats) would
- * otherwise wake it several times. */
-#define SPIN_SECONDS 50e-6
-
 static double
 now_s(void)
 {
@@ -358,23 +353,6 @@ expire(wstate *w, int stopping, double stop_deadline)
     return ms < 0 ? 0 : (ms > 60000.0 ? 60000 : (int)ms);
 }
 
-/* Look for queued work for up to SPIN_SECONDS without the lock: 1 if some came. */
-static int
-spin(wstate *w)
-{
-    double end = now_s() + SPIN_SECONDS;
-    do {
-        for (int i = 0; i < 64; i++) {
-            if (__atomic_load_n(&w->head, __ATOMIC_ACQUIRE) != NULL)
-                return 1;
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
-        }
-    } while (now_s() < end);
-    return 0;
-}
-
 static void *
 run(void *arg)
 {
@@ -395,7 +373,6 @@ run(void *arg)
             w->sleeping = 1;
         }
         pthread_mutex_unlock(&w->mu);
-        int had_batch = batch != NULL;
         while (batch) {
             item *next = batch->next;
             handle(w, batch);
@@ -403,8 +380,6 @@ run(void *arg)
             batch = next;
         }
         int timeout = expire(w, stopping, stop_deadline);
-        if (had_batch && !stopping && !w->registered)
-            spin(w); /* before saying it sleeps: what comes meanwhile needs no wake-up */
         int polling = 0;
         pthread_mutex_lock(&w->mu);
         if (w->sleeping) {
