@@ -128,6 +128,8 @@ class ChannelTransport(asyncio.Transport):
     still holds, nothing once the channel was made).
     """
 
+    __slots__ = ("channel", "inner")
+
     def __init__(self, transport: asyncio.Transport, channel: Channel) -> None:
         super().__init__()
         self.inner = transport
