@@ -432,6 +432,26 @@ typedef struct {
 static PyTypeObject WriterType;
 static PyTypeObject ChannelType;
 
+/* Wake the thread from epoll_wait (it said it sleeps). */
+static void
+wake_thread(wstate *w)
+{
+    uint64_t one = 1;
+    ssize_t r = write(w->efd, &one, sizeof one);
+    (void)r;
+}
+
+/* Stop taking writes (w->mu not held); whether it took them until now. */
+static int
+stop_accepting(wstate *w, chan *c)
+{
+    pthread_mutex_lock(&w->mu);
+    int was = c->accepting;
+    c->accepting = 0;
+    pthread_mutex_unlock(&w->mu);
+    return was;
+}
+
 /* Queue an item (w->mu not held); 0 when refused (the channel or the writer ended). */
 static int
 enqueue(wstate *w, item *it, int data)
@@ -458,11 +478,8 @@ enqueue(wstate *w, item *it, int data)
         wake = 1;
     }
     pthread_mutex_unlock(&w->mu);
-    if (wake) {
-        uint64_t one = 1;
-        ssize_t r = write(w->efd, &one, sizeof one);
-        (void)r;
-    }
+    if (wake)
+        wake_thread(w);
     return 1;
 }
 
@@ -509,11 +526,8 @@ stop_and_join(wstate *w, double timeout)
         wake = 1;
     }
     pthread_mutex_unlock(&w->mu);
-    if (wake) {
-        uint64_t one = 1;
-        ssize_t r = write(w->efd, &one, sizeof one);
-        (void)r;
-    }
+    if (wake)
+        wake_thread(w);
     if (w->started && !w->joined) {
         pthread_join(w->thread, NULL);
         w->joined = 1;
@@ -810,11 +824,7 @@ channel_end(ChannelObject *self, int kind)
 {
     wstate *w = self->owner->w;
     chan *c = self->c;
-    pthread_mutex_lock(&w->mu);
-    int was = c->accepting;
-    c->accepting = 0;
-    pthread_mutex_unlock(&w->mu);
-    if (was || kind == ITEM_ABORT) {
+    if (stop_accepting(w, c) || kind == ITEM_ABORT) {
         item *it = new_item(c, kind, 0);
         if (!it)
             return PyErr_NoMemory();
@@ -835,34 +845,27 @@ Channel_abort(ChannelObject *self, PyObject *unused)
     return channel_end(self, ITEM_ABORT);
 }
 
-static PyObject *
-Channel_get_backlog(ChannelObject *self, void *closure)
-{
-    wstate *w = self->owner->w;
-    pthread_mutex_lock(&w->mu);
-    size_t backlog = self->c->backlog;
-    pthread_mutex_unlock(&w->mu);
-    return PyLong_FromSize_t(backlog);
-}
+enum { GET_BACKLOG, GET_FAILED, GET_CLOSED };
 
+/* The getters: what both threads write of a channel, read under the mutex. */
 static PyObject *
-Channel_get_failed(ChannelObject *self, void *closure)
+Channel_get(ChannelObject *self, void *closure)
 {
     wstate *w = self->owner->w;
+    chan *c = self->c;
     pthread_mutex_lock(&w->mu);
-    int failed = self->c->failed;
+    size_t backlog = c->backlog;
+    int failed = c->failed;
+    int closed = !c->accepting || w->stopping || w->exited;
     pthread_mutex_unlock(&w->mu);
-    return PyLong_FromLong(failed);
-}
-
-static PyObject *
-Channel_get_closed(ChannelObject *self, void *closure)
-{
-    wstate *w = self->owner->w;
-    pthread_mutex_lock(&w->mu);
-    int closed = !self->c->accepting || w->stopping || w->exited;
-    pthread_mutex_unlock(&w->mu);
-    return PyBool_FromLong(closed);
+    switch ((int)(intptr_t)closure) {
+    case GET_BACKLOG:
+        return PyLong_FromSize_t(backlog);
+    case GET_FAILED:
+        return PyLong_FromLong(failed);
+    default:
+        return PyBool_FromLong(closed);
+    }
 }
 
 static void
@@ -870,11 +873,7 @@ Channel_dealloc(ChannelObject *self)
 {
     wstate *w = self->owner->w;
     chan *c = self->c;
-    pthread_mutex_lock(&w->mu);
-    int was = c->accepting;
-    c->accepting = 0;
-    pthread_mutex_unlock(&w->mu);
-    if (was) { /* never closed: close after what was written */
+    if (stop_accepting(w, c)) { /* never closed: close after what was written */
         item *it = new_item(c, ITEM_CLOSE, 0);
         if (it)
             enqueue(w, it, 0);
@@ -898,13 +897,13 @@ static PyMethodDef Channel_methods[] = {
 };
 
 static PyGetSetDef Channel_getset[] = {
-    {"backlog", (getter)Channel_get_backlog, NULL,
-     "Bytes written and not yet taken by the kernel.", NULL},
-    {"failed", (getter)Channel_get_failed, NULL,
-     "The errno of the send that failed (the peer went away), else 0.", NULL},
-    {"closed", (getter)Channel_get_closed, NULL,
+    {"backlog", (getter)Channel_get, NULL, "Bytes written and not yet taken by the kernel.",
+     (void *)GET_BACKLOG},
+    {"failed", (getter)Channel_get, NULL,
+     "The errno of the send that failed (the peer went away), else 0.", (void *)GET_FAILED},
+    {"closed", (getter)Channel_get, NULL,
      "True once writes are dropped: closed, aborted, failed, or the writer stopped.",
-     NULL},
+     (void *)GET_CLOSED},
     {NULL},
 };
 

@@ -60,6 +60,17 @@ def pair(sndbuf: int | None = None) -> tuple[socket.socket, socket.socket]:
     return a, b
 
 
+def stalled(writer: Any, data: bytes) -> tuple[Any, socket.socket]:
+    """A channel (its caller's descriptor closed) with ``data`` written to a peer that
+    has not read yet, so that some of it waits in the channel; and the peer."""
+    a, b = pair(sndbuf=4096)
+    channel = writer.channel(a.fileno())
+    a.close()  # the caller's descriptor: the channel has its own
+    assert channel.write(data)
+    until(lambda: channel.backlog > 0)
+    return channel, b
+
+
 def read_all(sock: socket.socket, size: int) -> bytes:
     """Read exactly ``size`` bytes (fails on an early end or after the timeout)."""
     chunks = []
@@ -121,12 +132,8 @@ def test_a_slow_reader_gets_a_backlog_then_everything_in_order(writer: Any) -> N
 
 
 def test_close_sends_what_waits_then_ends_the_stream(writer: Any) -> None:
-    a, b = pair(sndbuf=4096)
-    channel = writer.channel(a.fileno())
-    a.close()  # the caller's descriptor: the channel has its own
     data = os.urandom(1 << 20)
-    assert channel.write(data)
-    until(lambda: channel.backlog > 0)
+    channel, b = stalled(writer, data)
     channel.close()
     assert channel.closed and channel.write(b"late") is False
     assert read_to_end(b) == data  # everything, then the end of the stream
@@ -134,11 +141,7 @@ def test_close_sends_what_waits_then_ends_the_stream(writer: Any) -> None:
 
 
 def test_abort_drops_what_waits(writer: Any) -> None:
-    a, b = pair(sndbuf=4096)
-    channel = writer.channel(a.fileno())
-    a.close()
-    assert channel.write(b"z" * (1 << 20))
-    until(lambda: channel.backlog > 0)
+    channel, b = stalled(writer, b"z" * (1 << 20))
     channel.abort()
     got = read_to_end(b)
     assert 0 < len(got) < 1 << 20 and set(got) == {ord("z")}
@@ -150,11 +153,7 @@ def test_abort_drops_what_waits(writer: Any) -> None:
 def test_a_closed_channel_to_a_reader_that_never_reads_is_dropped_after_linger() -> None:
     w = sockwriter.Writer(linger=0.2)
     try:
-        a, b = pair(sndbuf=4096)
-        channel = w.channel(a.fileno())
-        a.close()
-        assert channel.write(b"q" * (1 << 20))
-        until(lambda: channel.backlog > 0)
+        channel, b = stalled(w, b"q" * (1 << 20))
         channel.close()
         until(lambda: channel.backlog == 0)  # not sent: dropped at the linger's end
         assert w.stats()["dropped_bytes"] > 0
