@@ -382,7 +382,9 @@ run(void *arg)
         int timeout = expire(w, stopping, stop_deadline);
         int polling = 0;
         pthread_mutex_lock(&w->mu);
-        if (w->sleeping) {
+        if (w->stopping != stopping) {
+            w->sleeping = 0; /* stop() came meanwhile (and saw no sleeper to wake): go round */
+        } else if (w->sleeping) {
             polling = 1; /* nothing was queued: wait for a write, a socket, a deadline */
         } else if (w->head == NULL) {
             w->sleeping = 1;

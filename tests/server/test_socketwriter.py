@@ -200,6 +200,24 @@ def test_stop_sends_what_was_written_then_refuses_more(writer: Any) -> None:
         s.close()
 
 
+def test_stop_right_after_writes_never_hangs() -> None:
+    """stop() can come while the thread is between a batch and its sleep: it must see
+    the stop before sleeping (it was once left waiting for a wake-up never sent)."""
+    a, b = pair()
+    for i in range(300):
+        w = sockwriter.Writer(linger=60.0)
+        channel = w.channel(a.fileno())
+        for _ in range(i % 4):
+            channel.write_texts("x")
+        stopper = threading.Thread(target=w.stop, args=(0,))
+        stopper.start()
+        stopper.join(10)  # a hang detector: a stop takes microseconds
+        assert not stopper.is_alive(), f"stop() hung at round {i}"
+        del channel
+    a.close()
+    b.close()
+
+
 def test_a_forgotten_channel_closes_its_descriptor(writer: Any) -> None:
     a, b = pair()
     before = open_fds()
