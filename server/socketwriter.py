@@ -50,8 +50,13 @@ class Channel(Protocol):
     def write(self, data: bytes | bytearray | memoryview) -> bool:
         """Queue bytes; False when dropped (the channel ended)."""
 
-    def write_texts(self, *texts: str) -> bool:
-        """Queue each text as one WebSocket text frame; False when dropped."""
+    def write_texts(self, limit: int, *texts: str) -> int:
+        """Queue each text as one WebSocket text frame: 1; -1 (nothing queued) when more
+        than ``limit`` bytes wait already; 0 (dropped) when the channel ended or was
+        sealed."""
+
+    def seal(self) -> None:
+        """Take no more texts (the close frame was written); bytes still."""
 
     def close(self) -> None:
         """Send what waits, then close (what is left after the linger is dropped)."""

@@ -129,6 +129,19 @@ class RoomWSProtocol(WebSocketsSansIOProtocol):
     """The start of a frame not complete yet (fast mode)."""
     channel: Channel | None = None
     """Where the connection's bytes are written once :meth:`use_writer` made one."""
+    _close_sent = False
+
+    @property
+    def close_sent(self) -> bool:
+        """True once the server's close frame was written (uvicorn's flag): no frame may
+        follow it, so setting it also seals the channel against room frames."""
+        return self._close_sent
+
+    @close_sent.setter
+    def close_sent(self, value: bool) -> None:
+        self._close_sent = value
+        if value and self.channel is not None:
+            self.channel.seal()
 
     # ------------------------------------------------------------------ the switch
 
@@ -146,7 +159,12 @@ class RoomWSProtocol(WebSocketsSansIOProtocol):
         """Write everything from now on through a channel of ``writer``'s thread, when it
         gives one (see :meth:`server.socketwriter.SocketWriter.channel`); else keep
         writing with the transport."""
-        if writer is None or self.channel is not None or self.transport.is_closing():
+        if (
+            writer is None
+            or self.channel is not None
+            or self.close_sent
+            or self.transport.is_closing()
+        ):
             return
         channel = writer.channel(self.transport)
         if channel is not None:

@@ -60,7 +60,7 @@ from server.rules.queries import (
     row_take_preview,
 )
 from server.rules.state import deal_tiles
-from server.rules.views import own_part, public_part
+from server.rules.views import changed_keys, own_part, public_part, public_values
 
 if TYPE_CHECKING:
     from server.rooms.live import LiveContext
@@ -77,8 +77,11 @@ RESERVE_MARGIN = 16
 
 
 _dumps = dumps
-_MISSING = object()
 _SHARED = object()  # the key of the frame shared by the seats that only get public changes
+# How the round's views changed at a version (RoomActor._track_round).
+_UNCHANGED = 0  # the round did not change: an empty patch
+_MOVED = 1  # one move: the public values it may change, the acting seat's own part
+_WHOLE = 2  # a new round, none, or a change that is not one move: whole views
 # What of a seat shows in the ``seats`` member of a frame (its JSON is made again when it changes).
 _SEAT_SHOWN = attrgetter("player_id", "name", "bot_level", "away", "unresponsive")
 
@@ -282,16 +285,19 @@ class RoomActor:
         self._held_ack: tuple[Conn, str] | None = None
         # Connections that asked for view patches, with the _tail_serial they last got.
         self._patching: dict[Conn, int] = {}
-        # The view's public part and each seat's own part at _parts_version, and the
-        # same at the version they were last computed before (patches are the keys
-        # that differ between the two when those versions follow each other).
+        # How the round's views changed from the previous version to this one (see
+        # _track_round): the round and its log's length at the last version; the kind of
+        # change; for a move, its event, the acting seat and the patch's JSON (made once).
+        self._round_seen: tuple[RoundState | None, int] = (None, 0)
+        self._delta = _WHOLE
+        self._delta_event: Event | None = None
+        self._delta_seat: int | None = None
+        self._delta_pub: str | None = None
+        self._delta_own: str | None = None
+        # The public part of the views at _parts_version (whole views), of _parts_round.
         self._parts_version = -1
+        self._parts_round: RoundState | None = None
         self._parts_pub: dict[str, Any] | None = None
-        self._parts_own: dict[int | None, dict[str, Any]] = {}
-        self._pub_patch: str | None = None
-        self._prev_version = -1
-        self._prev_pub: dict[str, Any] | None = None
-        self._prev_own: dict[int | None, dict[str, Any]] = {}
         self.task: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ plumbing
@@ -1107,17 +1113,26 @@ class RoomActor:
         )
 
     def _emit(self, entry: _Entry) -> None:
-        """Give the change the next version, keep it for replays, send it to everyone."""
+        """Give the change the next version, keep it for replays, send it to everyone.
+
+        A move (:class:`_Move`) changes the round alone: what the ``seats`` and ``scores``
+        members show (seats' presence, the match's totals, the room's status) changes
+        with an event of its own (presence, round_over, match_over...), so a move's
+        frames carry them as they were made last, not compared again."""
         if self.version >= self.reserved:  # pragma: no cover - _reserve_ahead keeps a margin
             log.warning("version_block_exceeded", extra={"room_id": self.room_id})
         self.version += 1
         version = self.version
         stored = _pack(version, entry)
         self.buffer.append(stored)
+        self._track_round(entry)
         if not self.conns:
             return
         patching = self._patching
-        seats_scores = self._seats_scores_json()  # also brings _tail_serial up to date
+        if isinstance(entry, _Move) and self._tail_serial:
+            seats_scores = self._tail_json
+        else:
+            seats_scores = self._seats_scores_json()  # also brings _tail_serial up to date
         tail = self._tail(False, seats_scores) if len(patching) < len(self.conns) else ""
         serial = self._tail_serial
         # What every patch frame of this version shares: deadline and clock.
@@ -1135,7 +1150,7 @@ class RoomActor:
             else:
                 # Seats whose own part did not change get one and the same frame.
                 seat = conn.seat
-                key = (_SHARED if self._public_patch_only(stored, seat) else seat, sent != serial)
+                key = (_SHARED if self._shared_patch(stored, seat) else seat, sent != serial)
                 frame = frames.get(key)
                 if frame is None:
                     frame = frames[key] = self._patch_frame(
@@ -1180,63 +1195,83 @@ class RoomActor:
             f'"replay":{"true" if whole else "false"}}}'
         )
 
-    def _parts(self, seat: int | None) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-        """The engine's public part of the views and ``seat``'s own part, at this version
-        (``public_part``/``own_part`` of server/rules/views.py: together, ``view_for``)."""
-        if self._parts_version != self.version:
-            self._prev_version = self._parts_version
-            self._prev_pub = self._parts_pub
-            self._prev_own = self._parts_own
+    def _track_round(self, entry: _Entry) -> None:
+        """Note how the round's views changed from the previous version to this new one.
+
+        One move applied to the same round since then (its log one longer, ``entry`` its
+        event): the public values the engine says it may change (``changed_keys``,
+        server/rules/views.py) and the acting seat's own part. The same round, its log as
+        long: nothing. Anything else (a new round, none, a round rebuilt after a failed
+        write): whole views. Nothing is computed here; :meth:`_view_patch` encodes the
+        patch when a connection needs it, once a version.
+        """
+        state = self.round
+        seen, seen_log = self._round_seen
+        log_length = len(state.log) if state is not None else 0
+        self._round_seen = (state, log_length)
+        self._delta_event = None
+        self._delta_seat = None
+        self._delta_pub = None
+        self._delta_own = None
+        if state is None or state is not seen:
+            self._delta = _WHOLE
+        elif log_length == seen_log:
+            self._delta = _UNCHANGED
+        elif log_length == seen_log + 1 and isinstance(entry, _Move):
+            self._delta = _MOVED
+            self._delta_event = entry.event
+            self._delta_seat = entry.event.seat
+        else:
+            self._delta = _WHOLE
+
+    def _public(self) -> dict[str, Any] | None:
+        """The engine's public part of the views at this version (``None``: no round)."""
+        state = self.round
+        if self._parts_version != self.version or self._parts_round is not state:
             self._parts_version = self.version
-            state = self.round
+            self._parts_round = state
             self._parts_pub = public_part(state) if state is not None else None
-            self._parts_own = {}
-            self._pub_patch = None
-        own = self._parts_own.get(seat)
-        if own is None:
-            state = self.round
-            own = self._parts_own[seat] = own_part(state, seat) if state is not None else {}
-        return self._parts_pub, own
+        return self._parts_pub
 
     def _parts_json(self, seat: int | None) -> str:
-        """The seat's whole view as JSON, from the version's parts (``null``: no round)."""
-        pub, own = self._parts(seat)
-        return "null" if pub is None else _dumps({**pub, **own})
+        """The seat's whole view as JSON (``public_part`` and ``own_part`` of
+        server/rules/views.py: together, ``view_for``), ``null`` with no round."""
+        pub = self._public()
+        state = self.round
+        if pub is None or state is None:
+            return "null"
+        return _dumps({**pub, **own_part(state, seat)})
 
     def _whole_view(self, seat: int | None) -> str:
-        """``"view":{...},"patch":null``: the seat's whole view from the version's parts."""
+        """``"view":{...},"patch":null``: the seat's whole view at this version."""
         return f'"view":{self._parts_json(seat)},"patch":null'
 
-    def _public_patch_only(self, stored: _Stored, seat: int | None) -> bool:
+    def _shared_patch(self, stored: _Stored, seat: int | None) -> bool:
         """True when ``seat``'s patch frame of ``stored`` is the one every such seat gets:
-        it sees the public event, a patch can be made, and its own part is unchanged (the
-        patch is then the public part's alone)."""
+        it sees the public event and the version changed no own part of its view."""
         if _event_json(stored, seat) is not stored[2]:  # the acting seat's own copy
             return False
-        pub, own = self._parts(seat)
-        if pub is None or self._prev_pub is None or self._prev_version != self.version - 1:
-            return False
-        prev_own = self._prev_own.get(seat)
-        return bool(prev_own) and prev_own == own
+        delta = self._delta
+        return delta == _UNCHANGED or (delta == _MOVED and seat != self._delta_seat)
 
     def _view_patch(self, seat: int | None) -> str:
-        """``"view":null,"patch":{...}``: the view's keys that changed since the previous
-        version; the whole view when the previous version's parts are not known."""
-        pub, own = self._parts(seat)
-        prev_pub = self._prev_pub if self._prev_version == self.version - 1 else None
-        prev_own = self._prev_own.get(seat) if prev_pub is not None else None
-        if pub is None or prev_pub is None or not prev_own:
+        """``"view":null,"patch":{...}``: the values of the seat's view that this version
+        may have changed (:meth:`_track_round`); the whole view when that is not known."""
+        delta = self._delta
+        state = self.round
+        event = self._delta_event
+        if delta == _UNCHANGED:
+            return '"view":null,"patch":{}'
+        if delta != _MOVED or state is None or event is None:
             return self._whole_view(seat)
-        pub_patch = self._pub_patch
-        if pub_patch is None:
-            changed = {k: v for k, v in pub.items() if prev_pub.get(k, _MISSING) != v}
-            pub_patch = self._pub_patch = _dumps(changed)[1:-1] if changed else ""
-        own_changed = {k: v for k, v in own.items() if prev_own.get(k, _MISSING) != v}
-        if own_changed:
-            own_patch = _dumps(own_changed)[1:-1]
-            body = f"{pub_patch},{own_patch}" if pub_patch else own_patch
-        else:
-            body = pub_patch
+        body = self._delta_pub
+        if body is None:
+            body = self._delta_pub = _dumps(public_values(state, changed_keys(event, state)))[1:-1]
+        if seat is not None and seat == self._delta_seat:
+            own = self._delta_own
+            if own is None:
+                own = self._delta_own = _dumps(own_part(state, seat))[1:-1]
+            body = f"{body},{own}" if body else own
         return f'"view":null,"patch":{{{body}}}'
 
     def _tail(self, _: bool, seats_scores: tuple[str, str] | None = None) -> str:

@@ -43,12 +43,10 @@ CloseSocket = Callable[[int], Coroutine[Any, Any, None]]
 class SocketChannel(Protocol):
     """What :class:`DirectConn` needs of a :class:`server.socketwriter.Channel`."""
 
-    @property
-    def backlog(self) -> int:
-        """Bytes written and not yet taken by the kernel."""
-
-    def write_texts(self, *texts: str) -> bool:
-        """Queue each text as one text frame, in order; False when dropped."""
+    def write_texts(self, limit: int, *texts: str) -> int:
+        """Queue each text as one text frame, in order: 1; -1 (nothing queued) past
+        ``limit`` bytes waiting; 0 when dropped (the channel ended, or the socket's
+        close frame was written: the socket sealed it)."""
 
 
 class DirectSocket(Protocol):
@@ -56,7 +54,8 @@ class DirectSocket(Protocol):
 
     @property
     def channel(self) -> SocketChannel | None:
-        """The writer thread's channel that frames go to (None: the transport)."""
+        """The writer thread's channel that frames go to (None: the transport), set
+        before the connection is handed to a :class:`DirectConn`."""
 
     @property
     def write_paused(self) -> bool:
@@ -229,11 +228,12 @@ class DirectConn(Conn):
     read yet) is above it, the next frame closes the connection with 1008 instead of
     being buffered. The buffer is only measured while the transport reports it above
     its high-water mark (64 KiB by default), so the limit is at least that. With the
-    socket's channel (``socket.channel``), the frames are framed and sent by the writer
-    thread, and the limit applies to the channel's backlog.
+    socket's channel (``socket.channel``, read once here), the frames are framed and
+    sent by the writer thread, and the limit applies to the channel's backlog, checked
+    by the channel as it takes the frames.
     """
 
-    __slots__ = ("socket",)
+    __slots__ = ("channel", "socket")
 
     def __init__(self, player_id: str, socket: DirectSocket, limit: int) -> None:
         # Conn's writer state (_send, _close, backlog, flusher) has no use here.
@@ -247,30 +247,36 @@ class DirectConn(Conn):
         self.backlog = None
         self.flusher = None
         self.socket = socket
+        self.channel: SocketChannel | None = socket.channel
 
     def send(self, frame: str) -> None:
         """Write a frame now; a client too slow to read is disconnected."""
-        if self._writable():
-            channel = self.socket.channel
-            if channel is None:
-                self._write(text_frame(frame))
-            else:
-                self._put(channel, (frame,))
+        if self.closed:
+            return
+        channel = self.channel
+        if channel is not None:
+            self._put(channel.write_texts(self.limit, frame))
+        elif self._writable():
+            self._write(text_frame(frame))
 
     def send_frames(self, *frames: str) -> None:
         """Write several frames with one ``transport.write`` or channel write (one system
         call)."""
-        if self._writable():
-            channel = self.socket.channel
-            if channel is None:
-                self._write(b"".join([text_frame(frame) for frame in frames]))
-            else:
-                self._put(channel, frames)
+        if self.closed:
+            return
+        channel = self.channel
+        if channel is not None:
+            self._put(channel.write_texts(self.limit, *frames))
+        elif self._writable():
+            self._write(b"".join([text_frame(frame) for frame in frames]))
 
-    def _put(self, channel: SocketChannel, frames: tuple[str, ...]) -> None:
-        """Hand whole frames to the writer thread's channel (framed there); a closing
-        socket, or a channel that ended, marks this gone."""
-        if self.socket.close_sent or not channel.write_texts(*frames):
+    def _put(self, taken: int) -> None:
+        """What the channel said of frames handed to it (framed by the writer thread):
+        past the limit, the client is closed (1008); dropped (the channel ended, or the
+        socket's close frame was written and sealed it), this is gone."""
+        if taken < 0:
+            self.close(1008)
+        elif taken == 0:
             self._gone(ConnectionError("the connection is closing"))
 
     def _write(self, data: bytes) -> None:
@@ -291,16 +297,9 @@ class DirectConn(Conn):
             self._gone(exc)
 
     def _writable(self) -> bool:
-        """Open and keeping up; a client past ``limit`` unread bytes is closed (1008)."""
-        if self.closed:
-            return False
+        """Keeping up (the transport's buffer); a client past ``limit`` unread bytes is
+        closed (1008)."""
         socket = self.socket
-        channel = socket.channel
-        if channel is not None:
-            if channel.backlog > self.limit:
-                self.close(1008)
-                return False
-            return True
         if socket.write_paused and socket.transport.get_write_buffer_size() > self.limit:
             self.close(1008)
             return False

@@ -54,6 +54,7 @@ struct chan {
     /* Under the writer's mutex. */
     int refs;          /* the Python object, each queued item, the open descriptor */
     int accepting;     /* write() takes data: not closed, aborted, failed or stopped */
+    int sealed;        /* write_texts() takes no more: the close frame was written */
     size_t backlog;    /* bytes taken by write() and not yet sent nor dropped */
     int failed;        /* errno of the send that failed, else 0 */
     /* The thread's alone. */
@@ -454,17 +455,25 @@ stop_accepting(wstate *w, chan *c)
     return was;
 }
 
-/* Queue an item (w->mu not held); 0 when refused (the channel or the writer ended). */
+enum { QUEUE_CONTROL, QUEUE_BYTES, QUEUE_TEXTS };
+
+/* Queue an item (w->mu not held); 0 when refused (the channel or the writer ended, or
+ * for texts, sealed), -1 when texts find more than `limit` bytes waiting: the item is
+ * freed then. */
 static int
-enqueue(wstate *w, item *it, int data)
+enqueue(wstate *w, item *it, int what, size_t limit)
 {
     chan *c = it->c;
+    int data = what != QUEUE_CONTROL;
     int wake = 0;
     pthread_mutex_lock(&w->mu);
-    if (w->stopping || w->exited || (data && !c->accepting)) {
+    if (w->stopping || w->exited || (data && !c->accepting)
+        || (what == QUEUE_TEXTS && (c->sealed || c->backlog > limit))) {
+        int over = what == QUEUE_TEXTS && c->accepting && !c->sealed && !w->stopping
+                   && !w->exited;
         pthread_mutex_unlock(&w->mu);
         free(it);
-        return 0;
+        return over ? -1 : 0;
     }
     c->refs++;
     if (data)
@@ -650,7 +659,7 @@ Writer_channel(WriterObject *self, PyObject *arg)
     Py_INCREF(self);
     obj->owner = self;
     obj->c = c;
-    if (!enqueue(w, it, 0)) { /* stopped meanwhile: the thread will not take it */
+    if (!enqueue(w, it, QUEUE_CONTROL, 0)) { /* stopped meanwhile: the thread will not take it */
         close(c->fd);
         c->fd = -1;
         pthread_mutex_lock(&w->mu);
@@ -726,7 +735,7 @@ channel_put(ChannelObject *self, const char *head, size_t head_len, const char *
     if (head_len)
         memcpy(it->data, head, head_len);
     memcpy(it->data + head_len, data, len);
-    return enqueue(self->owner->w, it, 1);
+    return enqueue(self->owner->w, it, QUEUE_BYTES, 0);
 }
 
 /* The header of an unmasked, final text frame of n bytes (RFC 6455 §5.2). */
@@ -769,9 +778,11 @@ Channel_write(ChannelObject *self, PyObject *arg)
 }
 
 PyDoc_STRVAR(Channel_write_texts_doc,
-"write_texts(*texts) -> bool\n\n"
+"write_texts(limit, *texts) -> int\n\n"
 "Queue each str as one WebSocket text frame (unmasked, final: what a server sends),\n"
-"all of them as one send. False as for write().");
+"all of them as one send: 1. Nothing is queued when more than `limit` bytes wait\n"
+"already (a client that reads too slowly): -1; nor when the channel no longer takes\n"
+"any (as for write()) or was sealed: 0.");
 
 static PyObject *
 Channel_write_texts(ChannelObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -781,6 +792,15 @@ Channel_write_texts(ChannelObject *self, PyObject *const *args, Py_ssize_t nargs
     const char **datas = small_datas;
     Py_ssize_t *lens = small_lens;
     PyObject *result = NULL;
+    if (nargs < 1) {
+        PyErr_SetString(PyExc_TypeError, "write_texts takes a limit, then texts");
+        return NULL;
+    }
+    size_t limit = PyLong_AsSize_t(args[0]);
+    if (limit == (size_t)-1 && PyErr_Occurred())
+        return NULL;
+    args++;
+    nargs--;
     if (nargs > 4) {
         datas = PyMem_Malloc(sizeof(*datas) * (size_t)nargs);
         lens = PyMem_Malloc(sizeof(*lens) * (size_t)nargs);
@@ -812,7 +832,7 @@ Channel_write_texts(ChannelObject *self, PyObject *const *args, Py_ssize_t nargs
         pos += (size_t)lens[i];
     }
     it->len = pos;
-    result = PyBool_FromLong(enqueue(self->owner->w, it, 1));
+    result = PyLong_FromLong(enqueue(self->owner->w, it, QUEUE_TEXTS, limit));
 done:
     if (datas != small_datas)
         PyMem_Free(datas);
@@ -830,7 +850,7 @@ channel_end(ChannelObject *self, int kind)
         item *it = new_item(c, kind, 0);
         if (!it)
             return PyErr_NoMemory();
-        enqueue(w, it, 0);
+        enqueue(w, it, QUEUE_CONTROL, 0);
     }
     Py_RETURN_NONE;
 }
@@ -845,6 +865,16 @@ static PyObject *
 Channel_abort(ChannelObject *self, PyObject *unused)
 {
     return channel_end(self, ITEM_ABORT);
+}
+
+static PyObject *
+Channel_seal(ChannelObject *self, PyObject *unused)
+{
+    wstate *w = self->owner->w;
+    pthread_mutex_lock(&w->mu);
+    self->c->sealed = 1;
+    pthread_mutex_unlock(&w->mu);
+    Py_RETURN_NONE;
 }
 
 enum { GET_BACKLOG, GET_FAILED, GET_CLOSED };
@@ -878,7 +908,7 @@ Channel_dealloc(ChannelObject *self)
     if (stop_accepting(w, c)) { /* never closed: close after what was written */
         item *it = new_item(c, ITEM_CLOSE, 0);
         if (it)
-            enqueue(w, it, 0);
+            enqueue(w, it, QUEUE_CONTROL, 0);
     }
     pthread_mutex_lock(&w->mu);
     chan_unref_locked(c);
@@ -895,6 +925,9 @@ static PyMethodDef Channel_methods[] = {
      "close(): send what was written, then close (dropped past the writer's linger)."},
     {"abort", (PyCFunction)Channel_abort, METH_NOARGS,
      "abort(): drop what was not sent yet and close now."},
+    {"seal", (PyCFunction)Channel_seal, METH_NOARGS,
+     "seal(): write_texts() takes nothing more (the close frame was written); write()\n"
+     "still does."},
     {NULL},
 };
 

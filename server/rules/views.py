@@ -16,10 +16,11 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from server.rules.state import RoundState, meld_public
+from server.rules.state import Event, RoundState, meld_public
 from server.rules.variants import Variant, get_variant
 
 
@@ -87,6 +88,66 @@ class SeatView:
 OWN_KEYS = ("seat", "hand", "joker_credits", "button_used")
 """The values of a view that are the seat's own (:func:`own_part`); the rest is public."""
 
+PUBLIC_KEYS = (
+    "variant_id", "players", "first", "turn", "phase", "seats", "table", "row", "row_offset",
+    "row_length", "row_depth", "atu", "atu_taken_by", "stock_count", "consumed",
+    "last_points_opening", "last_doubles_opening", "joker_button", "over", "result", "hands",
+    "opened_with",
+)
+"""The values of a view that every seat sees alike (:func:`public_part`), in its order."""
+
+
+def _row_offset(state: RoundState) -> int:
+    depth = state.options.row_depth
+    return 0 if depth is None else max(0, len(state.row) - depth)
+
+
+def _seats(state: RoundState) -> list[dict[str, Any]]:
+    credits = _credits(state)
+    return [
+        {
+            "seat": i,
+            "tiles": len(state.hands[i]),
+            "opened": state.opened[i],
+            "opened_with": state.opened_with[i],
+            "credits": credits[i],
+            "first_turn": state.first_turn(i),
+        }
+        for i in range(state.players)
+    ]
+
+
+def _result(state: RoundState) -> dict[str, Any] | None:
+    result = state.result
+    return asdict(result) if result is not None else None
+
+
+# How each public value is read from the round (one getter per key of PUBLIC_KEYS).
+_PUBLIC: dict[str, Callable[[RoundState], Any]] = {
+    "variant_id": lambda s: s.variant.id,
+    "players": lambda s: s.players,
+    "first": lambda s: s.first,
+    "turn": lambda s: s.turn,
+    "phase": lambda s: s.phase,
+    "seats": _seats,
+    "table": lambda s: [meld_public(m) for m in s.table],
+    "row": lambda s: s.row[_row_offset(s):],
+    "row_offset": _row_offset,
+    "row_length": lambda s: len(s.row),
+    "row_depth": lambda s: s.options.row_depth,
+    "atu": lambda s: s.atu,
+    "atu_taken_by": lambda s: s.atu_taken_by,
+    "stock_count": lambda s: len(s.stock),
+    "consumed": lambda s: sorted(s.consumed),
+    "last_points_opening": lambda s: s.last_points_opening,
+    "last_doubles_opening": lambda s: s.last_doubles_opening,
+    "joker_button": lambda s: s.options.joker_button,
+    "over": lambda s: s.over,
+    "result": _result,
+    "hands": lambda s: [list(h) for h in s.hands] if s.over else None,
+    "opened_with": lambda s: list(s.opened_with),
+}
+
 
 def public_part(state: RoundState) -> dict[str, Any]:
     """Every value of a view that is the same for every seat and for a spectator.
@@ -103,44 +164,63 @@ def public_part(state: RoundState) -> dict[str, Any]:
     >>> sorted(set(public_part(s)) & set(OWN_KEYS))
     []
     """
-    depth = state.options.row_depth
-    offset = 0 if depth is None else max(0, len(state.row) - depth)
-    result = state.result
-    credits = _credits(state)
-    return {
-        "variant_id": state.variant.id,
-        "players": state.players,
-        "first": state.first,
-        "turn": state.turn,
-        "phase": state.phase,
-        "seats": [
-            {
-                "seat": i,
-                "tiles": len(state.hands[i]),
-                "opened": state.opened[i],
-                "opened_with": state.opened_with[i],
-                "credits": credits[i],
-                "first_turn": state.first_turn(i),
-            }
-            for i in range(state.players)
-        ],
-        "table": [meld_public(m) for m in state.table],
-        "row": state.row[offset:],
-        "row_offset": offset,
-        "row_length": len(state.row),
-        "row_depth": depth,
-        "atu": state.atu,
-        "atu_taken_by": state.atu_taken_by,
-        "stock_count": len(state.stock),
-        "consumed": sorted(state.consumed),
-        "last_points_opening": state.last_points_opening,
-        "last_doubles_opening": state.last_doubles_opening,
-        "joker_button": state.options.joker_button,
-        "over": state.over,
-        "result": asdict(result) if result is not None else None,
-        "hands": [list(h) for h in state.hands] if state.over else None,
-        "opened_with": list(state.opened_with),
-    }
+    return {key: get(state) for key, get in _PUBLIC.items()}
+
+
+def public_values(state: RoundState, keys: Iterable[str]) -> dict[str, Any]:
+    """The public values named by ``keys`` (:data:`PUBLIC_KEYS`), as in :func:`public_part`.
+
+    >>> from server.rules.state import new_round
+    >>> s = new_round("remi", players=2, seed=1)
+    >>> public_values(s, ("stock_count", "turn"))
+    {'stock_count': 76, 'turn': 0}
+    """
+    return {key: _PUBLIC[key](state) for key in keys}
+
+
+# What each engine event (Event.do) may change of the public part of the views (§D);
+# the acting seat's own part (its hand, B.9 credits) may change too, nobody else's. A
+# round that ends also changes _ROUND_OVER. tests/rules/test_views.py checks these
+# against the whole public part before and after every action of many random rounds.
+_ROW = ("row", "row_offset", "row_length")
+_OPENING = ("opened_with", "last_points_opening", "last_doubles_opening")
+_ROUND_OVER = ("phase", "over", "result", "hands")
+_CHANGES: dict[str, tuple[str, ...]] = {
+    "draw": ("phase", "seats", "stock_count"),
+    "discard": (*_ROW, "turn", "phase", "seats"),
+    "lay": ("seats", "table", "atu_taken_by", *_OPENING),
+    "take_row": (*_ROW, "phase", "seats", "table", *_OPENING),
+    "layoff": ("seats", "table"),
+    "buy_joker": ("seats", "table", "consumed"),
+    "take_discard": (*_ROW, "phase", "seats", "table", *_OPENING),
+    "joker_button": ("phase", "seats"),
+}
+
+
+def _in_order(keys: Iterable[str]) -> tuple[str, ...]:
+    wanted = set(keys)
+    return tuple(key for key in PUBLIC_KEYS if key in wanted)
+
+
+_CHANGED: dict[tuple[str, bool], tuple[str, ...]] = {}
+for _do, _keys in _CHANGES.items():
+    _CHANGED[(_do, False)] = _in_order(_keys)
+    _CHANGED[(_do, True)] = _in_order((*_keys, *_ROUND_OVER))
+
+
+def changed_keys(event: Event, state: RoundState) -> tuple[str, ...]:
+    """The keys of the public part that ``event``, just applied to ``state``, may have
+    changed (in :data:`PUBLIC_KEYS` order; every key for an event not listed). With
+    :func:`public_values` and the acting seat's :func:`own_part`, a server sends the
+    change of a view without comparing whole views.
+
+    >>> from server.rules.state import new_round
+    >>> s = new_round("remi", players=2, seed=1)
+    >>> changed_keys(s.apply(0, {"do": "discard", "tile": s.hands[0][0]}), s)
+    ('turn', 'phase', 'seats', 'row', 'row_offset', 'row_length')
+    """
+    keys = _CHANGED.get((event.do, state.over))
+    return PUBLIC_KEYS if keys is None else keys
 
 
 def _credits(state: RoundState) -> list[int]:

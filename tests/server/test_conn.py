@@ -183,18 +183,22 @@ async def test_direct_conn_writes_nothing_after_the_close_frame() -> None:
 
 
 class FakeChannel:
-    """A writer thread's channel: records the frames; ``backlog`` as the test sets it."""
+    """A writer thread's channel: records the frames; its backlog as the test sets it,
+    checked against the limit as the C channel does; ``ended``/``sealed`` drop them."""
 
     def __init__(self) -> None:
         self.frames: list[tuple[str, ...]] = []
         self.backlog = 0
         self.ended = False
+        self.sealed = False
 
-    def write_texts(self, *texts: str) -> bool:
-        if self.ended:
-            return False
+    def write_texts(self, limit: int, *texts: str) -> int:
+        if self.ended or self.sealed:
+            return 0
+        if self.backlog > limit:
+            return -1
         self.frames.append(texts)
-        return True
+        return 1
 
 
 async def test_direct_conn_hands_frames_to_the_channel_when_there_is_one() -> None:
@@ -208,9 +212,11 @@ async def test_direct_conn_hands_frames_to_the_channel_when_there_is_one() -> No
     conn.send("b")
     assert channel.frames == [("a",), ("ack", "event")]
     assert conn.closed and conn.close_code == 1008 and sock.closes == [1008]
+    conn.send("c")  # closed: nothing more is handed over
+    assert channel.frames == [("a",), ("ack", "event")]
 
 
-async def test_direct_conn_is_gone_when_its_channel_ended_or_after_the_close_frame() -> None:
+async def test_direct_conn_is_gone_when_its_channel_ended_or_was_sealed() -> None:
     sock = DirectSocket()
     channel = sock.channel = FakeChannel()
     conn = DirectConn("p", sock, limit=10_000)
@@ -220,6 +226,6 @@ async def test_direct_conn_is_gone_when_its_channel_ended_or_after_the_close_fra
     sock2 = DirectSocket()
     channel2 = sock2.channel = FakeChannel()
     conn2 = DirectConn("p", sock2, limit=10_000)
-    sock2.close_sent = True
+    channel2.sealed = True  # the socket's close frame was written (close_sent)
     conn2.send_frames("a", "b")
     assert conn2.closed and conn2.close_code == 1006 and channel2.frames == []

@@ -40,6 +40,7 @@ def _load() -> ModuleType:
 
 
 sockwriter = _load()
+LIMIT = 1 << 30  # write_texts' backlog limit, where a test does not look at it
 
 
 @pytest.fixture
@@ -106,7 +107,7 @@ def test_bytes_and_text_frames_arrive_in_order(writer: Any) -> None:
     channel = writer.channel(a.fileno())
     texts = ["hi", "é" * 70, "x" * 70_000, ""]
     assert channel.write(b"raw ") is True
-    assert channel.write_texts(*texts) is True
+    assert channel.write_texts(LIMIT, *texts) == 1
     assert channel.write(memoryview(b"end")) is True
     expected = b"raw " + b"".join(text_frame(t) for t in texts) + b"end"
     assert read_all(b, len(expected)) == expected
@@ -208,13 +209,60 @@ def test_stop_right_after_writes_never_hangs() -> None:
         w = sockwriter.Writer(linger=60.0)
         channel = w.channel(a.fileno())
         for _ in range(i % 4):
-            channel.write_texts("x")
+            channel.write_texts(LIMIT, "x")
         stopper = threading.Thread(target=w.stop, args=(0,))
         stopper.start()
         stopper.join(10)  # a hang detector: a stop takes microseconds
         assert not stopper.is_alive(), f"stop() hung at round {i}"
         del channel
     a.close()
+    b.close()
+
+
+def test_texts_past_the_limit_are_refused_whole_and_the_stream_stays_whole(
+    writer: Any,
+) -> None:
+    """write_texts takes nothing (-1) while more than ``limit`` bytes wait: a slow reader
+    is told, and what was taken before still arrives complete and in order."""
+    a, b = pair(sndbuf=4096)
+    channel = writer.channel(a.fileno())
+    taken: list[str] = []
+    for i in range(200):
+        text = f"{i}:" + "x" * 16_000
+        answer = channel.write_texts(100_000, text, "after")
+        if answer == -1:
+            break
+        assert answer == 1
+        taken += [text, "after"]
+    else:
+        raise AssertionError("200 frames of 16 KB never passed a 100 KB backlog")
+    assert channel.backlog > 100_000 and not channel.closed
+    assert channel.write(b"bytes are not limited") is True
+    expected = b"".join(text_frame(t) for t in taken) + b"bytes are not limited"
+    assert read_all(b, len(expected)) == expected
+    until(lambda: channel.backlog == 0)
+    assert channel.write_texts(0, "again") == 1  # nothing waits: taken, even at 0
+    assert read_all(b, 7) == text_frame("again")
+    a.close()
+    b.close()
+
+
+def test_a_sealed_channel_takes_bytes_but_no_more_texts(writer: Any) -> None:
+    """seal(): the socket's close frame was written; room frames may not follow it."""
+    a, b = pair()
+    channel = writer.channel(a.fileno())
+    assert channel.write_texts(LIMIT, "before") == 1
+    close_frame = b"\x88\x02\x03\xe8"
+    assert channel.write(close_frame) is True
+    channel.seal()
+    assert channel.write_texts(LIMIT, "after") == 0
+    assert channel.write(b"!") is True  # websockets' own bytes still go out
+    expected = text_frame("before") + close_frame + b"!"
+    assert read_all(b, len(expected)) == expected
+    channel.close()
+    assert channel.write_texts(LIMIT, "closed") == 0
+    a.close()
+    assert read_to_end(b) == b""
     b.close()
 
 
@@ -236,7 +284,7 @@ def test_many_channels_keep_each_their_own_order(writer: Any) -> None:
     channels = [writer.channel(a.fileno()) for a, _ in pairs]
     for i in range(200):
         for n, channel in enumerate(channels):
-            assert channel.write_texts(f"{n}:{i}")
+            assert channel.write_texts(LIMIT, f"{n}:{i}") == 1
     for n, (a, b) in enumerate(pairs):
         expected = b"".join(text_frame(f"{n}:{i}") for i in range(200))
         assert read_all(b, len(expected)) == expected
@@ -248,14 +296,20 @@ def test_bad_arguments_are_refused(writer: Any) -> None:
     a, b = pair()
     channel = writer.channel(a.fileno())
     with pytest.raises(TypeError):
-        channel.write_texts(b"bytes")
+        channel.write_texts(LIMIT, b"bytes")
+    with pytest.raises(TypeError):
+        channel.write_texts()  # no limit
+    with pytest.raises(TypeError):
+        channel.write_texts("x", "y")  # the limit is a number
+    with pytest.raises(OverflowError):
+        channel.write_texts(-1, "x")
     with pytest.raises(TypeError):
         channel.write("text")
     with pytest.raises(ValueError):
         sockwriter.Writer(linger=-1)
     with pytest.raises(OSError):
         writer.channel(10_000)  # no such descriptor
-    assert channel.write_texts(*[str(i) for i in range(10)])  # more than a few at once
+    assert channel.write_texts(LIMIT, *[str(i) for i in range(10)]) == 1  # more than 4
     expected = b"".join(text_frame(str(i)) for i in range(10))
     assert read_all(b, len(expected)) == expected
     a.close()
@@ -306,7 +360,7 @@ def test_socket_writer_status_and_channels() -> None:
     channel = thread.channel(FakeTransport(a))  # type: ignore[arg-type]
     assert (channel is not None) == built
     if channel is not None:
-        assert channel.write_texts("hello")
+        assert channel.write_texts(LIMIT, "hello") == 1
         assert read_all(b, 7) == text_frame("hello")
         until(lambda: thread.stats()["sent_bytes"] == 7)  # counted once send() returned
     asyncio.run(thread.stop())

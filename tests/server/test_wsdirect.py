@@ -260,6 +260,16 @@ async def test_room_sockets_write_through_the_thread_when_it_is_built(srv: Serve
     await b.wait(lambda m: m["type"] == "event" and m["version"] == reply["version"])
     stats = srv.live.socket_writer.stats()
     assert (stats.get("sent_bytes", 0) > 0) == threaded
+    # The server's close frame (uvicorn's close_sent) seals the channel: a room frame
+    # sent after it is dropped and its connection counted gone, on either path.
+    p = direct[0]
+    [conn] = [c for c in srv.live.actors[room].conns if isinstance(c, DirectConn) and c.socket is p]
+    p.write_close(4001)
+    assert p.close_sent
+    if threaded:
+        assert p.channel is not None and p.channel.write_texts(1 << 30, "late") == 0
+    conn.send('{"type":"pong"}')
+    assert conn.closed and conn.close_code == 1006
     await a.close()
     await b.close()
 
