@@ -288,16 +288,19 @@ class RoomActor:
         # How the round's views changed from the previous version to this one (see
         # _track_round): the round and its log's length at the last version; the kind of
         # change; for a move, its event, the acting seat and the patch's JSON (made once).
-        self._round_seen: tuple[RoundState | None, int] = (None, 0)
+        self._round_seen: RoundState | None = None
+        self._round_seen_log = 0
         self._delta = _WHOLE
         self._delta_event: Event | None = None
         self._delta_seat: int | None = None
         self._delta_pub: str | None = None
         self._delta_own: str | None = None
-        # The public part of the views at _parts_version (whole views), of _parts_round.
+        # The public part of the views at _parts_version (whole views), of _parts_round,
+        # and its JSON without the closing brace ("" before it is needed).
         self._parts_version = -1
         self._parts_round: RoundState | None = None
         self._parts_pub: dict[str, Any] | None = None
+        self._parts_pub_json = ""
         self.task: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ plumbing
@@ -1206,9 +1209,9 @@ class RoomActor:
         patch when a connection needs it, once a version.
         """
         state = self.round
-        seen, seen_log = self._round_seen
+        seen, seen_log = self._round_seen, self._round_seen_log
         log_length = len(state.log) if state is not None else 0
-        self._round_seen = (state, log_length)
+        self._round_seen, self._round_seen_log = state, log_length
         self._delta_event = None
         self._delta_seat = None
         self._delta_pub = None
@@ -1231,16 +1234,21 @@ class RoomActor:
             self._parts_version = self.version
             self._parts_round = state
             self._parts_pub = public_part(state) if state is not None else None
+            self._parts_pub_json = ""
         return self._parts_pub
 
     def _parts_json(self, seat: int | None) -> str:
         """The seat's whole view as JSON (``public_part`` and ``own_part`` of
-        server/rules/views.py: together, ``view_for``), ``null`` with no round."""
+        server/rules/views.py: together, ``view_for``), ``null`` with no round: the
+        text of ``dumps({**public, **own})``, the public part encoded once a version."""
         pub = self._public()
         state = self.round
         if pub is None or state is None:
             return "null"
-        return _dumps({**pub, **own_part(state, seat)})
+        head = self._parts_pub_json
+        if not head:
+            head = self._parts_pub_json = _dumps(pub)[:-1]
+        return f"{head},{_dumps(own_part(state, seat))[1:]}"
 
     def _whole_view(self, seat: int | None) -> str:
         """``"view":{...},"patch":null``: the seat's whole view at this version."""
