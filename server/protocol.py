@@ -496,13 +496,15 @@ class EventMessage(_Model):
     earlier ones have them null.
 
     A connection whose ``hello`` asked for ``patches`` gets, instead of the whole
-    ``view`` (then null), a ``patch``: the view's top-level keys whose values
-    changed since the previous version, with their new values (``{}`` when nothing
-    changed). The client replaces those keys of the view it holds; the result is
-    exactly the seat's view at this version. When the server cannot patch (the
-    first event after a ``snapshot`` taken before a round existed, a new round
-    being dealt with no view before it, ...) it sends the whole ``view`` and
-    ``patch`` null; a client replaces its view then. Such a connection also gets
+    ``view`` (then null), a ``patch``: the view's top-level keys that the event may
+    have changed since the previous version, with their values now (``{}`` when the
+    round did not change; a key may come with the value it already had: the keys are
+    those the engine names for the move, not a comparison). The client replaces
+    those keys of the view it holds; the result is exactly the seat's view at this
+    version. When the server does not patch (a new round is dealt, an abandoned
+    round is taken away, the first event after a ``snapshot`` taken before a round
+    existed, ...) it sends the whole ``view`` and ``patch`` null; a client replaces
+    its view then. Such a connection also gets
     ``seats`` and ``scores`` only in the events where they changed (null means
     unchanged); the last event of a replay always carries the whole ``view``,
     ``seats`` and ``scores``.
@@ -561,7 +563,8 @@ class EventMessage(_Model):
     view: dict[str, Any] | None
     patch: dict[str, Any] | None = Field(
         default=None,
-        description="With ``patches``: the view's keys that changed, with their new values.",
+        description="With ``patches``: the view's keys the event may have changed, with "
+        "their values now.",
     )
     seats: list[SeatState] | None
     deadline: float | None

@@ -62,7 +62,7 @@ export class RoomConnection {
     ws.onopen = () => {
       this.attempts = 0;
       this.everOpened = true;
-      // patches: each event carries only the view's keys that changed (room.ts applies them)
+      // patches: each event carries only the view's keys the move may have changed (room.ts applies them)
       ws.send(JSON.stringify({ type: "hello", last_version: this.handlers.lastVersion(), patches: true }));
       this.handlers.onStatus("open");
       window.clearInterval(this.pingTimer);

@@ -184,7 +184,7 @@ export class RoomPage {
         if (Array.isArray(ev.winners)) this.state.winners = ev.winners as number[];
       }
       if (ev.do === "room_changed" && this.state.status === "waiting") void this.poll();
-      // The whole view, or a patch: the keys that changed since the previous version
+      // The whole view, or a patch: the keys the event may have changed since the previous version
       // (hello asked for patches). A new object, so that the table can compare with the old one.
       if (m.view) this.state.view = m.view as SeatView;
       else if (m.patch && this.state.view) this.state.view = { ...this.state.view, ...(m.patch as Partial<SeatView>) };
