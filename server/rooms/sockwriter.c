@@ -13,7 +13,9 @@
  * while frames for this one still wait. Per channel the order of the bytes is the
  * order of the write() calls. What the kernel does not take yet (a client that reads
  * slowly) waits in the channel and is sent when epoll says the socket can take more;
- * `backlog` is every byte taken and not yet in the kernel, for the caller's limit.
+ * `backlog` is every byte taken and not yet in the kernel: write_texts() takes nothing
+ * while it is over the caller's limit. seal() (the close frame was written) makes
+ * write_texts() take nothing more, write() still takes bytes.
  *
  * close() sends what is waiting, then closes the descriptor; past `linger` seconds
  * what is still waiting is dropped. abort() drops it at once. A send that fails (the
@@ -467,10 +469,10 @@ enqueue(wstate *w, item *it, int what, size_t limit)
     int data = what != QUEUE_CONTROL;
     int wake = 0;
     pthread_mutex_lock(&w->mu);
-    if (w->stopping || w->exited || (data && !c->accepting)
-        || (what == QUEUE_TEXTS && (c->sealed || c->backlog > limit))) {
-        int over = what == QUEUE_TEXTS && c->accepting && !c->sealed && !w->stopping
-                   && !w->exited;
+    int refused = w->stopping || w->exited || (data && !c->accepting)
+                  || (what == QUEUE_TEXTS && c->sealed);
+    int over = !refused && what == QUEUE_TEXTS && c->backlog > limit;
+    if (refused || over) {
         pthread_mutex_unlock(&w->mu);
         free(it);
         return over ? -1 : 0;
