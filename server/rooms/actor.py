@@ -287,12 +287,11 @@ class RoomActor:
         self._patching: dict[Conn, int] = {}
         # How the round's views changed from the previous version to this one (see
         # _track_round): the round and its log's length at the last version; the kind of
-        # change; for a move, its event, the acting seat and the patch's JSON (made once).
+        # change; for a move, its event (the acting seat's) and the patch's JSON (made once).
         self._round_seen: RoundState | None = None
         self._round_seen_log = 0
         self._delta = _WHOLE
         self._delta_event: Event | None = None
-        self._delta_seat: int | None = None
         self._delta_pub: str | None = None
         self._delta_own: str | None = None
         # The public part of the views at _parts_version (whole views), of _parts_round,
@@ -1213,7 +1212,6 @@ class RoomActor:
         log_length = len(state.log) if state is not None else 0
         self._round_seen, self._round_seen_log = state, log_length
         self._delta_event = None
-        self._delta_seat = None
         self._delta_pub = None
         self._delta_own = None
         if state is None or state is not seen:
@@ -1223,7 +1221,6 @@ class RoomActor:
         elif log_length == seen_log + 1 and isinstance(entry, _Move):
             self._delta = _MOVED
             self._delta_event = entry.event
-            self._delta_seat = entry.event.seat
         else:
             self._delta = _WHOLE
 
@@ -1260,7 +1257,8 @@ class RoomActor:
         if _event_json(stored, seat) is not stored[2]:  # the acting seat's own copy
             return False
         delta = self._delta
-        return delta == _UNCHANGED or (delta == _MOVED and seat != self._delta_seat)
+        event = self._delta_event
+        return delta == _UNCHANGED or (delta == _MOVED and event is not None and seat != event.seat)
 
     def _view_patch(self, seat: int | None) -> str:
         """``"view":null,"patch":{...}``: the values of the seat's view that this version
@@ -1275,7 +1273,7 @@ class RoomActor:
         body = self._delta_pub
         if body is None:
             body = self._delta_pub = _dumps(public_values(state, changed_keys(event, state)))[1:-1]
-        if seat is not None and seat == self._delta_seat:
+        if seat is not None and seat == event.seat:
             own = self._delta_own
             if own is None:
                 own = self._delta_own = _dumps(own_part(state, seat))[1:-1]
