@@ -21,7 +21,7 @@ from redis.asyncio import Redis
 from starlette.types import Receive, Scope, Send
 
 from server import native
-from server.api import health, lobby_events, players, rooms
+from server.api import health, lobby_events, players, rooms, variants
 from server.api.errors import install_error_handlers
 from server.api.lobby_events import LobbyPublisher
 from server.bus import RedisBus
@@ -88,6 +88,7 @@ def create_app(settings: Settings | None = None, events: RoomEvents | None = Non
     app.include_router(health.router)
     app.include_router(players.router)
     app.include_router(rooms.router)
+    app.include_router(variants.router)
     app.include_router(lobby_events.router)
     # /ws/rooms/{id} and the room actors; lobby changes also go out on the bus
     live = install_live(app, services, LobbyPublisher(services, events))

@@ -108,6 +108,10 @@ class Family:
     consumes_bought_jokers: bool  # A.11 vs B.10
     joker_layoff: bool  # A.10 vs B.3
     row_break: bool  # A.9 (deep takes) vs B.4 (only the last discard)
+    has_short_game: bool  # §1: family A's one-pack game for 2
+    joker_button: bool  # B.9: the room option exists
+    faces: str  # "cards" (ranks and suits, §1) or "numbers" (numbers and colours)
+    rack_rows: int  # rows of the player's rack at the table (a hand of 15 or of 22)
 
     def tile_ids(self, short_game: bool) -> tuple[int, ...]:
         return FULL_SET_IDS
@@ -155,6 +159,10 @@ class FamilyA(Family):
     consumes_bought_jokers = True
     joker_layoff = False
     row_break = True
+    has_short_game = True
+    joker_button = False
+    faces = "cards"
+    rack_rows = 2
 
     def tile_ids(self, short_game: bool) -> tuple[int, ...]:
         return SHORT_SET_IDS if short_game else FULL_SET_IDS
@@ -228,6 +236,10 @@ class FamilyB(Family):
     consumes_bought_jokers = False
     joker_layoff = True
     row_break = False
+    has_short_game = False
+    joker_button = True
+    faces = "numbers"
+    rack_rows = 3
 
     def hand_sizes(self, short_game: bool) -> tuple[int, int]:
         return (22, 21)  # B.1
@@ -338,22 +350,24 @@ class Variant:
     doubles_threshold: int = 0  # B.6
     rising: bool = False  # B.8
     title: str = ""
+    seed: str = ""  # the seed text of RULES.md the variant comes from
 
 
 def _remi(vid: str, threshold: int, title: str) -> Variant:
     return Variant(vid, FAMILY_A, threshold, FAMILY_A_MELDS, run_required=True,
-                   out_bonus=50, out_bonus_joker=100, title=title)
+                   out_bonus=50, out_bonus_joker=100, title=title, seed="000")
 
 
 def _etalat(vid: str, threshold: int, title: str) -> Variant:
     return Variant(vid, FAMILY_A, threshold, FAMILY_A_MELDS.with_max_jokers(1),
                    run_required=True, out_bonus=100, out_bonus_joker=100,
-                   joker_out_doubles=True, joker_discard_restricted=True, title=title)
+                   joker_out_doubles=True, joker_discard_restricted=True, title=title,
+                   seed="004")
 
 
 def _remi101(vid: str, rising: bool, title: str) -> Variant:
     return Variant(vid, FAMILY_B, 101, FAMILY_B_MELDS, doubles_threshold=5, rising=rising,
-                   title=title)
+                   title=title, seed="001")
 
 
 VARIANTS: dict[str, Variant] = {v.id: v for v in (
