@@ -1,4 +1,4 @@
-"""docs/protocol.md is generated from server/protocol.py; the two must agree."""
+"""docs/protocol.md is generated from the protocol's models; the two must agree."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from pydantic import BaseModel, TypeAdapter
 
 from server import protocol
+from server.protocol import docs
 from server.rules.actions import ACTION_NAMES
 from server.rules.errors import ErrorCode
 
@@ -17,14 +18,14 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 
 
 def test_doc_is_generated_from_the_models() -> None:
-    assert DOC.read_text(encoding="utf-8") == protocol.render_markdown(), (
+    assert DOC.read_text(encoding="utf-8") == docs.render_markdown(), (
         "docs/protocol.md is out of date: run "
-        "`.venv/bin/python -m server.protocol > docs/protocol.md`"
+        "`.venv/bin/python -m server.protocol.docs > docs/protocol.md`"
     )
 
 
 @pytest.mark.parametrize(
-    ("model", "example"), protocol.all_examples(), ids=lambda v: getattr(v, "__name__", "")
+    ("model", "example"), docs.all_examples(), ids=lambda v: getattr(v, "__name__", "")
 )
 def test_every_example_is_valid(model: type[BaseModel], example: dict[str, Any]) -> None:
     if model in protocol.CLIENT_MODELS:
@@ -38,7 +39,7 @@ def test_every_example_is_valid(model: type[BaseModel], example: dict[str, Any])
 
 def test_every_message_model_has_an_example() -> None:
     for model in (*protocol.CLIENT_MODELS, *protocol.SERVER_MODELS, *protocol.ACTION_MODELS):
-        assert any(m is model for m, _ in protocol.all_examples()), model.__name__
+        assert any(m is model for m, _ in docs.all_examples()), model.__name__
 
 
 def test_actions_and_events_cover_the_engine() -> None:

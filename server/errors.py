@@ -1,0 +1,86 @@
+"""The server's typed errors: one base, one code enum, beside the rules' own.
+
+An illegal move is the rules' :class:`~server.rules.errors.RuleError` (RULES.md §C).
+Everything else the server refuses — a malformed frame, a room operation, an HTTP
+request — raises :class:`ServerError` with a :class:`Code` and a message a person
+can read. Nothing here knows about HTTP: the HTTP edge (server/api/errors.py) picks
+the status for each code, and the socket sends the code in an ``error`` frame.
+
+>>> err = ServerError(Code.SEAT_TAKEN, "seat 1 is taken")
+>>> err.code.value, str(err), Code.SEAT_TAKEN.describe()
+('seat_taken', 'seat_taken: seat 1 is taken', 'The seat already has a player.')
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from server.rules.errors import ErrorCode
+
+
+class Code(StrEnum):
+    """Every code the server answers with beside RULES.md §C's."""
+
+    # the room socket (docs/protocol.md)
+    BAD_MESSAGE = "bad_message"
+    STALE_VERSION = "stale_version"
+    SEQ_REUSED = "seq_reused"
+    NOT_SEATED = "not_seated"
+    ROOM_CLOSED = "room_closed"
+    RATE_LIMITED = "rate_limited"
+    NOT_AUTHENTICATED = "not_authenticated"
+    ROOM_NOT_FOUND = "room_not_found"
+    INTERNAL_ERROR = "internal_error"
+    # rooms and players (the HTTP API)
+    INVALID_REQUEST = "invalid_request"
+    INVALID_TOKEN = "invalid_token"
+    PLAYER_NOT_FOUND = "player_not_found"
+    INVITE_NOT_FOUND = "invite_not_found"
+    INVALID_SEAT = "invalid_seat"
+    SEAT_TAKEN = "seat_taken"
+    ROOM_FULL = "room_full"
+    ROOM_NOT_WAITING = "room_not_waiting"
+    NOT_OWNER = "not_owner"
+    NO_PLAYERS = "no_players"
+    SEATS_EMPTY = "seats_empty"
+
+    def describe(self) -> str:
+        """What the code means (docs/protocol.md's table)."""
+        return _MEANINGS[self]
+
+
+_MEANINGS: dict[Code, str] = {
+    Code.BAD_MESSAGE: "The frame is not JSON, not a known message, or a field is invalid.",
+    Code.STALE_VERSION: "`base_version` is not the room's current version; re-decide and "
+    "resend with a new seq.",
+    Code.SEQ_REUSED: "This seq was already used by this player for a different message.",
+    Code.NOT_SEATED: "Only a seated player may do this (spectators watch).",
+    Code.ROOM_CLOSED: "The room is not playing (waiting, between rounds or finished).",
+    Code.RATE_LIMITED: "Too many messages; the connection is closed with 1008.",
+    Code.NOT_AUTHENTICATED: "No valid token (cookie or bearer).",
+    Code.ROOM_NOT_FOUND: "No such room, or a private room without membership or ?code=.",
+    Code.INTERNAL_ERROR: "The server could not store the move; nothing changed.",
+    Code.INVALID_REQUEST: "A field of the request is missing or invalid.",
+    Code.INVALID_TOKEN: "The token is not valid.",
+    Code.PLAYER_NOT_FOUND: "No such player.",
+    Code.INVITE_NOT_FOUND: "No room has this invite code.",
+    Code.INVALID_SEAT: "The room has no such seat.",
+    Code.SEAT_TAKEN: "The seat already has a player.",
+    Code.ROOM_FULL: "Every seat of the room is taken.",
+    Code.ROOM_NOT_WAITING: "Seats change only while the room waits for its players.",
+    Code.NOT_OWNER: "Only the room's owner may do this.",
+    Code.NO_PLAYERS: "Nobody is seated.",
+    Code.SEATS_EMPTY: "Some seats are empty and the room does not fill them with bots.",
+}
+
+
+class ServerError(Exception):
+    """A refused request or message: a :class:`Code` (or, for a malformed action, the
+    rules' ``bad_action``) and a human ``message``; ``seq`` is the refused socket
+    message's, when it had one. Nothing changed."""
+
+    def __init__(self, code: Code | ErrorCode, message: str, seq: int | None = None) -> None:
+        super().__init__(f"{code.value}: {message}")
+        self.code = code
+        self.message = message
+        self.seq = seq
