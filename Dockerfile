@@ -8,18 +8,7 @@ RUN npm ci --no-audit --no-fund
 COPY web/ ./
 RUN npm run build
 
-# 2. The hot modules compiled by mypyc (server/native.py, docs/operations.md): the full
-# image has the C compiler, the slim one below runs the result. Should the build fail,
-# the image runs the same modules as plain Python.
-FROM python:3.11 AS native
-WORKDIR /app
-COPY pyproject.toml README.md ./
-COPY server ./server
-COPY scripts/build_native.py ./scripts/
-RUN pip install --no-cache-dir '.[native]' \
-    && (python scripts/build_native.py || mkdir -p build/native)
-
-# 3. The server.
+# 2. The server.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -43,7 +32,6 @@ COPY migrations ./migrations
 COPY alembic.ini ./
 RUN pip install --no-deps .
 COPY --from=web /web/dist ./web/dist
-COPY --from=native /app/build/native ./build/native
 
 ENV REMI_DATA_DIR=/data \
     REMI_HOST=0.0.0.0 \

@@ -20,7 +20,6 @@ from fastapi.staticfiles import StaticFiles
 from redis.asyncio import Redis
 from starlette.types import Receive, Scope, Send
 
-from server import native
 from server.api import health, lobby_events, players, rooms, variants
 from server.api.errors import install_error_handlers
 from server.api.lobby_events import LobbyPublisher
@@ -118,7 +117,6 @@ async def _startup(services: Services) -> None:
         extra={
             "database": services.db.engine.url.render_as_string(hide_password=True),
             "redis": bool(settings.redis_url),
-            "native": native.status(),  # the compiled modules (server/native.py)
         },
     )
 

@@ -3,13 +3,16 @@
 ``python -m server.cli serve [--host H] [--port P]``: apply the migrations, then run
 uvicorn. ``python -m server.cli migrate [--revision R]``: apply the migrations only.
 Every other setting comes from the ``REMI_*`` environment (see docs/operations.md).
+:func:`uvicorn_options` gives the uvicorn options of the app (serve, tests, benchmark).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
+from typing import Any
 
 import uvicorn
 
@@ -17,9 +20,27 @@ from server.app import create_app
 from server.logs import configure_logging
 from server.settings import Settings
 from server.storage.migrate import migrate
-from server.wsdirect import uvicorn_options
 
 log = logging.getLogger("server.cli")
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """uvicorn's options for this app: uvloop, httptools, the sans-io ``websockets``
+    protocol, the frame size limit, no compression.
+
+    >>> opts = uvicorn_options(Settings(max_frame_bytes=4096))
+    >>> opts["loop"], opts["http"], opts["ws"], opts["ws_max_size"]
+    ('uvloop', 'httptools', 'websockets-sansio', 4096)
+    >>> opts["ws_per_message_deflate"]
+    False
+    """
+    return {
+        "loop": "uvloop",
+        "http": "httptools",
+        "ws": "websockets-sansio",
+        "ws_max_size": settings.max_frame_bytes,
+        "ws_per_message_deflate": False,
+    }
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,6 +58,10 @@ def serve(settings: Settings) -> None:
     """Migrate, then serve until interrupted."""
     asyncio.run(migrate(settings))
     app = create_app(settings.model_copy(update={"migrate_on_startup": False}))
+    # What start-up made (modules, the app) lives as long as the process: out of the
+    # garbage collector's generations, so that its collections never walk it again.
+    gc.collect()
+    gc.freeze()
     uvicorn.run(
         app,
         host=settings.host,

@@ -132,31 +132,6 @@ class Settings(BaseSettings):
     version_block: int = Field(
         default=1000, ge=32, description="Versions reserved in the database at a time."
     )
-    gc_freeze: bool = Field(
-        default=True,
-        description="After start-up, move every object alive to the garbage collector's "
-        "permanent generation (shorter full collections, fewer latency spikes).",
-    )
-    gc_freeze_interval_seconds: float = Field(
-        default=30.0,
-        ge=0,
-        description="Every so often, freeze what is alive (connections, rooms) so that full "
-        "collections only walk young objects; 0 = only once after start-up.",
-    )
-    gc_full_every: int = Field(
-        default=20,
-        ge=1,
-        description="Every Nth interval, unfreeze and collect everything once instead "
-        "(reclaims cyclic garbage among frozen objects).",
-    )
-    gc_young_threshold: int = Field(
-        default=20000,
-        ge=0,
-        description="The garbage collector's youngest-generation threshold, set at start-up "
-        "(0: Python's default, 700). A move allocates hundreds of short-lived containers; "
-        "a higher threshold lets reference counting free most of them before a young "
-        "collection walks them (docs/benchmarks.md).",
-    )
     heartbeat_seconds: float = Field(
         default=10.0,
         gt=0,
@@ -166,30 +141,13 @@ class Settings(BaseSettings):
     send_queue_limit: int = Field(
         default=512,
         ge=8,
-        description="Frames queued for a client before it is dropped as slow (ASGI path).",
-    )
-    send_buffer_bytes: int = Field(
-        default=1 << 20,
-        ge=65536,
-        description="Bytes written to a room socket and not yet read by the client before it "
-        "is dropped as slow (direct path).",
-    )
-    journal_commit_interval_ms: float = Field(
-        default=1.0,
-        ge=0,
-        le=50,
-        description="SQLite file: the least time between the end of a commit of the moves "
-        "and the start of the next (more moves per commit under load; 0 = commit at once).",
-    )
-    socket_writes: Literal["thread", "loop"] = Field(
-        default="thread",
-        description="Who sends the room sockets' bytes: a native thread of their own "
-        "(default; needs the compiled build, else the loop) or the event loop's thread.",
+        description="Frames waiting to be sent to a client before it is closed as too slow "
+        "to read (1008).",
     )
 
     # --- WebSocket safety --------------------------------------------------
     rate_limit_messages: int = Field(
-        default=100, ge=1, description="Messages a connection may send per window."
+        default=100, ge=1, description="Frames (text or binary) a connection may send per window."
     )
     rate_limit_window_seconds: float = Field(
         default=20.0, gt=0, description="Length of the message-budget window."

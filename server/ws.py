@@ -1,24 +1,21 @@
 """The room WebSocket endpoint: ``/ws/rooms/{room_id}`` (docs/protocol.md).
 
 The handshake checks the Origin against the allowlist and authenticates the
-player (cookie or bearer token). Each frame is size-checked and counted
-against the connection's message budget before it is parsed; every message
-is validated by :mod:`server.protocol` and then handed to the room's actor.
-Frames to the client are written at once by :class:`~server.rooms.conn.Conn`
-(no writer task per connection); a client that reads too slowly gets a bounded
-backlog, then is closed, so it never stalls the room.
+player (cookie or bearer token). Each frame, text or binary, is size-checked and
+counted against the connection's message budget before anything else; every text
+message is validated by :mod:`server.protocol` and then handed to the room's actor.
+Frames to the client go out through :class:`~server.rooms.conn.Conn`, in order;
+a client that reads too slowly is closed, so it never stalls the room.
 
-Under uvicorn with :class:`server.wsdirect.RoomWSProtocol` the messages skip ASGI
-after the handshake (see :mod:`server.wsdirect`); :class:`Session` holds the
-per-message logic both ways share.
+The socket is Starlette's :class:`~starlette.websockets.WebSocket` (plain ASGI
+messages), served by uvicorn (server/cli.py); :class:`Session` holds what each
+message does.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
-from functools import partial
 from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, FastAPI, WebSocket
@@ -35,17 +32,15 @@ from server.protocol import (
     parse_client,
 )
 from server.rooms.actor import PONG, error_frame
-from server.rooms.conn import Conn, DirectConn
+from server.rooms.conn import Conn
 from server.rooms.live import LiveRooms
 from server.rooms.service import RoomError
-from server.wsdirect import DIRECT
 
 if TYPE_CHECKING:
     from server.rooms.actor import RoomActor
     from server.rooms.service import RoomEvents
     from server.services import Services
     from server.settings import Settings
-    from server.wsdirect import RoomWSProtocol
 
 log = logging.getLogger(__name__)
 
@@ -89,9 +84,7 @@ class Budget:
 
     def take(self) -> bool:
         now = time.monotonic()
-        tokens = self.tokens + (now - self.last) * self.rate
-        if tokens > self.capacity:  # min(), without the builtin's call
-            tokens = self.capacity
+        tokens = min(self.capacity, self.tokens + (now - self.last) * self.rate)
         self.last = now
         if tokens < 1.0:
             self.tokens = tokens
@@ -109,12 +102,17 @@ def _token(websocket: WebSocket, cookie_name: str) -> str | None:
     return websocket.cookies.get(cookie_name)
 
 
-class Session:
-    """What a connection's messages do, whichever way they arrive (ASGI or direct).
+BINARY_REFUSED = "binary frames are not accepted: send each message as a text frame of JSON"
+"""The error message that answers a binary frame."""
 
-    Each message is size-checked (close 1009 before any parsing), counted against the
-    connection's budget (error ``rate_limited``, close 1008), validated, then answered
-    (ping) or handed to the room's actor. Synchronous: it never waits.
+
+class Session:
+    """What a connection's messages do.
+
+    Every frame, text or binary, is size-checked (close 1009 before any parsing) and
+    counted against the connection's budget (error ``rate_limited``, close 1008); a
+    text frame is then validated and answered (ping) or handed to the room's actor, a
+    binary frame is answered with ``bad_message``. Synchronous: it never waits.
     """
 
     __slots__ = ("actor", "budget", "conn", "max_bytes", "said_hello")
@@ -126,73 +124,63 @@ class Session:
         self.max_bytes = settings.max_frame_bytes
         self.said_hello = False
 
+    def _admit(self, size: int) -> bool:
+        """A frame of ``size`` bytes may be handled: not too big, within the budget."""
+        conn = self.conn
+        if size > self.max_bytes:
+            conn.close(1009)
+            return False
+        if not self.budget.take():
+            conn.send(error_frame(None, "rate_limited", "too many messages"))
+            conn.close(1008)
+            return False
+        return True
+
     def text(self, text: str) -> None:
         """Handle one text message."""
         conn = self.conn
         if conn.closed:
             return
         t0 = time.perf_counter()
-        max_bytes = self.max_bytes
-        if len(text) > max_bytes or (len(text) * 4 > max_bytes and len(text.encode()) > max_bytes):
-            conn.close(1009)
-            return
-        if not self.budget.take():
-            conn.send(error_frame(None, "rate_limited", "too many messages"))
-            conn.close(1008)
+        # The length in bytes, encoded only when the characters alone do not settle it.
+        size = len(text) if len(text) * 4 <= self.max_bytes else len(text.encode())
+        if not self._admit(size):
             return
         try:
             msg = parse_client(text)
         except ProtocolError as err:
             conn.send(error_frame(err.seq, err.code, err.message))
             return
-        # parse_client gives exactly these classes: ``type(msg) is`` is one pointer
-        # comparison, where isinstance with a pydantic model goes through ABCMeta.
-        if type(msg) is ActionMessage:
+        if isinstance(msg, ActionMessage):
             if self.said_hello:
                 self.actor.post("action", conn, msg, t0)
             else:
                 conn.send(error_frame(msg.seq, "bad_message", "send hello first"))
-        elif type(msg) is PingMessage:
+        elif isinstance(msg, PingMessage):
             conn.send(PONG)
-        elif type(msg) is Hello:
+        elif isinstance(msg, Hello):
             self.said_hello = True
             self.actor.post("hello", conn, msg)
-        elif type(msg) is RackMessage or type(msg) is QueryMessage:
+        elif isinstance(msg, RackMessage | QueryMessage):
             if self.said_hello:
-                self.actor.post("rack" if type(msg) is RackMessage else "query", conn, msg)
+                self.actor.post("rack" if isinstance(msg, RackMessage) else "query", conn, msg)
             else:
                 conn.send(error_frame(msg.seq, "bad_message", "send hello first"))
-        elif type(msg) is LeaveMessage:
+        elif isinstance(msg, LeaveMessage):
             self.actor.post("leave", conn)
 
     def binary(self, data: bytes) -> None:
-        """Handle one binary message: refused (too big: close 1009)."""
+        """Handle one binary message: counted like any frame, then refused."""
         conn = self.conn
         if conn.closed:
             return
-        if len(data) > self.max_bytes:
-            conn.close(1009)
-            return
-        conn.send(error_frame(None, "bad_message", "send text frames (JSON)"))
-
-
-def _slow_client_bytes(settings: Settings) -> int:
-    """The write buffer that closes a direct connection as too slow (``send_buffer_bytes``,
-    1 MiB by default: hundreds of events)."""
-    return settings.send_buffer_bytes
+        if self._admit(len(data)):
+            conn.send(error_frame(None, "bad_message", BINARY_REFUSED))
 
 
 @router.websocket("/ws/rooms/{room_id}")
 async def room_socket(websocket: WebSocket, room_id: str) -> None:
-    """One player's (or spectator's) connection to a room.
-
-    Under uvicorn with :class:`~server.wsdirect.RoomWSProtocol` (the scope has the
-    ``remi.direct`` extension), once the connection is accepted and attached to its
-    room the messages are handled straight from the protocol
-    (:meth:`~server.wsdirect.RoomWSProtocol.go_direct`) and frames are written
-    straight to the transport (:class:`~server.rooms.conn.DirectConn`); this
-    coroutine only waits for the end. Elsewhere it runs an ASGI receive loop.
-    """
+    """One player's (or spectator's) connection to a room."""
     app = websocket.app
     services: Services = app.state.services
     live: LiveRooms = app.state.live
@@ -217,29 +205,26 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         await websocket.send_text(error_frame(None, "room_not_found", f"no room {room_id!r}"))
         await websocket.close(code=4404)
         return
-    direct: RoomWSProtocol | None = (websocket.scope.get("extensions") or {}).get(DIRECT)
-    conn: Conn
-    if direct is not None:
-        direct.use_writer(live.socket_writer)  # sends on its thread (server/socketwriter.py)
-        conn = DirectConn(player.id, direct, _slow_client_bytes(settings))
-    else:
 
-        async def close(code: int) -> None:
-            if websocket.application_state == WebSocketState.CONNECTED:
-                await websocket.close(code=code)
+    async def close(code: int) -> None:
+        if websocket.application_state == WebSocketState.CONNECTED:
+            await websocket.close(code=code)
 
-        conn = Conn(player.id, websocket.send_text, close, settings.send_queue_limit)
+    conn = Conn(player.id, websocket.send_text, close, settings.send_queue_limit)
     actor = await live.attach(room_id, conn)
     metrics = services.metrics
     metrics.connections.inc()
     session = Session(conn, actor, settings)
     try:
-        if direct is not None:
-            ended: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-            direct.go_direct(session.text, session.binary, partial(_end, ended))
-            await ended
-        else:
-            await _receive_loop(websocket, conn, session)
+        while not conn.closed:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            text = message.get("text")
+            if text is None:
+                session.binary(message.get("bytes") or b"")
+            else:
+                session.text(text)
     except Exception as exc:  # a broken connection
         log.debug("ws_receive_failed", extra={"error": repr(exc)})
     finally:
@@ -247,21 +232,3 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         metrics.connections.dec()
         conn.close(conn.close_code or 1000)
         await conn.drained(5)
-
-
-def _end(ended: asyncio.Future[int], code: int) -> None:
-    if not ended.done():
-        ended.set_result(code)
-
-
-async def _receive_loop(websocket: WebSocket, conn: Conn, session: Session) -> None:
-    """The ASGI way: receive each message, hand it to the session, until closed."""
-    while not conn.closed:
-        message = await websocket.receive()
-        if message["type"] == "websocket.disconnect":
-            return
-        text = message.get("text")
-        if text is None:
-            session.binary(message.get("bytes") or b"")
-        else:
-            session.text(text)

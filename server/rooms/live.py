@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import secrets
 from typing import TYPE_CHECKING
@@ -21,7 +20,6 @@ from server.rooms.actor import RoomActor
 from server.rooms.botplay import BotRunner
 from server.rooms.conn import Conn
 from server.rooms.journal import Journal
-from server.socketwriter import SocketWriter
 
 if TYPE_CHECKING:
     from server.metrics import Metrics
@@ -39,10 +37,7 @@ class LiveContext:
 
     def __init__(self, services: Services, rooms: LiveRooms) -> None:
         self.services = services
-        self.journal = Journal(
-            services.db,
-            commit_interval=services.settings.journal_commit_interval_ms / 1000,
-        )
+        self.journal = Journal(services.db)
         self.bots = BotRunner(services.settings.bot_searches)
         self._rooms = rooms
 
@@ -81,12 +76,9 @@ class LiveRooms:
     def __init__(self, services: Services, forward: RoomEvents | None = None) -> None:
         self.services = services
         self.ctx = LiveContext(services, self)
-        self.socket_writer = SocketWriter(services.settings.socket_writes)
-        """Sends the room sockets' bytes (server/socketwriter.py)."""
         self.actors: dict[str, RoomActor] = {}
         self._forward = forward
         self._locks: dict[str, asyncio.Lock] = {}
-        self._gc_task: asyncio.Task[None] | None = None
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._notices: set[asyncio.Task[None]] = set()
         self.started = False
@@ -98,12 +90,8 @@ class LiveRooms:
 
     async def start(self) -> None:
         """Start the journal and restore every room whose match is being played."""
-        if self.settings.gc_young_threshold > 0:
-            _, middle, old = gc.get_threshold()
-            gc.set_threshold(self.settings.gc_young_threshold, middle, old)
         self.ctx.journal.start()
         self.started = True
-        log.info("socket_writes", extra={"status": self.socket_writer.status})
         try:
             room_ids = await self.services.gamelog.unfinished_rooms()
         except Exception:  # the database is down: serve anyway (/healthz reports it)
@@ -118,22 +106,6 @@ class LiveRooms:
                 log.exception("room_restore_failed", extra={"room_id": room_id})
         # Only now: every restored room has read the last_alive of the previous run.
         self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
-        if self.settings.gc_freeze:
-            gc.collect()
-            gc.freeze()
-            if self.settings.gc_freeze_interval_seconds > 0:
-                self._gc_task = asyncio.create_task(self._gc_loop())
-
-    async def _gc_loop(self) -> None:
-        """Keep full collections short: long-lived objects go to the permanent generation."""
-        n = 0
-        while True:
-            await asyncio.sleep(self.settings.gc_freeze_interval_seconds)
-            n += 1
-            if n % self.settings.gc_full_every == 0:
-                gc.unfreeze()
-                gc.collect()
-            gc.freeze()
 
     def _playing(self) -> list[str]:
         return [i for i, a in self.actors.items() if a.status == "playing" and not a.stopped]
@@ -155,12 +127,12 @@ class LiveRooms:
 
     async def stop(self) -> None:
         """Stop every actor, record the time of the stop, then stop the journal."""
-        for task in (self._gc_task, self._heartbeat_task):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
-        self._gc_task = self._heartbeat_task = None
+        task = self._heartbeat_task
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+        self._heartbeat_task = None
         playing = self._playing() if self.started else []
         actors = list(self.actors.values())
         for actor in actors:
@@ -180,9 +152,6 @@ class LiveRooms:
         await self.heartbeat(playing)
         self.ctx.bots.close()
         await self.ctx.journal.stop()
-        # uvicorn closed the connections before the lifespan's end: their last frames
-        # (close frames included) are sent, then the thread ends.
-        await self.socket_writer.stop()
         self.started = False
 
     def forget(self, actor: RoomActor) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -33,14 +34,27 @@ def test_migrate_command(data_dir: Path) -> None:
 
 
 def test_serve_migrates_then_runs_uvicorn(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[tuple[Any, dict[str, Any]]] = []
-    monkeypatch.setattr(cli.uvicorn, "run", lambda app, **kw: calls.append((app, kw)))
+    calls: list[tuple[Any, dict[str, Any], int]] = []
+
+    def run(app: Any, **kw: Any) -> None:
+        calls.append((app, kw, gc.get_freeze_count()))
+        gc.unfreeze()  # the test process goes on: leave its collector as it was
+
+    monkeypatch.setattr(cli.uvicorn, "run", run)
+    assert gc.get_freeze_count() == 0
     assert cli.main(["serve", "--host", "127.0.0.2", "--port", "8123"]) == 0
     assert "players" in _tables(data_dir / "remi.sqlite3")
-    [(app, kwargs)] = calls
+    [(app, kwargs, frozen)] = calls
     assert isinstance(app, FastAPI)
+    assert frozen > 0  # what start-up made is out of the collector's generations
     assert kwargs["host"] == "127.0.0.2"
     assert kwargs["port"] == 8123
+    # Public implementations only: uvloop, httptools, uvicorn's sans-io websockets protocol.
+    assert (kwargs["loop"], kwargs["http"], kwargs["ws"]) == (
+        "uvloop",
+        "httptools",
+        "websockets-sansio",
+    )
     assert kwargs["ws_max_size"] == 16 * 1024
     assert kwargs["ws_per_message_deflate"] is False
     assert app.state.services.settings.migrate_on_startup is False

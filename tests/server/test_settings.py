@@ -50,16 +50,21 @@ def test_live_room_pacing_is_in_the_one_settings_object(
     monkeypatch.setenv("REMI_BOT_DELAY_SECONDS", "0.25")
     monkeypatch.setenv("REMI_ROUND_PAUSE_SECONDS", "2")
     monkeypatch.setenv("REMI_SEND_QUEUE_LIMIT", "64")
-    monkeypatch.setenv("REMI_SEND_BUFFER_BYTES", "200000")
-    monkeypatch.setenv("REMI_GC_FREEZE", "false")
     s = Settings(data_dir=tmp_path)
     assert (s.bot_delay_seconds, s.round_pause_seconds) == (0.25, 2.0)
-    assert s.send_queue_limit == 64 and s.gc_freeze is False
-    assert s.send_buffer_bytes == 200_000
+    assert s.send_queue_limit == 64
     # The live rooms read the settings the app was given; nothing else reads the environment.
     app = create_app(s)
     assert app.state.live.settings is s
     assert app.state.live.ctx.settings.bot_delay_seconds == 0.25
+
+
+def test_no_setting_of_the_removed_speed_layer() -> None:
+    """One ``gc.freeze()`` at start-up (server/cli.py) is all the tuning there is: no
+    garbage-collector, socket-writer or native-build setting is read."""
+    names = set(Settings.model_fields)
+    assert not {n for n in names if n.startswith("gc_")}
+    assert not names & {"socket_writes", "send_buffer_bytes", "native"}
 
 
 def test_comma_separated_origins(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -76,6 +81,7 @@ def test_comma_separated_origins(monkeypatch: pytest.MonkeyPatch) -> None:
         ("REMI_COOKIE_SAMESITE", "none"),
         ("REMI_TURN_TIME_SCALE", "0"),
         ("REMI_VERSION_BLOCK", "8"),
+        ("REMI_SEND_QUEUE_LIMIT", "4"),
     ],
 )
 def test_invalid_environment(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:

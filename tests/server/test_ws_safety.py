@@ -156,6 +156,21 @@ async def test_message_budget_closes_with_1008(srv: Server) -> None:
     assert sum(1 for m in c.frames if m["type"] == "pong") == 20
 
 
+async def test_binary_frames_count_against_the_budget(srv: Server) -> None:
+    room, ana = await _room(srv)
+    c = await srv.client(ana, room)
+    for i in range(25):  # the budget is 20 per 20 s here
+        try:
+            await c.ws.send(bytes([i]))
+        except Exception:
+            break
+    code, _ = await c.closed  # type: ignore[misc]
+    assert code == 1008
+    errors = [m for m in c.frames if m["type"] == "error"]
+    assert [m["code"] for m in errors] == ["bad_message"] * 20 + ["rate_limited"]
+    assert "binary" in str(errors[0]["message"])
+
+
 def test_budget_refills() -> None:
     b = Budget(3, 3.0)
     assert [b.take() for _ in range(4)] == [True, True, True, False]

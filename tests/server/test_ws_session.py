@@ -113,3 +113,28 @@ def test_size_and_budget() -> None:
     assert _error(conn.sent[2])["code"] == "rate_limited" and conn.close_code == 1008
     session.text('{"type":"ping"}')  # closed: nothing more
     assert len(conn.sent) == 3
+
+
+def test_a_binary_frame_is_refused_with_a_clear_error() -> None:
+    session, conn, actor = _session()
+    session.binary(b'{"type":"ping"}')
+    error = _error(conn.sent[0])
+    assert (error["seq"], error["code"]) == (None, "bad_message")
+    assert "binary" in error["message"] and "text frame" in error["message"]
+    assert actor.posted == [] and not conn.closed
+    session, conn, _ = _session(max_bytes=40)
+    session.binary(b"x" * 41)
+    assert conn.close_code == 1009 and conn.sent == []
+
+
+def test_every_frame_text_or_binary_counts_against_the_budget() -> None:
+    session, conn, _ = _session(messages=3)
+    session.binary(b"\x00")
+    session.text('{"type":"ping"}')
+    session.binary(b"\x01")
+    assert not conn.closed and len(conn.sent) == 3
+    session.binary(b"\x02")  # the fourth frame in the window
+    assert _error(conn.sent[3])["code"] == "rate_limited" and conn.close_code == 1008
+    session.binary(b"\x03")  # closed: nothing more
+    session.text('{"type":"ping"}')
+    assert len(conn.sent) == 4

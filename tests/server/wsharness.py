@@ -18,18 +18,17 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from server.app import create_app
+from server.cli import uvicorn_options
 from server.protocol import validate_server
 from server.rooms.live import LiveRooms
 from server.rooms.service import RoomEvents
 from server.settings import Settings
-from server.wsdirect import uvicorn_options
 
 FAST: dict[str, Any] = {
     "bot_delay_seconds": 0.0,
     "round_pause_seconds": 0.0,
     "turn_time_scale": 1.0,
     "idle_actor_seconds": 0.5,
-    "gc_freeze": False,
 }
 """Live-room pacing for the tests (overrides of :class:`Settings` fields)."""
 
