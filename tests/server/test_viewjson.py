@@ -10,7 +10,7 @@ import pytest
 
 from server.rooms.botplay import bot_actions, make_seat_bot
 from server.rooms.viewjson import ViewJSON, dumps, json_dumps, view_dict
-from server.rules import RuleError, new_round, spectator_view, view_for, views
+from server.rules import RuleError, new_round, spectator_view, view_for
 from server.rules.views import SeatInfo
 
 

@@ -22,8 +22,7 @@ from server.rooms import live  # noqa: E402
 
 class _Seeds:
     """Stands in for the ``secrets`` module of server/rooms/live.py, where the room actors
-    get their deal seeds (``LiveContext.new_seed``): scripted seeds first. (Not in the
-    actor's own module: a compiled module keeps what it imported, server/native.py.)"""
+    get their deal seeds (``LiveContext.new_seed``): scripted seeds first."""
 
     def __init__(self, seeds: list[str]) -> None:
         self.seeds = seeds
