@@ -1,0 +1,300 @@
+"""A room's connections as an audience: what each one last received, the replay buffer,
+and the frame that brings each one up to date.
+
+Every connection gets its own seat's view, made by the engine (``view_for``, or
+``spectator_view`` for a spectator; RULES.md §D): nothing else decides what a seat
+sees. A connection whose ``hello`` asked for ``patches`` gets, instead of the whole
+view at every event, the top-level keys of its view whose JSON differs from what
+that connection last received (``{}`` when none does), and ``seats`` and ``scores``
+only when their JSON differs from what it last got (null otherwise). It gets the
+whole view, with ``seats`` and ``scores``, when it holds none or holds another
+round's. What a connection last got
+is kept here (:class:`Seen`) as the JSON of each key, shared by the connections that
+received the same view: the views of a version are made once per seat.
+
+The last events are kept (``Stored``: plain JSON) so that a reconnecting client
+gets what it missed (:meth:`Audience.replay`), or else a snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_core import to_json
+
+from server.protocol.server import RoomInfo, Scores, SeatState
+from server.rooms import frames
+from server.rooms.conn import Conn
+from server.rules import RoundState, spectator_view, view_for
+
+Stored = tuple[int, int | None, bytes, bytes | None]
+"""A buffered event: version, acting seat, the public copy's JSON, the acting seat's
+copy's JSON (None when it sees the public one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A room event: what every seat sees (``public``), and the acting ``seat``'s own
+    copy when it sees more (``own``: a drawn tile, RULES.md §D)."""
+
+    public: dict[str, Any]
+    seat: int | None = None
+    own: dict[str, Any] | None = None
+
+    def for_seat(self, seat: int | None) -> dict[str, Any]:
+        if self.own is not None and seat is not None and seat == self.seat:
+            return self.own
+        return self.public
+
+
+@dataclass(slots=True)
+class Table:
+    """What every connection sees alike at a version, besides the view."""
+
+    seats: list[SeatState]
+    scores: Scores
+    deadline: float | None
+
+
+def view_fields(state: RoundState, seat: int | None) -> dict[str, Any]:
+    """The seat's view (the engine's) as a dict of its top-level keys.
+
+    ``SeatView.to_dict`` deep-copies every value; ``view_for`` builds fresh values
+    already, so its attributes are taken as they are.
+    """
+    view = view_for(state, seat) if seat is not None else spectator_view(state)
+    out = dict(vars(view))
+    out["seats"] = [dict(vars(info)) for info in view.seats]
+    return out
+
+
+@dataclass
+class Shown:
+    """The room at one version, as the audience shows it; each seat's view is made
+    once, when a connection of that seat first needs it."""
+
+    version: int
+    state: RoundState | None
+    round_key: object  # the round the views are of (a new key: views are sent whole)
+    table: Table
+    server_time: float = field(default_factory=lambda: round(time.time(), 3))
+    _fields: dict[int | None, dict[str, Any]] = field(default_factory=dict)
+    _keys: dict[int | None, dict[str, bytes]] = field(default_factory=dict)
+    _seats_json: bytes = b""
+    _scores_json: bytes = b""
+
+    def view(self, seat: int | None) -> dict[str, Any] | None:
+        """The seat's view (None: no round)."""
+        state = self.state
+        if state is None:
+            return None
+        fields = self._fields.get(seat)
+        if fields is None:
+            fields = self._fields[seat] = view_fields(state, seat)
+        return fields
+
+    def keys(self, seat: int | None) -> dict[str, bytes] | None:
+        """The JSON of each top-level key of the seat's view (None: no round)."""
+        keys = self._keys.get(seat)
+        if keys is None:
+            fields = self.view(seat)
+            if fields is None:
+                return None
+            keys = self._keys[seat] = {k: to_json(v) for k, v in fields.items()}
+        return keys
+
+    @property
+    def seats_json(self) -> bytes:
+        if not self._seats_json:
+            self._seats_json = to_json(self.table.seats)
+        return self._seats_json
+
+    @property
+    def scores_json(self) -> bytes:
+        if not self._scores_json:
+            self._scores_json = to_json(self.table.scores)
+        return self._scores_json
+
+
+@dataclass(slots=True)
+class Seen:
+    """What one connection holds: its view's keys as JSON, ``seats`` and ``scores``."""
+
+    patching: bool
+    round_key: object = None
+    view: dict[str, bytes] | None = None
+    seats: bytes | None = None
+    scores: bytes | None = None
+
+
+class Audience:
+    """The connections of one room (see the module docstring)."""
+
+    def __init__(self, replay_events: int) -> None:
+        self.buffer: deque[Stored] = deque(maxlen=replay_events)
+        self.seen: dict[Conn, Seen] = {}
+
+    def hello(self, conn: Conn, patching: bool) -> None:
+        """The connection said ``hello``: it holds nothing yet."""
+        self.seen[conn] = Seen(patching)
+
+    def forget(self, conn: Conn) -> None:
+        self.seen.pop(conn, None)
+
+    def record(self, version: int, change: Change) -> None:
+        """Keep the event at ``version`` for replays."""
+        own = to_json(change.own) if change.own is not None else None
+        self.buffer.append((version, change.seat, to_json(change.public), own))
+
+    def publish(self, change: Change, conns: Iterable[Conn], shown: Shown) -> None:
+        """Send the event at ``shown.version`` to every connection that said ``hello``.
+
+        Connections in the same position (seat, what they hold) get one and the same
+        frame, made once."""
+        made: dict[tuple[Any, ...], str] = {}
+        for conn in conns:
+            seen = self.seen.get(conn)
+            if seen is None or not conn.ready or conn.closed:
+                continue
+            seat = conn.seat
+            key: tuple[Any, ...]
+            if not seen.patching:
+                key = (seat,)
+                frame = made.get(key)
+                if frame is None:
+                    frame = made[key] = self._whole(shown, change.for_seat(seat), seat, False)
+            else:
+                key = self._difference(seen, seat, shown)
+                frame = made.get(key)
+                if frame is None:
+                    frame = made[key] = self._patch(shown, change.for_seat(seat), key)
+                self._hold(seen, seat, shown)
+            conn.send(frame)
+
+    def replay(self, conn: Conn, last_version: int | None, shown: Shown) -> bool:
+        """Send the events after ``last_version`` (the last one with the whole state);
+        False when they are not all held (the caller sends a snapshot)."""
+        buffer = self.buffer
+        if last_version is None or last_version > shown.version:
+            return False
+        if last_version < shown.version and not (buffer and buffer[0][0] <= last_version + 1):
+            return False
+        seat = conn.seat
+        missed = [stored for stored in buffer if stored[0] > last_version]
+        for i, (version, actor, public, own) in enumerate(missed):
+            change = json.loads(own if own is not None and seat == actor else public)
+            if i < len(missed) - 1:
+                conn.send(frames.replayed(version, change, shown.server_time))
+            else:
+                conn.send(self._whole(shown, change, seat, True, self._patching(conn)))
+        self._caught_up(conn, shown)
+        return True
+
+    def snapshot(
+        self,
+        conn: Conn,
+        shown: Shown,
+        room: RoomInfo,
+        rack: list[int | None] | None,
+        last_seq: int | None,
+    ) -> None:
+        """Send the whole state the connection may see."""
+        table = shown.table
+        conn.send(
+            frames.snapshot(
+                shown.version,
+                room,
+                conn.player_id,
+                conn.seat,
+                seats=table.seats,
+                view=shown.view(conn.seat),
+                rack=rack,
+                deadline=table.deadline,
+                server_time=shown.server_time,
+                scores=table.scores,
+                last_seq=last_seq,
+            )
+        )
+        self._caught_up(conn, shown)
+
+    # ------------------------------------------------------------------ internals
+
+    def _patching(self, conn: Conn) -> bool:
+        seen = self.seen.get(conn)
+        return seen is not None and seen.patching
+
+    def _caught_up(self, conn: Conn, shown: Shown) -> None:
+        """The connection holds the state at ``shown`` now."""
+        seen = self.seen.get(conn)
+        if seen is not None and seen.patching:
+            self._hold(seen, conn.seat, shown)
+
+    @staticmethod
+    def _hold(seen: Seen, seat: int | None, shown: Shown) -> None:
+        seen.round_key = shown.round_key
+        seen.view = shown.keys(seat)
+        seen.seats = shown.seats_json
+        seen.scores = shown.scores_json
+
+    @staticmethod
+    def _difference(seen: Seen, seat: int | None, shown: Shown) -> tuple[Any, ...]:
+        """What a patch frame for the connection carries: (seat, the view keys that
+        changed, ``None`` for the whole view or ``()`` for none; whether ``seats`` and
+        ``scores`` come)."""
+        keys = shown.keys(seat)
+        held = seen.view
+        changed: tuple[str, ...] | None
+        if keys is None:
+            changed = ()  # no round: no view, no patch
+        elif held is None or seen.round_key != shown.round_key:
+            changed = None
+        else:
+            changed = tuple(k for k, v in keys.items() if held.get(k) != v)
+        whole = changed is None  # the whole view comes with the whole state
+        return (
+            seat,
+            changed,
+            whole or seen.seats != shown.seats_json,
+            whole or seen.scores != shown.scores_json,
+        )
+
+    @staticmethod
+    def _whole(
+        shown: Shown, change: dict[str, Any], seat: int | None, replay: bool, patching: bool = False
+    ) -> str:
+        table = shown.table
+        return frames.event(
+            shown.version,
+            change,
+            view=shown.view(seat),
+            seats=table.seats,
+            deadline=table.deadline,
+            server_time=shown.server_time,
+            scores=table.scores,
+            replay=replay,
+            patching=patching,
+        )
+
+    @staticmethod
+    def _patch(shown: Shown, change: dict[str, Any], key: tuple[Any, ...]) -> str:
+        seat, changed, seats, scores = key
+        table = shown.table
+        view = shown.view(seat)
+        whole = changed is None
+        patch = None if whole or view is None else {k: view[k] for k in changed}
+        return frames.event(
+            shown.version,
+            change,
+            view=view if whole else None,
+            patch=patch,
+            seats=table.seats if seats else None,
+            deadline=table.deadline,
+            server_time=shown.server_time,
+            scores=table.scores if scores else None,
+            patching=True,
+        )

@@ -1,0 +1,83 @@
+"""The match as a room plays it, from the room's settings: its end condition, each
+round's options, and what a restarted server rebuilds (the match so far, the time
+the restored turn has left).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+
+from server.rooms.options import RoomSettings
+from server.rules import EndCondition, Match, RoundOptions
+from server.storage.gamelog import RoundRecord
+
+log = logging.getLogger(__name__)
+
+
+def end_condition(settings: RoomSettings) -> EndCondition:
+    """The engine's end condition for the room settings (RULES.md A.17)."""
+    end = settings.end
+    if end.kind == "rounds":
+        return EndCondition("rounds", end.rounds)
+    if end.kind == "target":
+        return EndCondition("target", end.points)
+    return EndCondition()
+
+
+def round_options(settings: RoomSettings) -> RoundOptions:
+    """Every round's options: row depth, short game, the joker button (one credit a seat)."""
+    credits = tuple([1] * settings.seats) if settings.joker_button else None
+    return RoundOptions(
+        row_depth=settings.row_depth,
+        short_game=settings.short_game,
+        joker_button=settings.joker_button,
+        joker_credits=credits,
+    )
+
+
+def restored_match(settings: RoomSettings, players: int, history: list[list[int]]) -> Match:
+    """The match after the finished rounds of ``history`` (each round's additions)."""
+    totals = [sum(line[i] for line in history) for i in range(players)]
+    match = Match(
+        settings.variant,
+        players,
+        seed="-",
+        end=end_condition(settings),
+        options=round_options(settings),
+        history=history,
+        totals=totals,
+    )
+    end = match.end
+    if end.kind == "rounds":
+        match.over = len(history) >= (end.value or 0)
+    elif end.kind == "target":
+        match.over = bool(history) and max(totals) >= (end.value or 0)
+    return match
+
+
+def restored_turn_left(
+    current: RoundRecord, last_alive: datetime | None, turn_seconds: float, room_id: str = ""
+) -> float:
+    """Seconds left of the restored turn: its deadline extended by the downtime.
+
+    The turn started with the round or its last discard; it ran until the server
+    stopped (``rooms.last_alive``: written at shutdown and every heartbeat; after a
+    crash the last logged action may be later); the time it had left then is what it
+    has now. At least a few seconds, so that a returning player can still act.
+    """
+    turn_start = current.created_at
+    for a in current.actions:
+        if a.action.get("do") == "discard":
+            turn_start = a.created_at
+    stopped = current.actions[-1].created_at if current.actions else current.created_at
+    if last_alive is not None and last_alive > stopped:
+        stopped = last_alive
+    used = max(0.0, (stopped - turn_start).total_seconds())
+    downtime = max(0.0, (datetime.now(UTC) - stopped).total_seconds())
+    left = max(turn_seconds - used, min(turn_seconds, 5.0))
+    log.info(
+        "turn_deadline_restored",
+        extra={"room_id": room_id, "downtime_s": round(downtime, 3), "left_s": left},
+    )
+    return left

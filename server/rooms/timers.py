@@ -1,0 +1,134 @@
+"""A room's clocks: the turn deadline, the bot's next move, the pause between rounds,
+the empty-room and idle grace periods, and the one loop timer that wakes the actor.
+
+:class:`Timers` holds the times (event-loop seconds); :func:`due` says what is due
+now and :func:`next_wakeup` when the next thing will be, from the same facts, so
+the two never disagree. :class:`Alarm` is how the actor waits for the earlier of a
+command and that time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Due(Enum):
+    """What a room's timers say to do now."""
+
+    ABANDON = "abandon"  # no human for the empty-room grace period: the match ends
+    DEAL = "deal"  # the pause after a round is over: the next round
+    BOT = "bot"  # a bot plays the seat whose turn it is
+    TIMEOUT = "timeout"  # the turn's time ran out
+
+
+@dataclass(slots=True)
+class Timers:
+    """A room's clocks, in event-loop seconds (``deadline_wall``: unix seconds, shown)."""
+
+    deadline: float | None = None
+    deadline_wall: float | None = None
+    timed_out: bool = False
+    bot_at: float = 0.0
+    next_round_at: float | None = None
+    empty_since: float | None = None
+    idle_since: float | None = None
+
+    def start_turn(self, now: float, seconds: float) -> None:
+        """A turn starts now (or restarts with its whole time): its deadline, not timed out."""
+        self.timed_out = False
+        self.deadline = now + seconds
+        self.deadline_wall = round(time.time() + seconds, 3)
+
+    def stop_turn(self) -> None:
+        """No turn is running (the round is over)."""
+        self.deadline = None
+        self.deadline_wall = None
+
+
+def due(
+    t: Timers, now: float, *, playing: bool, in_round: bool, bot_turn: bool, empty_grace: float
+) -> Due | None:
+    """What is due at ``now``. ``in_round``: a round is being played; ``bot_turn``: a
+    bot plays the seat whose turn it is (or the turn timed out)."""
+    if not playing:
+        return None
+    if t.empty_since is not None and now >= t.empty_since + empty_grace:
+        return Due.ABANDON
+    if not in_round:
+        return Due.DEAL if t.next_round_at is not None and now >= t.next_round_at else None
+    if bot_turn:
+        return Due.BOT if now >= t.bot_at else None
+    if t.deadline is not None and now >= t.deadline:
+        return Due.TIMEOUT
+    return None
+
+
+def next_wakeup(
+    t: Timers,
+    now: float,
+    *,
+    playing: bool,
+    in_round: bool,
+    bot_turn: bool,
+    empty_grace: float,
+    connected: bool,
+    idle_grace: float,
+) -> float | None:
+    """When :func:`due` will next say something (None: only a command can change it);
+    a room that is not being played and has no connection wakes to stop when idle."""
+    times: list[float] = []
+    if playing:
+        if t.empty_since is not None:
+            times.append(t.empty_since + empty_grace)
+        if not in_round:
+            if t.next_round_at is not None:
+                times.append(t.next_round_at)
+        elif bot_turn:
+            times.append(t.bot_at)
+        elif t.deadline is not None:
+            times.append(t.deadline)
+    elif not connected:
+        times.append(now + idle_grace)
+    return min(times) if times else None
+
+
+class Alarm:
+    """Wakes the actor's loop at a command or at a set time, whichever comes first."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._waiter: asyncio.Future[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+
+    def wake(self) -> None:
+        """Wake the loop now (a command arrived, or the time came)."""
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def arm(self, when: float | None) -> None:
+        """Ring at ``when`` at the latest. A timer set to ring no later is kept: the loop
+        looks again when it rings, and sets the time then due."""
+        timer = self._timer
+        if timer is not None:
+            if when is not None and timer.when() <= when:
+                return
+            timer.cancel()
+            self._timer = None
+        if when is not None:
+            self._timer = self.loop.call_at(when, self._ring)
+
+    def _ring(self) -> None:
+        self._timer = None
+        self.wake()
+
+    async def wait(self) -> None:
+        """Until :meth:`wake` or the timer."""
+        waiter = self._waiter = self.loop.create_future()
+        try:
+            await waiter
+        finally:
+            self._waiter = None
