@@ -36,6 +36,13 @@ class ShortGame(_Facts):
     hand: list[int] = Field(description="The first player's hand, then the others'.")
 
 
+class Names(_Facts):
+    """The variant's name as a player reads it, per language of the client."""
+
+    ro: str
+    en: str
+
+
 class Opening(_Facts):
     """What an opening needs (A.8, B.6, B.8)."""
 
@@ -50,6 +57,7 @@ class VariantFacts(_Facts):
 
     id: str
     title: str
+    names: Names
     family: Literal["A", "B"]
     seed: str = Field(description="The seed text of RULES.md it comes from.")
     faces: Literal["cards", "numbers"] = Field(

@@ -27,8 +27,27 @@ MAX_PLAYERS = 4
 # The order actions are listed in (the engine's sets have none).
 _ACTION_ORDER = tuple(ACTION_NAMES.values())
 
+LANGUAGES = ("ro", "en")
+"""The languages a variant's name is given in (the web client's, web/src/i18n.ts)."""
 
-def _names(kinds: frozenset[type]) -> list[str]:
+_NAMES: dict[str, tuple[str, str]] = {
+    # id: (Romanian, English), as RULES.md §0 lists them
+    "remi": ("Remi clasic", "Classic Remi"),
+    "remi45": ("Remi 45", "Remi 45"),
+    "remi51": ("Remi 51", "Remi 51"),
+    "etalat": ("Remi Etalat", "Remi Etalat"),
+    "etalat51": ("Remi Etalat 51", "Remi Etalat 51"),
+    "remi101": ("Remi 101", "Remi 101"),
+    "remi101-rising": ("Remi 101 cu barem crescător", "Remi 101, rising threshold"),
+}
+
+
+def _names(variant: Variant) -> dict[str, str]:
+    """What a player reads for ``variant``, per language of :data:`LANGUAGES`."""
+    return dict(zip(LANGUAGES, _NAMES[variant.id], strict=True))
+
+
+def _action_names(kinds: frozenset[type]) -> list[str]:
     names = {ACTION_NAMES[k] for k in kinds}
     return [n for n in _ACTION_ORDER if n in names]
 
@@ -45,6 +64,7 @@ def variant_facts(variant: Variant) -> dict[str, Any]:
     return {
         "id": variant.id,
         "title": variant.title,
+        "names": _names(variant),
         "family": family.name,
         "seed": variant.seed,
         "faces": family.faces,
@@ -62,8 +82,8 @@ def variant_facts(variant: Variant) -> dict[str, Any]:
         "row_break": family.row_break,
         "row_depth": family.row_break,  # the room option of A.9's visible depth
         "first_turn_restricted": family.first_turn_restricted,
-        "take_actions": _names(family.take_actions),
-        "build_actions": _names(family.build_actions),
+        "take_actions": _action_names(family.take_actions),
+        "build_actions": _action_names(family.build_actions),
         "joker_layoff": family.joker_layoff,
         "consumes_bought_jokers": family.consumes_bought_jokers,
         "joker_discard_restricted": variant.joker_discard_restricted,

@@ -1,6 +1,8 @@
-// The HTTP API (server/api): guest players, rooms, lobby, seats, start, scores.
+// The HTTP API (server/api): guest players, rooms, lobby, seats, start, scores, variants.
 // The identity travels as the HttpOnly cookie the server sets; the token is also kept
 // in localStorage so the player can carry it to another device.
+
+import type { Catalogue } from "./protocol.gen";
 
 export interface PlayerRef {
   id: string;
@@ -148,6 +150,7 @@ export async function useToken(token: string): Promise<Player> {
   return p;
 }
 
+export const getVariants = () => call<Catalogue>("GET", "/api/variants");
 export const lobby = () => call<{ rooms: RoomView[] }>("GET", "/api/rooms");
 export const createRoom = (s: Partial<RoomSettings>) => call<RoomView>("POST", "/api/rooms", s);
 export const joinByCode = (code: string) => call<RoomView>("POST", "/api/rooms/join-by-code", { code });

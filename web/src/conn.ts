@@ -2,21 +2,25 @@
 // and events; actions, rack layouts and queries carry a per-connection sequence number and
 // are answered by ack / error / query_result. Reconnects by itself with a back-off.
 
+import type { Ack, ActionMessage, ClientMessage, QueryMessage, QueryResult, RackMessage, ServerMessage } from "./protocol.gen";
+
 export interface ServerError {
   code: string;
   message: string;
 }
 
-export type Msg = { type: string; [k: string]: unknown };
+/** A message that gets an answer for its seq (the seq is added here). */
+export type Request = Omit<ActionMessage, "seq"> | Omit<RackMessage, "seq"> | Omit<QueryMessage, "seq">;
+export type Answer = Ack | QueryResult;
 
 interface Waiter {
-  resolve: (v: Msg) => void;
+  resolve: (v: Answer) => void;
   reject: (e: ServerError) => void;
   timer: number;
 }
 
 export interface ConnHandlers {
-  onMessage: (msg: Msg) => void;
+  onMessage: (msg: ServerMessage) => void;
   onStatus: (status: "connecting" | "open" | "lost" | "closed") => void;
   onFatal: (code: number) => void;
   lastVersion: () => number | null;
@@ -69,9 +73,9 @@ export class RoomConnection {
       this.pingTimer = window.setInterval(() => this.raw({ type: "ping" }), 20000);
     };
     ws.onmessage = (ev) => {
-      let msg: Msg;
+      let msg: ServerMessage;
       try {
-        msg = JSON.parse(String(ev.data)) as Msg;
+        msg = JSON.parse(String(ev.data)) as ServerMessage;
       } catch {
         return;
       }
@@ -131,14 +135,13 @@ export class RoomConnection {
     this.ws = null;
   }
 
-  private dispatch(msg: Msg): void {
-    const seq = typeof msg.seq === "number" ? msg.seq : null;
-    if (seq !== null && (msg.type === "ack" || msg.type === "error" || msg.type === "query_result")) {
-      const w = this.waiters.get(seq);
+  private dispatch(msg: ServerMessage): void {
+    if ((msg.type === "ack" || msg.type === "error" || msg.type === "query_result") && typeof msg.seq === "number") {
+      const w = this.waiters.get(msg.seq);
       if (w) {
-        this.waiters.delete(seq);
+        this.waiters.delete(msg.seq);
         window.clearTimeout(w.timer);
-        if (msg.type === "error") w.reject({ code: String(msg.code), message: String(msg.message ?? "") });
+        if (msg.type === "error") w.reject({ code: msg.code, message: msg.message ?? "" });
         else w.resolve(msg);
         return; // the requester handles its answer
       }
@@ -147,7 +150,7 @@ export class RoomConnection {
     this.handlers.onMessage(msg);
   }
 
-  raw(msg: Msg): boolean {
+  raw(msg: ClientMessage): boolean {
     if (!this.isOpen) return false;
     this.ws!.send(JSON.stringify(msg));
     return true;
@@ -165,10 +168,10 @@ export class RoomConnection {
   }
 
   /** Send a message that gets an answer (ack, error or query_result) for its seq. */
-  request(msg: Msg): Promise<Msg> {
+  request(msg: Request): Promise<Answer> {
     const seq = this.nextSeq();
     return new Promise((resolve, reject) => {
-      if (!this.raw({ ...msg, seq })) {
+      if (!this.raw({ ...msg, seq } as ClientMessage)) {
         reject({ code: "network", message: "not connected" });
         return;
       }

@@ -1,9 +1,9 @@
 import * as api from "./api";
+import { loadCatalogue, variantFacts, variantName, variants } from "./catalogue";
 import { clear, h, toast } from "./dom";
 import { reason, t } from "./i18n";
 import type { App } from "./main";
 
-const VARIANTS = ["remi", "remi45", "remi51", "etalat", "etalat51", "remi101", "remi101-rising"];
 const TURN_TIMES = [15, 30, 60, 120];
 
 export function showApiError(err: unknown): void {
@@ -43,7 +43,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       page.append(nameForm(), identityBox());
     } else {
       page.append(welcome());
-      if (opts.joinCode) {
+      if (opts.joinCode || !variants().length) {
         page.append(h("p", { class: "muted" }, t("common.loading")));
       } else {
         page.append(practiceBox(), joinBox(), publicRooms(), createForm(), identityBox());
@@ -108,7 +108,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     const variant = h(
       "select",
       { "aria-label": t("settings.variant"), "data-testid": "practice-variant" },
-      VARIANTS.map((v) => h("option", { value: v }, t(`variant.${v}`))),
+      variants().map((v) => h("option", { value: v.id }, variantName(v.id))),
     );
     return h(
       "section",
@@ -124,7 +124,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
               try {
                 const room = await api.createRoom({
                   variant: variant.value,
-                  seats: 4,
+                  seats: variantFacts(variant.value)?.players.max ?? 4,
                   public: false,
                   fill_with_bots: true,
                   bot_level: "normal",
@@ -194,7 +194,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
             h(
               "li",
               { class: "room-item" },
-              h("span", { class: "room-name" }, t(`variant.${r.settings.variant}`)),
+              h("span", { class: "room-name" }, variantName(r.settings.variant)),
               h("span", { class: "muted" }, t("lobby.room.by", { name: r.owner.display_name })),
               h("span", { class: "muted" }, t("lobby.room.seats", { taken, seats: r.seats.length })),
               h("span", { class: "muted" }, endText(r.settings.end)),
@@ -237,8 +237,8 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
 
   function createForm(): HTMLElement {
     const f = {
-      variant: h("select", { id: "s-variant", "data-testid": "s-variant" }, VARIANTS.map((v) => h("option", { value: v }, t(`variant.${v}`)))),
-      seats: h("select", { id: "s-seats", "data-testid": "s-seats" }, [2, 3, 4].map((n) => h("option", { value: n, selected: n === 4 }, String(n)))),
+      variant: h("select", { id: "s-variant", "data-testid": "s-variant" }, variants().map((v) => h("option", { value: v.id }, variantName(v.id)))),
+      seats: h("select", { id: "s-seats", "data-testid": "s-seats" }),
       short: h("input", { type: "checkbox", id: "s-short", "data-testid": "s-short" }),
       end: h(
         "select",
@@ -270,14 +270,25 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     const shortField = check("s-short", t("settings.short"), f.short);
     const depthField = field("s-depth", t("settings.rowDepth"), f.depth);
     const jokerField = check("s-joker", t("settings.jokerButton"), f.joker);
+    // Which options the chosen variant has, from its catalogue facts.
+    const facts = () => variantFacts(f.variant.value) ?? variants()[0];
+    const syncSeats = () => {
+      const { min, max } = facts().players;
+      const want = Number(f.seats.value) || max;
+      const counts = Array.from({ length: max - min + 1 }, (_, k) => min + k);
+      if (f.seats.options.length === counts.length && counts.every((n, k) => f.seats.options[k].value === String(n))) return;
+      clear(f.seats);
+      for (const n of counts) f.seats.append(h("option", { value: n, selected: n === Math.min(max, Math.max(min, want)) }, String(n)));
+    };
     const sync = () => {
-      const famA = !f.variant.value.startsWith("remi101");
+      const v = facts();
+      syncSeats();
       roundsField.hidden = f.end.value !== "rounds";
       targetField.hidden = f.end.value !== "target";
-      f.short.disabled = !(famA && f.seats.value === "2");
+      f.short.disabled = !(v.short_game && Number(f.seats.value) === v.short_game.players);
       if (f.short.disabled) f.short.checked = false;
-      depthField.hidden = !famA;
-      jokerField.hidden = famA;
+      depthField.hidden = !v.row_depth;
+      jokerField.hidden = !v.joker_button;
       f.level.disabled = !f.bots.checked;
     };
     for (const el of [f.variant, f.seats, f.end, f.bots]) el.addEventListener("change", sync);
@@ -290,7 +301,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
         novalidate: true, // the server validates the settings and says what is wrong
         onsubmit: async (e: Event) => {
           e.preventDefault();
-          const famA = !f.variant.value.startsWith("remi101");
+          const v = facts();
           const end: api.EndCondition =
             f.end.value === "rounds"
               ? { kind: "rounds", rounds: Number(f.rounds.value) }
@@ -306,8 +317,8 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
             public: f.visibility.value === "public",
             fill_with_bots: f.bots.checked,
             bot_level: f.level.value as api.RoomSettings["bot_level"],
-            row_depth: famA && f.depth.value ? Number(f.depth.value) : null,
-            joker_button: !famA && f.joker.checked,
+            row_depth: v.row_depth && f.depth.value ? Number(f.depth.value) : null,
+            joker_button: v.joker_button && f.joker.checked,
           };
           try {
             const room = await api.createRoom(settings);
@@ -376,6 +387,17 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
 
   draw();
   if (app.player) afterIdentity();
+  // The variant choices come from the catalogue: drawn again once it is here.
+  if (!variants().length) {
+    loadCatalogue().then(
+      () => {
+        if (!disposed) draw();
+      },
+      (err) => {
+        if (!disposed) showApiError(err);
+      },
+    );
+  }
 
   return {
     dispose() {

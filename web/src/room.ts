@@ -2,30 +2,22 @@
 // room's WebSocket; the HTTP API for seats and start.
 
 import * as api from "./api";
-import { RoomConnection, type Msg, type ServerError } from "./conn";
+import { loadCatalogue, variantFacts, variantName } from "./catalogue";
+import { RoomConnection, type ServerError } from "./conn";
 import { clear, h, toast } from "./dom";
 import { reason, t } from "./i18n";
 import { endText, showApiError } from "./lobby";
 import type { App } from "./main";
-import { Table, type TableState } from "./table";
-import type { FormationAnswer, OpeningLock, Scores, SeatMeta, SeatView } from "./types";
+import type { GameAction, ServerMessage } from "./protocol.gen";
+import { Table, type RoomData } from "./table/index";
+import { emptyRoom } from "./table/state";
+import type { FormationAnswer, OpeningLock, Scores, SeatView } from "./types";
 
 export class RoomPage {
   private conn: RoomConnection | null = null;
   private room: api.RoomView | null = null;
   private version: number | null = null;
-  private state: TableState = {
-    view: null,
-    seats: [],
-    deadline: null,
-    scores: null,
-    round: null,
-    status: "waiting",
-    settings: null,
-    rack: null,
-    matchOver: false,
-    winners: null,
-  };
+  private state: RoomData = emptyRoom();
   private table: Table | null = null;
   private pollTimer = 0;
   private clockOffset = 0; // server clock − local clock, seconds
@@ -98,7 +90,7 @@ export class RoomPage {
 
   private async loadRoom(): Promise<void> {
     try {
-      this.room = await api.getRoom(this.roomId);
+      [this.room] = await Promise.all([api.getRoom(this.roomId), loadCatalogue()]);
     } catch (err) {
       if (this.disposed) return;
       clear(this.app.root);
@@ -108,7 +100,7 @@ export class RoomPage {
       return;
     }
     if (this.disposed) return;
-    this.state.settings = this.room.settings;
+    this.state.variantId = this.room.settings.variant;
     this.state.status = this.room.status;
     this.connect();
     if (this.room.status === "waiting") {
@@ -156,26 +148,26 @@ export class RoomPage {
     this.conn.connect();
   }
 
-  private onMessage(m: Msg): void {
-    if (typeof m.server_time === "number") this.clockOffset = m.server_time - Date.now() / 1000;
+  private onMessage(m: ServerMessage): void {
+    if ("server_time" in m) this.clockOffset = m.server_time - Date.now() / 1000;
     if (m.type === "snapshot") {
-      this.version = m.version as number;
-      const room = m.room as { status: string; settings: api.RoomSettings; round: number };
-      this.state.status = room.status;
-      this.state.settings = room.settings;
-      this.state.round = room.round || null;
-      this.state.seats = m.seats as SeatMeta[];
+      this.version = m.version;
+      const settings = m.room.settings as Partial<api.RoomSettings>;
+      this.state.status = m.room.status;
+      if (typeof settings.variant === "string") this.state.variantId = settings.variant;
+      this.state.round = m.room.round || null;
+      this.state.seats = m.seats;
       this.state.view = (m.view as SeatView | null) ?? null;
-      this.state.rack = (m.rack as (number | null)[] | null) ?? null;
+      this.state.rack = m.rack ?? null;
       this.state.deadline = this.localDeadline(m.deadline);
-      this.setScores(m.scores as Scores);
-      this.conn?.noteLastSeq(m.last_seq as number | null);
+      this.setScores(m.scores);
+      this.conn?.noteLastSeq(m.last_seq);
       this.refresh();
       return;
     }
     if (m.type === "event") {
-      this.version = m.version as number;
-      const ev = (m.event ?? {}) as Record<string, unknown>;
+      this.version = m.version;
+      const ev = m.event;
       if (ev.do === "round_start" && typeof ev.round === "number") this.state.round = ev.round;
       if (ev.do === "round_over" && typeof ev.round === "number") this.state.round = ev.round;
       if (ev.do === "match_over") {
@@ -186,18 +178,18 @@ export class RoomPage {
       if (ev.do === "room_changed" && this.state.status === "waiting") void this.poll();
       // The whole view, or a patch: the keys the event may have changed since the previous version
       // (hello asked for patches). A new object, so that the table can compare with the old one.
-      if (m.view) this.state.view = m.view as SeatView;
+      if (m.view) this.state.view = m.view as unknown as SeatView;
       else if (m.patch && this.state.view) this.state.view = { ...this.state.view, ...(m.patch as Partial<SeatView>) };
-      if (m.seats) this.state.seats = m.seats as SeatMeta[];
+      if (m.seats) this.state.seats = m.seats;
       if (m.view || m.patch || m.seats) this.state.deadline = this.localDeadline(m.deadline);
-      if (m.scores) this.setScores(m.scores as Scores);
+      if (m.scores) this.setScores(m.scores);
       this.state.rack = null;
       if (m.replay && !m.view) return; // the last replayed event carries the state
       this.refresh();
       return;
     }
     if (m.type === "error") {
-      toast(reason(m.code as string, m.message as string), "error", m.message as string);
+      toast(reason(m.code, m.message), "error", m.message);
     }
   }
 
@@ -276,7 +268,7 @@ export class RoomPage {
           "header",
           { class: "topbar" },
           h("button", { type: "button", class: "icon back", "aria-label": t("common.back"), onclick: () => this.leaveWaiting() }, "←"),
-          h("h1", null, t(`variant.${st.variant}`)),
+          h("h1", null, variantName(st.variant)),
           h("span", { class: "spacer" }),
           this.app.langButton(),
         ),
@@ -374,10 +366,10 @@ export class RoomPage {
       });
       this.table.setConnection(this.conn?.isOpen ? "open" : "connecting");
     }
-    this.table.update({ ...this.state });
+    this.table.update({ ...this.state }, variantFacts(this.state.view?.variant_id ?? this.state.variantId));
   }
 
-  private async sendAction(action: Record<string, unknown>): Promise<void> {
+  private async sendAction(action: GameAction): Promise<void> {
     if (!this.conn) throw { code: "network", message: "not connected" } as ServerError;
     const before = this.state.view;
     try {
@@ -397,14 +389,14 @@ export class RoomPage {
   private async queryFormations(formations: number[][]): Promise<{ answers: FormationAnswer[]; lock: OpeningLock | null }> {
     if (!this.conn) throw { code: "network", message: "not connected" };
     const res = await this.conn.request({ type: "query", query: "formations", formations: formations.slice(0, 30) });
-    const r = (res.result ?? {}) as { formations?: FormationAnswer[]; lock?: OpeningLock };
+    const r = (res.type === "query_result" ? res.result : {}) as { formations?: FormationAnswer[]; lock?: OpeningLock };
     return { answers: r.formations ?? [], lock: r.lock ?? null };
   }
 
   private async queryRowPreview(index: number): Promise<number[]> {
     if (!this.conn) throw { code: "network", message: "not connected" };
     const res = await this.conn.request({ type: "query", query: "row_preview", index });
-    const r = (res.result ?? {}) as { tiles?: number[] };
+    const r = (res.type === "query_result" ? res.result : {}) as { tiles?: number[] };
     return r.tiles ?? [];
   }
 

@@ -1,53 +1,47 @@
-// Tile ids and faces (docs/engine-api.md): ids 0..103 are two copies of 52 faces,
-// 104 and 105 the jokers, 106+ the jokers of the 101 joker button.
-// face = id % 52 (52 = joker), rank = face % 13 + 1, suit = face // 13.
-// Only what a tile shows is decoded here; whether tiles make a meld is the server's answer.
+// A tile's face on screen: its text, its label and its DOM element, drawn as the
+// catalogue's `faces` says (cards: ranks A..K in four suits; numbers: 1..13 in four
+// colours). Decoding an id is faces.ts.
 
+import { faceOf } from "./faces";
 import { t } from "./i18n";
+import type { VariantFacts } from "./protocol.gen";
 
-export type Family = "A" | "B";
+export type Faces = VariantFacts["faces"];
 
-export const JOKER_FACE = 52;
-
-export interface Face {
-  joker: boolean;
-  rank: number; // 1..13 (0 for a joker)
-  suit: number; // 0..3 (-1 for a joker)
-}
-
-export function faceOf(id: number): Face {
-  if (id >= 104) return { joker: true, rank: 0, suit: -1 };
-  const face = id % 52;
-  return { joker: false, rank: (face % 13) + 1, suit: Math.floor(face / 13) };
-}
-
-export function familyOf(variant: string): Family {
-  return variant.startsWith("remi101") ? "B" : "A";
-}
-
-// Family A: spades, hearts, diamonds, clubs. Four colours and the suit's own shape,
+// Cards: spades, hearts, diamonds, clubs. Four colours and the suit's own shape,
 // so the suit never depends on telling red from black.
 export const SUIT_SYMBOLS = ["♠", "♥", "♦", "♣"];
-// Family B: red, blue, black, yellow; each colour also has its own shape.
+// Numbers: red, blue, black, yellow; each colour also has its own shape.
 export const COLOUR_SHAPES = ["●", "■", "▲", "◆"];
-const A_RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+const CARD_RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 
-export function rankText(family: Family, rank: number): string {
-  return family === "A" ? A_RANKS[rank - 1] : String(rank);
+const cards = (faces: Faces) => faces === "cards";
+
+export function rankText(faces: Faces, rank: number): string {
+  return cards(faces) ? CARD_RANKS[rank - 1] : String(rank);
 }
 
-export function tileLabel(family: Family, id: number): string {
+function symbol(faces: Faces, suit: number): string {
+  return cards(faces) ? SUIT_SYMBOLS[suit] : COLOUR_SHAPES[suit];
+}
+
+export function tileLabel(faces: Faces, id: number): string {
   const f = faceOf(id);
   if (f.joker) return t("tile.joker");
-  const rank = family === "A" ? t(`rank.${f.rank}`) : String(f.rank);
-  const suit = family === "A" ? t(`suit.${f.suit}`) : t(`colour.${f.suit}`);
+  const rank = cards(faces) ? t(`rank.${f.rank}`) : String(f.rank);
+  const suit = cards(faces) ? t(`suit.${f.suit}`) : t(`colour.${f.suit}`);
   return t("tile.label", { rank, suit });
 }
 
-export function tileShort(family: Family, id: number): string {
+export function tileShort(faces: Faces, id: number): string {
   const f = faceOf(id);
   if (f.joker) return "★";
-  return rankText(family, f.rank) + (family === "A" ? SUIT_SYMBOLS[f.suit] : COLOUR_SHAPES[f.suit]);
+  return rankText(faces, f.rank) + symbol(faces, f.suit);
+}
+
+/** The sort buttons' short labels: the suits (or colours) and the ranks. */
+export function sortSymbols(faces: Faces): { suit: string; rank: string } {
+  return cards(faces) ? { suit: SUIT_SYMBOLS.join(""), rank: "A‥K" } : { suit: COLOUR_SHAPES.join(""), rank: "1‥13" };
 }
 
 export interface TileOpts {
@@ -58,7 +52,7 @@ export interface TileOpts {
 }
 
 /** A tile's face as a DOM element (rank on top, suit/colour shape below). */
-export function tileEl(family: Family, id: number, opts: TileOpts = {}): HTMLElement {
+export function tileEl(faces: Faces, id: number, opts: TileOpts = {}): HTMLElement {
   const el = document.createElement(opts.tag ?? "span");
   const f = faceOf(id);
   el.className = "tile";
@@ -69,9 +63,8 @@ export function tileEl(family: Family, id: number, opts: TileOpts = {}): HTMLEle
     if (opts.consumed) el.classList.add("consumed");
     el.innerHTML = `<span class="rk">J</span><span class="st">★</span>`;
   } else {
-    el.classList.add(family === "A" ? `s${f.suit}` : `c${f.suit}`);
-    const sym = family === "A" ? SUIT_SYMBOLS[f.suit] : COLOUR_SHAPES[f.suit];
-    el.innerHTML = `<span class="rk">${rankText(family, f.rank)}</span><span class="st">${sym}</span>`;
+    el.classList.add(cards(faces) ? `s${f.suit}` : `c${f.suit}`);
+    el.innerHTML = `<span class="rk">${rankText(faces, f.rank)}</span><span class="st">${symbol(faces, f.suit)}</span>`;
   }
   if (opts.owner !== undefined && opts.owner !== null) {
     el.classList.add(`owner${opts.owner}`);
@@ -80,20 +73,9 @@ export function tileEl(family: Family, id: number, opts: TileOpts = {}): HTMLEle
     mark.setAttribute("aria-hidden", "true");
     el.append(mark);
   }
-  let label = tileLabel(family, id);
+  let label = tileLabel(faces, id);
   if (opts.consumed) label += `, ${t("tile.consumed")}`;
   el.setAttribute("aria-label", label);
   el.title = label;
   return el;
-}
-
-/** Sort keys for the rack's sort buttons (jokers last). */
-export function suitKey(id: number): number {
-  const f = faceOf(id);
-  return f.joker ? 1000 + id : f.suit * 100 + f.rank * 2 + (id >= 52 ? 1 : 0);
-}
-
-export function rankKey(id: number): number {
-  const f = faceOf(id);
-  return f.joker ? 1000 + id : f.rank * 100 + f.suit * 2 + (id >= 52 ? 1 : 0);
 }

@@ -1,4 +1,8 @@
-// Shapes the server sends (docs/engine-api.md SeatView, docs/protocol.md snapshot/event).
+// The engine's shapes inside the protocol's messages, which the protocol models leave
+// open (objects): the view (docs/engine-api.md SeatView) and the query answers. The
+// messages themselves, the seats and the score sheet are generated: protocol.gen.ts.
+
+export type { Scores, SeatState } from "./protocol.gen";
 
 export interface SeatInfo {
   seat: number;
@@ -63,26 +67,6 @@ export interface SeatView {
   result: RoundResult | null;
   hands: number[][] | null;
   opened_with: (string | null)[];
-}
-
-/** A seat as the room describes it (who sits there, presence, total). */
-export interface SeatMeta {
-  seat: number;
-  name: string | null;
-  player_id: string | null;
-  bot_level: string | null;
-  is_bot: boolean;
-  away: boolean;
-  unresponsive: boolean;
-  bot_playing: boolean;
-  total: number;
-}
-
-export interface Scores {
-  rounds: (number | null)[][];
-  totals: number[];
-  over: boolean;
-  winners: number[];
 }
 
 export interface FormationAnswer {

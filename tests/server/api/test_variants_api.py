@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 
 from server.rules import VARIANTS
-from server.rules.catalogue import catalogue
+from server.rules.catalogue import LANGUAGES, catalogue
 
 
 async def test_the_catalogue_is_the_rules_registry(client: httpx.AsyncClient) -> None:
@@ -36,3 +36,17 @@ async def test_the_facts_of_each_family(client: httpx.AsyncClient) -> None:
     assert "take_row" not in rising["take_actions"] and rising["joker_button"]
     assert not rising["atu"] and not rising["row_break"] and rising["min_meld"] == 2
     assert rising["rack_rows"] == 3 and remi45["rack_rows"] == 2
+
+
+async def test_every_variant_has_a_name_in_each_language_of_the_client(
+    client: httpx.AsyncClient,
+) -> None:
+    # The web client keeps no variant list: the names it shows come from here.
+    body = (await client.get("/api/variants")).json()["variants"]
+    by_id = {v["id"]: v["names"] for v in body}
+    assert set(by_id) == set(VARIANTS)
+    for names in by_id.values():
+        assert set(names) == set(LANGUAGES) and all(n.strip() for n in names.values())
+    assert by_id["remi"] == {"ro": "Remi clasic", "en": "Classic Remi"}
+    assert by_id["remi101-rising"]["ro"] == "Remi 101 cu barem crescător"
+    assert len({n["ro"] for n in by_id.values()}) == len(by_id)  # no two read alike

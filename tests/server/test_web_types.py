@@ -1,0 +1,56 @@
+"""web/src/protocol.gen.ts is generated from the protocol's models; the two must agree."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from server import protocol
+from server.api.variants import Catalogue
+from server.protocol import typescript
+
+GENERATED = Path(__file__).resolve().parents[2] / "web" / "src" / "protocol.gen.ts"
+
+
+def test_the_checked_in_types_are_generated_from_the_models() -> None:
+    assert GENERATED.read_text(encoding="utf-8") == typescript.render_typescript(), (
+        "web/src/protocol.gen.ts is out of date: run "
+        "`.venv/bin/python -m server.protocol.typescript > web/src/protocol.gen.ts`"
+    )
+
+
+def test_every_message_and_the_catalogue_have_a_type() -> None:
+    text = typescript.render_typescript()
+    declared = set(re.findall(r"^export (?:interface|type) (\w+)", text, re.MULTILINE))
+    models = (*protocol.CLIENT_MODELS, *protocol.SERVER_MODELS, *protocol.ACTION_MODELS)
+    assert {m.__name__ for m in models} | {"Catalogue", "VariantFacts"} <= declared
+    assert {"GameAction", "ClientMessage", "ServerMessage"} <= declared
+
+
+def _fields(text: str, name: str) -> set[str]:
+    body = text.split(f"export interface {name} {{\n", 1)[1].split("\n}\n", 1)[0]
+    return {line.strip() for line in body.splitlines() if not line.strip().startswith(("/*", "*"))}
+
+
+def test_fields_keep_their_types_and_optionality() -> None:
+    text = typescript.render_typescript()
+    # A default makes a field optional for the writer; a required one stays required.
+    assert "patches?: boolean;" in _fields(text, "Hello")
+    assert _fields(text, "RackMessage") == {
+        'type: "rack";', "seq: number;", "layout: (number | null)[];"
+    }
+    assert "patch?: { [key: string]: unknown } | null;" in _fields(text, "EventMessage")
+    assert "seats: SeatState[] | null;" in _fields(text, "EventMessage")
+    assert 'family: "A" | "B";' in _fields(text, "VariantFacts")
+    assert "names: Names;" in _fields(text, "VariantFacts")
+    assert set(Catalogue.model_fields) == {"variants"}
+
+
+def test_an_unknown_schema_shape_is_refused_not_guessed() -> None:
+    for schema in ({"type": "object", "properties": {"a": {}}}, {"$ref": "other.json#/x"},
+                   {"not": {"type": "string"}}):
+        try:
+            typescript.ts_type(schema)
+        except ValueError:
+            continue
+        raise AssertionError(f"{schema} was translated")

@@ -1,0 +1,24 @@
+// `npm run test:unit`: the unit tests of web/test (the table's reducer and what it uses),
+// compiled by the project's own tsc into a temporary directory as CommonJS, then run by
+// node's built-in test runner. No browser and no other tool.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const WEB = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const out = mkdtempSync(join(tmpdir(), "remi-web-unit-"));
+const run = (cmd, args) => spawnSync(cmd, args, { cwd: WEB, stdio: "inherit" }).status ?? 1;
+let status;
+try {
+  status = run(process.execPath, [join(WEB, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.unit.json", "--outDir", out]);
+  if (status === 0) {
+    // web/package.json says "module"; the compiled files are CommonJS.
+    writeFileSync(join(out, "package.json"), '{ "type": "commonjs" }\n');
+    status = run(process.execPath, ["--test", join(out, "test")]);
+  }
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}
+process.exit(status);

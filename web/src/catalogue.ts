@@ -1,0 +1,42 @@
+// The variant catalogue (GET /api/variants, server/rules/catalogue.py): every fact about a
+// variant the client uses: its name, faces, seats, rack rows, atu, how a turn takes,
+// the room options it has. The client keeps no variant list and no rule of its own.
+
+import { getVariants } from "./api";
+import { getLang } from "./i18n";
+import type { VariantFacts } from "./protocol.gen";
+
+export type { VariantFacts };
+
+let loaded: VariantFacts[] | null = null;
+let loading: Promise<VariantFacts[]> | null = null;
+
+/** The catalogue, fetched once per page load. */
+export function loadCatalogue(): Promise<VariantFacts[]> {
+  if (loaded) return Promise.resolve(loaded);
+  if (!loading) {
+    loading = getVariants()
+      .then((c) => (loaded = c.variants))
+      .catch((err) => {
+        loading = null; // asked again next time
+        throw err;
+      });
+  }
+  return loading;
+}
+
+/** Every variant, in the catalogue's order (empty until loaded). */
+export function variants(): VariantFacts[] {
+  return loaded ?? [];
+}
+
+export function variantFacts(id: string | null | undefined): VariantFacts | null {
+  return (id && loaded?.find((v) => v.id === id)) || null;
+}
+
+/** The variant's name in the chosen language. */
+export function variantName(id: string | null | undefined): string {
+  const v = variantFacts(id);
+  if (!v) return id ?? "";
+  return v.names[getLang()] ?? v.title;
+}

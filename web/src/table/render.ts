@@ -1,0 +1,502 @@
+// The table drawn from its state (state.ts): seats, stock, atu, discard row, melds, the
+// controls, the rack with its formations and the round's summary. Drawing reads the
+// state and the catalogue's facts only; every interactive element carries `data-act`
+// (a tap), `data-drag` (a drag source) or `data-drop` (a drop target), which input.ts
+// turns into the reducer's events.
+
+import { variantName } from "../catalogue";
+import { clear, h } from "../dom";
+import { faceOf } from "../faces";
+import { getLang, reason, t } from "../i18n";
+import type { VariantFacts } from "../protocol.gen";
+import { sortSymbols, tileEl, tileShort, type Faces } from "../tiles";
+import type { OpeningLock, SeatView } from "../types";
+import { answerOf, COLS, formations, layState, myTurn, takesRow, type TableState } from "./state";
+
+export interface RenderHost {
+  langButton(): HTMLElement;
+}
+
+/** The seat's name as this player reads it. */
+export function seatName(s: TableState, seat: number): string {
+  const meta = s.room.seats.find((x) => x.seat === seat);
+  if (seat === (s.room.view?.seat ?? null)) return meta?.name ? `${meta.name} (${t("table.you")})` : t("table.you");
+  if (meta?.name) return meta.name;
+  if (meta?.is_bot) return `${t("table.bot")} ${seat + 1}`;
+  return t("room.seat", { n: seat + 1 });
+}
+
+function ownerInitial(s: TableState, seat: number): string {
+  const meta = s.room.seats.find((x) => x.seat === seat);
+  const n = meta?.name?.trim();
+  return n ? n[0].toUpperCase() : String(seat + 1);
+}
+
+export function timeLeftText(s: TableState): string {
+  const d = s.room.deadline;
+  if (!d) return "";
+  return t("table.left", { s: Math.max(0, Math.ceil(d - Date.now() / 1000)) });
+}
+
+function lockText(variant: VariantFacts, lock: OpeningLock): string {
+  if (variant.opening.doubles !== null && (lock.code === "below_threshold" || lock.code === "run_required") && lock.doubles_needed) {
+    return t("table.lay.missing.doubles", { value: lock.value, threshold: lock.threshold ?? 0, doubles: lock.doubles, needed: lock.doubles_needed });
+  }
+  if (lock.code === "below_threshold" && lock.threshold !== null) {
+    const parts = [t("table.lay.missing.points", { missing: Math.max(0, lock.threshold - lock.value), value: lock.value, threshold: lock.threshold })];
+    if (lock.run_required && !lock.has_run) parts.push(t("table.lay.missing.run"));
+    return parts.join(" · ");
+  }
+  if (lock.code === "run_required") return t("table.lay.missing.run");
+  return reason(lock.code, lock.message);
+}
+
+/** The lay button's label and, when it cannot be pressed, why. */
+function layText(s: TableState, variant: VariantFacts): { enabled: boolean; label: string; reason: string } {
+  const lay = layState(s);
+  if (lay.pending) {
+    const label = lay.pending.kind === "row" ? t("table.takeRow.send") : t("table.takeDiscard.send");
+    return { enabled: lay.enabled, label, reason: lay.block === "needTaken" ? t("table.takeRow.need") : "" };
+  }
+  const label = lay.count ? (lay.opened ? t("table.lay.value", { value: lay.value }) : t("table.lay.opening", { value: lay.value })) : t("table.lay");
+  const why: Record<typeof lay.block, string> = {
+    none: "",
+    needTaken: t("table.takeRow.need"),
+    notTurn: t("table.lay.notturn"),
+    firstTurn: t("table.phase.first"),
+    noFormation: t("table.lay.none", { n: variant.min_meld }),
+    locked: s.lock ? lockText(variant, s.lock) : "",
+  };
+  return { enabled: lay.enabled, label: s.room.view?.over ? t("table.lay") : label, reason: why[lay.block] };
+}
+
+function statusText(s: TableState, v: SeatView, variant: VariantFacts): string {
+  if (v.over) return t("summary.title");
+  if (v.seat === null || !myTurn(s)) return t("table.turn.other", { name: seatName(s, v.turn) });
+  const mine = v.seats[v.seat];
+  let phase = v.phase === "take" ? (takesRow(variant) ? t("table.phase.take") : t("table.phase.takeDiscard")) : t("table.phase.build");
+  if (variant.first_turn_restricted && mine?.first_turn) phase = t("table.phase.first");
+  return `${t("table.turn.you")}: ${phase}`;
+}
+
+/** The hint line's text while a row preview is shown. */
+export function previewText(faces: Faces, tiles: number[]): string {
+  const along = tiles.slice(1);
+  return along.length ? t("table.takeRow.preview", { tiles: along.map((x) => tileShort(faces, x)).join(" ") }) : t("table.takeRow.only");
+}
+
+/** Draws the table into its root; keeps the focus, the row's and the melds' scroll. */
+export class TableView {
+  private focusKey: string | null = null;
+  private focusSeq = 0;
+
+  constructor(
+    private root: HTMLElement,
+    private host: RenderHost,
+  ) {}
+
+  render(s: TableState): void {
+    const root = this.root;
+    const active = document.activeElement as HTMLElement | null;
+    const explicit = s.focus !== null && s.focus.seq !== this.focusSeq;
+    if (explicit) {
+      this.focusKey = s.focus!.key;
+      this.focusSeq = s.focus!.seq;
+    } else if (active && root.contains(active) && active.dataset.key) this.focusKey = active.dataset.key;
+    const scrollRow = root.querySelector(".row-tiles")?.scrollLeft ?? null;
+    const scrollMelds = root.querySelector(".melds")?.scrollTop ?? null;
+    clear(root);
+    const v = s.room.view;
+    const variant = s.variant;
+    const page = h("div", { class: `table${variant ? ` faces-${variant.faces}` : ""}`, "data-testid": "table" });
+    page.append(this.header(s));
+    if (!v || !variant) {
+      page.append(h("div", { class: "table-wait" }, t("table.waitingDeal")));
+      root.append(page);
+      this.banner(s);
+      return;
+    }
+    if (v.seat === null || !s.rack) {
+      // A spectator: the table without a rack.
+      page.append(this.seats(s, v), this.center(s, v, variant), h("section", { class: "controls" }, h("div", { class: "status" }, statusText(s, v, variant))));
+    } else {
+      page.append(this.seats(s, v), this.center(s, v, variant), this.controls(s, v, variant), this.rack(s, v, variant));
+    }
+    root.append(page);
+    if (s.summaryOpen && s.summary) root.append(this.summary(s, variant.faces));
+    this.banner(s);
+    const rowEl = root.querySelector(".row-tiles");
+    if (rowEl) rowEl.scrollLeft = scrollRow === null ? rowEl.scrollWidth : Math.max(scrollRow, rowEl.scrollWidth);
+    const meldsEl = root.querySelector(".melds");
+    if (meldsEl && scrollMelds !== null) meldsEl.scrollTop = scrollMelds;
+    if (this.focusKey) {
+      const el = root.querySelector<HTMLElement>(`[data-key="${CSS.escape(this.focusKey)}"]`);
+      if (el && document.activeElement !== el) el.focus({ preventScroll: true });
+    }
+  }
+
+  /** The turn timers, every half second without a whole render. */
+  tick(s: TableState): void {
+    for (const el of this.root.querySelectorAll<HTMLElement>("[data-timer]")) el.textContent = timeLeftText(s);
+  }
+
+  banner(s: TableState): void {
+    let el = document.getElementById("conn-banner");
+    if (!el) {
+      el = h("div", { id: "conn-banner", class: "banner", role: "status", "data-testid": "conn-banner" });
+      document.body.appendChild(el);
+    }
+    const lost = s.connection === "lost";
+    el.textContent = lost ? t("table.reconnecting") : "";
+    el.classList.toggle("show", lost);
+  }
+
+  /** While a row tile is dragged: its preview shown in place, without rebuilding the DOM
+   * under the finger. */
+  showDragPreview(s: TableState): void {
+    const p = s.preview;
+    if (!p || !s.variant) return;
+    for (const el of this.root.querySelectorAll<HTMLElement>(".rtile")) {
+      const i = Number(el.dataset.act!.split(":")[1]);
+      el.classList.toggle("chosen", i === p.index);
+      el.classList.toggle("come-along", i > p.index);
+    }
+    const hint = this.root.querySelector(".hint");
+    if (hint) hint.textContent = previewText(s.variant.faces, p.tiles);
+  }
+
+  private header(s: TableState): HTMLElement {
+    const variant = s.room.view?.variant_id ?? s.room.variantId;
+    return h(
+      "header",
+      { class: "tbar" },
+      h("button", { type: "button", class: "icon back", "aria-label": t("table.back"), title: t("table.back"), "data-act": "leave", "data-key": "leave", "data-testid": "leave" }, "←"),
+      h(
+        "div",
+        { class: "ttitle" },
+        h("span", { class: "variant" }, variant ? variantName(variant) : ""),
+        s.room.round ? h("span", { class: "round muted" }, t("table.round", { n: s.room.round })) : null,
+      ),
+      h("button", { type: "button", class: "scores-btn", "data-act": "scores", "data-key": "scores", "data-testid": "scores-open" }, t("table.scores")),
+      this.host.langButton(),
+    );
+  }
+
+  private seats(s: TableState, v: SeatView): HTMLElement {
+    const list = h("ol", { class: "seats", "aria-label": "seats" });
+    const n = v.players;
+    const me = v.seat ?? 0;
+    for (let k = 1; k <= n; k++) {
+      const seat = (me + k) % n; // others first, in turn order; me last
+      const info = v.seats[seat];
+      const meta = s.room.seats.find((x) => x.seat === seat);
+      const turn = !v.over && v.turn === seat;
+      const badges: HTMLElement[] = [];
+      if (meta?.is_bot) badges.push(h("span", { class: "badge bot", "data-testid": `badge-bot-${seat}` }, t("table.bot")));
+      else if (meta?.bot_playing) badges.push(h("span", { class: "badge bot" }, t("table.bot")));
+      if (meta?.away) badges.push(h("span", { class: "badge away", "data-testid": `badge-away-${seat}` }, t("table.away")));
+      if (meta?.unresponsive) badges.push(h("span", { class: "badge away" }, t("table.unresponsive")));
+      list.append(
+        h(
+          "li",
+          { class: `seat${turn ? " turn" : ""}${seat === me ? " mine" : ""}`, "data-seat": seat, "data-testid": `seat-${seat}`, "aria-current": turn ? "true" : null },
+          h("div", { class: "seat-name" }, h("span", { class: `owner-dot owner${seat}`, "aria-hidden": "true" }, ownerInitial(s, seat)), h("span", { class: "nm" }, seatName(s, seat))),
+          h(
+            "div",
+            { class: "seat-info" },
+            h("span", { class: "count", title: t("table.tiles", { n: info.tiles }), "aria-label": t("table.tiles", { n: info.tiles }) }, h("span", { class: "mini-tile", "aria-hidden": "true" }), String(info.tiles)),
+            h(
+              "span",
+              { class: `opened ${info.opened ? "yes" : "no"}`, title: info.opened ? t("table.opened") : t("table.notopened"), "data-testid": `opened-${seat}` },
+              h("span", { "aria-hidden": "true" }, info.opened ? "✓" : "–"),
+              h("span", { class: "lbl-long" }, info.opened ? t("table.opened") : t("table.notopened")),
+            ),
+            h("span", { class: "total", title: t("table.total", { n: meta?.total ?? 0 }), "data-testid": `total-${seat}` }, h("span", { class: "lbl-long" }, "total "), h("span", { class: "sigma", "aria-hidden": "true" }, "Σ"), String(meta?.total ?? 0)),
+          ),
+          h("div", { class: "seat-badges" }, badges, turn ? h("span", { class: "timer", "data-timer": "1" }, timeLeftText(s)) : null),
+        ),
+      );
+    }
+    return list;
+  }
+
+  private center(s: TableState, v: SeatView, variant: VariantFacts): HTMLElement {
+    const faces = variant.faces;
+    const canTake = myTurn(s) && v.phase === "take";
+    const stock = h(
+      "button",
+      {
+        type: "button",
+        class: `stock${canTake ? " can" : ""}${s.selection?.kind === "stock" ? " selected" : ""}`,
+        "data-act": "stock",
+        "data-drag": "stock",
+        "data-key": "stock",
+        "data-testid": "stock",
+        "aria-label": `${t("table.stock.draw")}: ${t("table.stock.count", { n: v.stock_count })}`,
+      },
+      h("span", { class: "stock-count" }, String(v.stock_count)),
+    );
+    const atuBox = h("div", { class: "atu-box" }, h("span", { class: "lbl" }, t("table.atu")));
+    if (variant.atu && v.atu !== null) {
+      const taken = v.atu_taken_by !== null;
+      const el = tileEl(faces, v.atu, { tag: "button" });
+      el.classList.add("atu");
+      if (taken || s.atuOnRack) el.classList.add("faded");
+      if (s.selection?.kind === "atu") el.classList.add("selected");
+      el.dataset.act = "atu";
+      el.dataset.key = "atu";
+      el.dataset.testid = "atu";
+      if (!taken && !s.atuOnRack) el.dataset.drag = "atu";
+      el.setAttribute("type", "button");
+      atuBox.append(el);
+      if (taken) atuBox.append(h("span", { class: "muted small" }, t("table.atu.taken", { name: seatName(s, v.atu_taken_by!) })));
+    } else {
+      atuBox.hidden = !variant.atu;
+    }
+    // The discard row, oldest to newest, ending with the discard box.
+    const rowTiles = h("div", { class: "row-tiles", "data-drop": "discard", "aria-label": t("table.row") });
+    if (v.row_offset > 0) rowTiles.append(h("span", { class: "row-hidden muted" }, t("table.row.hidden", { n: v.row_offset })));
+    const shown = s.preview?.index ?? s.pending?.index ?? null;
+    v.row.forEach((id, k) => {
+      const index = v.row_offset + k;
+      const el = tileEl(faces, id, { tag: "button" });
+      el.setAttribute("type", "button");
+      el.classList.add("rtile");
+      el.dataset.act = `row:${index}`;
+      el.dataset.drag = `row:${index}`;
+      el.dataset.key = `row:${index}`;
+      el.dataset.testid = `row-${index}`;
+      if (shown !== null && index >= shown) {
+        el.classList.add(index === shown ? "chosen" : "come-along");
+        if (s.pending) el.classList.add("in-hand");
+      }
+      if (canTake && index === v.row_length - 1) el.classList.add("can");
+      rowTiles.append(el);
+    });
+    if (!v.row.length) rowTiles.append(h("span", { class: "muted row-empty" }, t("table.row.empty")));
+    const discardBox = h(
+      "button",
+      { type: "button", class: `discard-box${myTurn(s) && v.phase === "build" ? " can" : ""}`, "data-drop": "discard", "data-act": "discard", "data-key": "discard", "data-testid": "discard" },
+      t("table.discard"),
+    );
+    const rowBox = h("section", { class: "row-box", "aria-label": t("table.row") }, h("div", { class: "lbl" }, t("table.row")), h("div", { class: "row-line" }, rowTiles, discardBox));
+
+    const melds = h("section", { class: "melds", "aria-label": t("table.melds"), "data-testid": "melds" });
+    if (!v.table.length) melds.append(h("p", { class: "muted melds-empty" }, t("table.melds.empty")));
+    const consumed = new Set(v.consumed);
+    v.table.forEach((m, k) => {
+      const box = h("button", {
+        type: "button",
+        class: `meld kind-${m.kind}`,
+        "data-drop": `meld:${k}`,
+        "data-act": `meld:${k}`,
+        "data-key": `meld:${k}`,
+        "data-testid": `meld-${k}`,
+        "aria-label": t("table.meld", { n: k + 1, kind: t(`table.kind.${m.kind}`) }) + ": " + m.tiles.map((x) => tileShort(faces, x)).join(" "),
+      });
+      m.tiles.forEach((id, i) => {
+        const el = tileEl(faces, id, { small: true, consumed: consumed.has(id), owner: m.owners[i] });
+        const own = el.querySelector(".own");
+        if (own) own.textContent = ownerInitial(s, m.owners[i]);
+        if (faceOf(id).joker) {
+          el.dataset.drop = `joker:${k}:${id}`;
+          el.dataset.act = `joker:${k}:${id}`;
+          el.classList.add("meld-joker");
+        }
+        box.append(el);
+      });
+      melds.append(box);
+    });
+    return h(
+      "div",
+      { class: "center" },
+      h("div", { class: "pile" }, h("div", { class: "stock-box" }, h("span", { class: "lbl" }, t("table.stock")), stock), atuBox),
+      rowBox,
+      melds,
+    );
+  }
+
+  private controls(s: TableState, v: SeatView, variant: VariantFacts): HTMLElement {
+    const lay = layText(s, variant);
+    const mine = myTurn(s);
+    const hint = h("div", { class: "hint", "data-testid": "hint", "aria-live": "polite" });
+    if (s.preview) {
+      hint.append(
+        h("span", { class: "preview-text", "data-testid": "row-preview" }, previewText(variant.faces, s.preview.tiles)),
+        h("button", { type: "button", class: "primary small", "data-act": "preview-take", "data-key": "preview-take", "data-testid": "preview-take" }, takesRow(variant) ? t("table.takeRow.confirm") : t("table.takeDiscard")),
+        h("button", { type: "button", class: "small", "data-act": "preview-cancel", "data-key": "preview-cancel" }, t("common.cancel")),
+      );
+    } else if (lay.reason) {
+      hint.append(h("span", { class: "lock-reason", "data-testid": "lay-reason" }, lay.reason));
+    } else if (s.selection?.kind === "rack") {
+      hint.append(h("span", { class: "muted" }, t("table.select.hint")));
+    } else if (s.atuOnRack) {
+      hint.append(h("span", { class: "muted" }, t("table.atu.pending")));
+    }
+    const symbols = sortSymbols(variant.faces);
+    const buttons = h(
+      "div",
+      { class: "ctl-buttons" },
+      h("button", { type: "button", class: "lay primary", disabled: !lay.enabled, "data-act": "lay", "data-key": "lay", "data-testid": "lay", title: lay.reason || null }, lay.label),
+      s.pending || s.atuOnRack
+        ? h("button", { type: "button", class: "small", "data-act": "pending-cancel", "data-key": "pending-cancel", "data-testid": "pending-cancel" }, t("table.pending.cancel"))
+        : null,
+      v.joker_button
+        ? h(
+            "button",
+            {
+              type: "button",
+              class: "small",
+              disabled: !(mine && v.phase === "take") || v.button_used,
+              "data-act": "joker-button",
+              "data-key": "joker-button",
+              "data-testid": "joker-button",
+              "aria-label": t("table.jokerButton", { n: v.joker_credits }),
+              title: t("table.jokerButton", { n: v.joker_credits }),
+            },
+            h("span", { class: "long" }, t("table.jokerButton", { n: v.joker_credits })),
+            h("span", { class: "short", "aria-hidden": "true" }, `★ ${v.joker_credits}`),
+          )
+        : null,
+      h("span", { class: "spacer" }),
+      h(
+        "button",
+        { type: "button", class: "small", "data-act": "sort-suit", "data-key": "sort-suit", "data-testid": "sort-suit", "aria-label": t("table.sort.suit"), title: t("table.sort.suit") },
+        h("span", { class: "long" }, t("table.sort.suit")),
+        h("span", { class: "short", "aria-hidden": "true" }, symbols.suit),
+      ),
+      h(
+        "button",
+        { type: "button", class: "small", "data-act": "sort-rank", "data-key": "sort-rank", "data-testid": "sort-rank", "aria-label": t("table.sort.rank"), title: t("table.sort.rank") },
+        h("span", { class: "long" }, t("table.sort.rank")),
+        h("span", { class: "short", "aria-hidden": "true" }, symbols.rank),
+      ),
+    );
+    const own = v.seat !== null ? v.seats[v.seat] : null;
+    return h(
+      "section",
+      { class: "controls" },
+      h(
+        "div",
+        {
+          class: `status${mine ? " mine" : ""}`,
+          "data-testid": "status",
+          "data-phase": v.phase,
+          "data-turn": v.turn,
+          "data-first-turn": own?.first_turn ? "1" : "0",
+          "data-opened": own?.opened ? "1" : "0",
+          "data-busy": s.busy ? "1" : "0",
+        },
+        h("span", null, statusText(s, v, variant)),
+        mine ? h("span", { class: "timer", "data-timer": "1" }, timeLeftText(s)) : null,
+      ),
+      buttons,
+      hint,
+    );
+  }
+
+  private rack(s: TableState, v: SeatView, variant: VariantFacts): HTMLElement {
+    const rack = s.rack!;
+    const faces = variant.faces;
+    const grid = h("div", {
+      class: "rack",
+      role: "grid",
+      "aria-label": t("table.rack"),
+      "data-testid": "rack",
+      style: { gridTemplateRows: `repeat(${rack.rows}, var(--label-h) var(--slot-h))` },
+    });
+    const inForm = new Map<number, string>();
+    for (const f of formations(s)) {
+      const a = answerOf(s, f);
+      const cls = a ? (a.valid ? "valid" : "invalid") : "unknown";
+      for (const slot of f.slots) inForm.set(slot, cls);
+      const label = h("div", {
+        class: `flabel ${cls}`,
+        "data-testid": `formation-${f.start}`,
+        style: { gridRow: String(f.row * 2 + 1), gridColumn: `${(f.start % COLS) + 1} / span ${f.slots.length}` },
+        title: a && !a.valid ? reason(a.code, a.message) : null,
+      });
+      if (a && a.valid) label.append(h("span", { class: "fval" }, String(a.value)), h("span", { class: "fkind" }, t(`table.kind.${a.kind}`)));
+      else if (a) label.append(h("span", { class: "fbad" }, "✗"));
+      grid.append(label);
+    }
+    const pendingSet = new Set(s.pending?.tiles ?? []);
+    const sel = s.selection?.kind === "rack" ? s.selection.slot : null;
+    const focusSlot = this.focusKey?.startsWith("slot:") ? Number(this.focusKey.slice(5)) : (sel ?? 0);
+    rack.slots.forEach((id, i) => {
+      const style = { gridRow: String(Math.floor(i / COLS) * 2 + 2), gridColumn: String((i % COLS) + 1) };
+      const common = { type: "button", "data-act": `slot:${i}`, "data-drop": `slot:${i}`, "data-key": `slot:${i}`, "data-slot": i, tabindex: i === focusSlot ? 0 : -1, style };
+      if (id === null) {
+        grid.append(h("button", { ...common, class: "slot empty", "aria-label": t("table.slot", { n: i + 1 }), "data-testid": `slot-${i}` }));
+        return;
+      }
+      const el = tileEl(faces, id, { tag: "button", consumed: v.consumed.includes(id) });
+      Object.entries(common).forEach(([k, val]) => {
+        if (k === "style") Object.assign(el.style, val);
+        else el.setAttribute(k, String(val));
+      });
+      el.dataset.drag = `rack:${i}`;
+      el.dataset.testid = `slot-${i}`;
+      el.classList.add("slot", "rtile-hand");
+      const f = inForm.get(i);
+      if (f) el.classList.add(`f-${f}`);
+      if (pendingSet.has(id)) el.classList.add("pending");
+      if (s.atuOnRack && id === v.atu) el.classList.add("pending", "atu-pending");
+      if (sel === i) {
+        el.classList.add("selected");
+        el.setAttribute("aria-pressed", "true");
+      }
+      grid.append(el);
+    });
+    return h("section", { class: "rack-box" }, grid);
+  }
+
+  private summary(s: TableState, faces: Faces): HTMLElement {
+    const { view: v } = s.summary!;
+    const res = v.result!;
+    const title = s.room.matchOver ? t("summary.match") : t("summary.title");
+    const rows = res.breakdown.map((b) => {
+      const parts: string[] = [t("summary.laid", { n: b.laid }), t("summary.hand", { n: b.hand })];
+      if (b.bonus) parts.push(t("summary.bonus", { n: b.bonus }));
+      if (b.atu_pair) parts.push(t("summary.atuPair", { n: b.atu_pair }));
+      if (b.multiplier !== 1) parts.push(t("summary.mult", { n: b.multiplier }));
+      const noteKey = `summary.note.${b.note}`;
+      // The engine writes the notes in English; Romanian has its own words for them.
+      const note = getLang() === "ro" && t(noteKey) !== noteKey ? t(noteKey) : b.note;
+      const hand = (v.hands?.[b.seat] ?? []).map((id) => tileEl(faces, id, { small: true }));
+      return h(
+        "li",
+        { class: `sum-seat${res.out === b.seat ? " out" : ""}`, "data-testid": `summary-seat-${b.seat}` },
+        h(
+          "div",
+          { class: "sum-head" },
+          h("span", { class: `owner-dot owner${b.seat}` }, ownerInitial(s, b.seat)),
+          h("strong", null, seatName(s, b.seat)),
+          h("span", { class: "muted" }, note),
+          h("span", { class: `sum-total ${b.total >= 0 ? "pos" : "neg"}` }, b.total > 0 ? `+${b.total}` : String(b.total)),
+        ),
+        h("div", { class: "sum-parts muted" }, parts.join(" · ")),
+        h("div", { class: "sum-hand" }, hand.length ? hand : h("span", { class: "muted" }, "—")),
+      );
+    });
+    const winners = s.room.matchOver && s.room.winners ? h("p", { class: "winners" }, t("scores.winners", { names: s.room.winners.map((x) => seatName(s, x)).join(", ") })) : null;
+    return h(
+      "div",
+      { class: "modal-back", "data-act": "summary-close" },
+      h(
+        "div",
+        { class: "modal", role: "dialog", "aria-modal": "true", "aria-label": title, "data-testid": "summary" },
+        h("h2", null, title),
+        h("p", null, res.out !== null ? t("summary.out", { name: seatName(s, res.out) }) : t("summary.stock")),
+        winners,
+        h("ol", { class: "sum-list" }, rows),
+        h(
+          "div",
+          { class: "row end" },
+          h("button", { type: "button", "data-act": "scores", "data-key": "sum-scores" }, t("table.scores")),
+          h("button", { type: "button", class: "primary", "data-act": "summary-close", "data-key": "summary-close", "data-testid": "summary-close" }, t("summary.continue")),
+        ),
+      ),
+    );
+  }
+}

@@ -1,0 +1,603 @@
+// The table's state and its reducer: `reduce(state, event)` takes what the room's socket
+// brought or what the player did (a tap, a drop, a key, a server's answer) and returns the
+// new state with the effects to run (send a move, ask the server, show a message). It is
+// pure: no DOM, no socket, no timer, no text (effects name i18n keys); rendering is
+// render.ts, the DOM's events input.ts, running the effects index.ts. Every
+// variant-dependent step reads a catalogue fact (VariantFacts), never a variant id.
+
+import { faceOf, rankKey, suitKey } from "../faces";
+import type { GameAction, LayAction, SeatState, VariantFacts } from "../protocol.gen";
+import { Rack, sameLayout, type Formation } from "../rack";
+import type { FormationAnswer, OpeningLock, Scores, SeatView } from "../types";
+
+export const COLS = 14;
+
+/** What the room knows from its socket (snapshot and events). */
+export interface RoomData {
+  view: SeatView | null;
+  seats: SeatState[];
+  deadline: number | null;
+  scores: Scores | null;
+  round: number | null;
+  status: string;
+  variantId: string | null;
+  /** The server's saved rack layout, with a snapshot only. */
+  rack: (number | null)[] | null;
+  matchOver: boolean;
+  winners: number[] | null;
+}
+
+export type Connection = "open" | "lost" | "connecting" | "closed";
+
+export type Selection = { kind: "rack"; slot: number } | { kind: "row"; index: number } | { kind: "stock" } | { kind: "atu" } | null;
+
+/** Tiles taken from the row (or the last discard) but not sent yet: they must go into a formation. */
+export interface Pending {
+  kind: "row" | "discard";
+  index: number;
+  taken: number;
+  tiles: number[];
+}
+
+export interface TableState {
+  room: RoomData;
+  variant: VariantFacts | null;
+  rack: Rack | null;
+  rackRound: string | null;
+  selection: Selection;
+  pending: Pending | null;
+  atuOnRack: boolean;
+  preview: { index: number; tiles: number[] } | null;
+  /** The server's answer per formation (tile ids joined by ","). */
+  answers: ReadonlyMap<string, FormationAnswer>;
+  lock: OpeningLock | null;
+  busy: boolean;
+  dropHint: number | null;
+  summary: { view: SeatView; seats: SeatState[] } | null;
+  summaryOpen: boolean;
+  seenOverKey: string | null;
+  connection: Connection;
+  /** Where the keyboard focus should go; `seq` grows with each request. */
+  focus: { key: string; seq: number } | null;
+}
+
+export interface ServerError {
+  code: string;
+  message: string;
+}
+
+/** After a row preview arrives: show it, keep it (a drag is on), or take it onto a slot. */
+export type PreviewThen = { kind: "show" } | { kind: "drag" } | { kind: "take"; slot: number | null };
+
+export type TableEvent =
+  | { type: "room"; room: RoomData; variant: VariantFacts | null }
+  | { type: "connection"; status: Connection }
+  | { type: "tap"; act: string }
+  | { type: "drop"; src: NonNullable<Selection>; target: string }
+  | { type: "key"; key: string; slot: number | null }
+  | { type: "formations"; forms: number[][]; answers: FormationAnswer[]; lock: OpeningLock | null }
+  | { type: "rowPreview"; index: number; tiles: number[]; then: PreviewThen; error: ServerError | null }
+  | { type: "sent"; action: GameAction; clearsPending: boolean; error: ServerError | null };
+
+export type Effect =
+  | { do: "send"; action: GameAction; clearsPending: boolean }
+  /** The rack moved: save its layout and ask about its formations (the runner debounces). */
+  | { do: "rackChanged" }
+  | { do: "rowPreview"; index: number; then: PreviewThen }
+  | { do: "toast"; key: string }
+  | { do: "error"; error: ServerError }
+  | { do: "leave" }
+  | { do: "openScores" };
+
+export interface Step {
+  state: TableState;
+  effects: Effect[];
+}
+
+export function emptyRoom(): RoomData {
+  return { view: null, seats: [], deadline: null, scores: null, round: null, status: "waiting", variantId: null, rack: null, matchOver: false, winners: null };
+}
+
+export function initialState(): TableState {
+  return {
+    room: emptyRoom(),
+    variant: null,
+    rack: null,
+    rackRound: null,
+    selection: null,
+    pending: null,
+    atuOnRack: false,
+    preview: null,
+    answers: new Map(),
+    lock: null,
+    busy: false,
+    dropHint: null,
+    summary: null,
+    summaryOpen: false,
+    seenOverKey: null,
+    connection: "connecting",
+    focus: null,
+  };
+}
+
+// ------------------------------------------------------------------ derived facts
+
+export function myTurn(s: TableState): boolean {
+  const v = s.room.view;
+  return !!v && !v.over && v.seat !== null && v.turn === v.seat;
+}
+
+/** The variant takes by breaking the row (A.9); otherwise by taking the last discard (B.4). */
+export function takesRow(variant: VariantFacts | null): boolean {
+  return !!variant && variant.take_actions.includes("take_row");
+}
+
+export function formations(s: TableState): Formation[] {
+  return s.rack && s.variant ? s.rack.formations(s.variant.min_meld) : [];
+}
+
+export function answerOf(s: TableState, f: Formation): FormationAnswer | undefined {
+  return s.answers.get(f.tiles.join(","));
+}
+
+export function validFormations(s: TableState): { f: Formation; a: FormationAnswer }[] {
+  const out: { f: Formation; a: FormationAnswer }[] = [];
+  for (const f of formations(s)) {
+    const a = answerOf(s, f);
+    if (a && a.valid) out.push({ f, a });
+  }
+  return out;
+}
+
+/** The layout to save: the rack with only the hand's tiles (pending ones are not yet in it). */
+export function rackLayout(s: TableState): (number | null)[] | null {
+  if (!s.rack || !s.room.view) return null;
+  const hand = new Set(s.room.view.hand);
+  return s.rack.slots.map((x) => (x !== null && hand.has(x) ? x : null));
+}
+
+export type LayBlock = "none" | "notTurn" | "firstTurn" | "noFormation" | "locked" | "needTaken";
+
+/** Whether the lay button can be pressed, what it lays and why not. */
+export function layState(s: TableState): { enabled: boolean; value: number; count: number; pending: Pending | null; opened: boolean; block: LayBlock } {
+  const v = s.room.view;
+  const valid = validFormations(s);
+  const value = valid.reduce((sum, x) => sum + (x.a.kind === "double" ? 0 : x.a.value), 0);
+  const mine = v && v.seat !== null ? v.seats[v.seat] : null;
+  const base = { value, count: valid.length, pending: s.pending, opened: !!mine?.opened };
+  if (!v) return { ...base, enabled: false, block: "none" };
+  if (s.pending) {
+    const taken = s.pending.taken;
+    const ok = valid.some((x) => x.f.tiles.includes(taken));
+    return { ...base, enabled: ok && !s.busy, block: ok ? "none" : "needTaken" };
+  }
+  if (v.over) return { ...base, enabled: false, block: "none" };
+  if (!myTurn(s) || v.phase !== "build") return { ...base, enabled: false, block: myTurn(s) ? "none" : "notTurn" };
+  if (s.variant?.first_turn_restricted && mine?.first_turn) return { ...base, enabled: false, block: "firstTurn" };
+  if (!valid.length) return { ...base, enabled: false, block: "noFormation" };
+  if (s.lock && s.lock.locked) return { ...base, enabled: false, block: "locked" };
+  return { ...base, enabled: !s.busy, block: "none" };
+}
+
+/** By suit: runs of consecutive ranks apart, else whole suits apart, else packed. */
+const suitOf = (id: number) => (faceOf(id).joker ? 9 : faceOf(id).suit);
+const rankOf = (id: number) => (faceOf(id).joker ? 99 : faceOf(id).rank);
+const SUIT_SPLITS = [
+  (a: number, b: number) => suitOf(a) !== suitOf(b) || (suitOf(b) !== 9 && rankOf(b) - rankOf(a) !== 1),
+  (a: number, b: number) => suitOf(a) !== suitOf(b),
+  () => false,
+];
+/** By rank: each rank apart, else packed. */
+const RANK_SPLITS = [(a: number, b: number) => rankOf(a) !== rankOf(b), () => false];
+
+/** The server's saved layout for this hand, padded to whole rows; null when there is none
+ * (the server then sends the bare hand, without a single gap: we arrange it ourselves). */
+export function usableLayout(layout: (number | null)[] | null, hand: number[]): (number | null)[] | null {
+  if (!layout || !layout.length || !layout.includes(null)) return null;
+  const tiles = layout.filter((x): x is number => x !== null);
+  const handSet = new Set(hand);
+  if (tiles.length !== hand.length || !tiles.every((x) => handSet.has(x))) return null;
+  const out = [...layout];
+  while (out.length % COLS !== 0) out.push(null);
+  return out;
+}
+
+// ------------------------------------------------------------------ the reducer
+
+/** One step: a mutable copy of the state (objects inside are replaced, never changed) and
+ * the effects gathered on the way. */
+class Draft {
+  s: TableState;
+  effects: Effect[] = [];
+
+  constructor(state: TableState) {
+    this.s = { ...state };
+  }
+
+  get view(): SeatView | null {
+    return this.s.room.view;
+  }
+
+  /** The rack, copied before its first change in this step. */
+  private rackCopied = false;
+  editRack(): Rack | null {
+    if (!this.s.rack) return null;
+    if (!this.rackCopied) {
+      this.s.rack = this.s.rack.clone();
+      this.rackCopied = true;
+    }
+    return this.s.rack;
+  }
+
+  setFocus(key: string): void {
+    this.s.focus = { key, seq: (this.s.focus?.seq ?? 0) + 1 };
+  }
+
+  select(sel: Selection): void {
+    this.s.selection = sel;
+    if (sel?.kind === "rack") this.setFocus(`slot:${sel.slot}`);
+  }
+
+  rackChanged(): void {
+    if (!this.effects.some((e) => e.do === "rackChanged")) this.effects.push({ do: "rackChanged" });
+  }
+
+  send(action: GameAction, clearsPending = false): void {
+    if (this.s.busy) return;
+    this.s.busy = true;
+    this.s.selection = null;
+    this.effects.push({ do: "send", action, clearsPending });
+  }
+
+  private rackKeep(v: SeatView): number[] {
+    const keep = [...v.hand];
+    if (this.s.pending) keep.push(...this.s.pending.tiles.filter((x) => !keep.includes(x)));
+    if (this.s.atuOnRack && v.atu !== null && !keep.includes(v.atu)) keep.push(v.atu);
+    return keep;
+  }
+
+  /** Make the rack hold the hand (and what is pending), arranging a new round's hand. */
+  syncRack(prev: SeatView | null, v: SeatView, serverLayout: (number | null)[] | null): void {
+    const variant = this.s.variant;
+    if (!variant) return;
+    const minRows = variant.rack_rows;
+    const key = `${this.s.room.round ?? "?"}:${v.variant_id}`;
+    const newRound = this.s.rack === null || this.s.rackRound !== key || (!!prev?.over && !v.over);
+    const before = this.s.rack ? [...this.s.rack.slots] : null;
+    if (newRound) {
+      this.s.rackRound = key;
+      this.s.answers = new Map();
+      this.s.lock = null;
+      const rack = new Rack(COLS, minRows);
+      const saved = usableLayout(serverLayout, v.hand);
+      if (saved) {
+        rack.slots = saved;
+        while (rack.rows < minRows) rack.addRow();
+      } else {
+        rack.arrange(v.hand, suitKey, SUIT_SPLITS, minRows);
+      }
+      this.s.rack = rack;
+      this.rackCopied = true;
+    }
+    const rack = this.editRack()!;
+    const keep = this.rackKeep(v);
+    const present = new Set(rack.tiles());
+    const arriving = keep.filter((x) => !present.has(x));
+    if (arriving.length && this.s.dropHint !== null) {
+      if (rack.slots[this.s.dropHint] === null) rack.slots[this.s.dropHint] = arriving[0];
+      this.s.dropHint = null;
+    }
+    rack.reconcile(keep);
+    if (!before || !sameLayout(before, rack.slots) || newRound) this.rackChanged();
+  }
+
+  room(room: RoomData, variant: VariantFacts | null): void {
+    const prev = this.view;
+    this.s.room = room;
+    this.s.variant = variant;
+    const v = room.view;
+    if (v && v.over && v.result) {
+      const key = `${room.round}:${v.result.scores.join(",")}`;
+      if (this.s.seenOverKey !== key) {
+        this.s.seenOverKey = key;
+        this.s.summary = { view: v, seats: room.seats };
+        this.s.summaryOpen = true;
+        this.s.pending = null;
+        this.s.preview = null;
+        this.s.selection = null;
+        this.s.atuOnRack = false;
+      }
+    }
+    if (v && v.seat !== null) this.syncRack(prev, v, room.rack);
+    const mine = myTurn(this.s);
+    // A pending take that can no longer be made (turn passed, row changed) is dropped.
+    if (this.s.pending && v && (!mine || v.phase !== "take")) {
+      this.s.pending = null;
+      this.syncRack(v, v, null);
+    }
+    if (this.s.atuOnRack && v && (v.atu === null || v.atu_taken_by !== null || !mine)) {
+      this.s.atuOnRack = false;
+      this.syncRack(v, v, null);
+    }
+    if (this.s.preview && v && (!mine || v.phase !== "take")) this.s.preview = null;
+  }
+
+  tap(act: string): void {
+    const v = this.view;
+    const [kind, a1, a2] = act.split(":");
+    switch (kind) {
+      case "leave":
+        this.effects.push({ do: "leave" });
+        return;
+      case "scores":
+        this.effects.push({ do: "openScores" });
+        return;
+      case "summary-close":
+        this.s.summaryOpen = false;
+        return;
+      case "sort-suit":
+        return this.sort("suit");
+      case "sort-rank":
+        return this.sort("rank");
+      case "lay":
+        return this.lay();
+      case "pending-cancel":
+        return this.cancelPending();
+      case "preview-take":
+        return this.confirmPreview(null);
+      case "preview-cancel":
+        this.s.preview = null;
+        return;
+      case "joker-button":
+        return this.send({ do: "joker_button" });
+    }
+    if (!v) return;
+    const sel = this.s.selection;
+    if (kind === "stock") {
+      if (myTurn(this.s) && v.phase === "take") this.send({ do: "draw" });
+      else this.select(null);
+      return;
+    }
+    if (kind === "atu") {
+      if (this.s.atuOnRack) return;
+      this.select(sel?.kind === "atu" ? null : { kind: "atu" });
+      return;
+    }
+    if (kind === "slot") {
+      const slot = Number(a1);
+      const id = this.s.rack?.slots[slot] ?? null;
+      if (sel?.kind === "rack") {
+        if (sel.slot === slot) return this.select(null);
+        if (id !== null) return this.select({ kind: "rack", slot }); // another tile: select it instead
+        return this.drop(sel, `slot:${slot}`);
+      }
+      if (sel) return this.drop(sel, `slot:${slot}`);
+      if (id !== null) this.select({ kind: "rack", slot });
+      return;
+    }
+    if (kind === "row") {
+      // A tile then the row: the row is where discards go.
+      if (sel?.kind === "rack") return this.drop(sel, "discard");
+      return this.askPreview(Number(a1));
+    }
+    if (kind === "discard") {
+      if (sel?.kind === "rack") this.drop(sel, "discard");
+      return;
+    }
+    if (kind === "meld" || kind === "joker") {
+      if (sel?.kind === "rack") this.drop(sel, kind === "joker" ? `joker:${a1}:${a2}` : `meld:${a1}`);
+    }
+  }
+
+  /** One move, from a tap sequence or a drop: `src` onto `target` (a data-drop value). */
+  drop(src: NonNullable<Selection>, target: string): void {
+    const v = this.view;
+    if (!v || !this.s.rack) return;
+    const [kind, a1] = target.split(":");
+    this.s.selection = null;
+    if (src.kind === "rack") {
+      const id = this.s.rack.slots[src.slot];
+      if (id === null || id === undefined) return;
+      if (kind === "slot") {
+        const rack = this.editRack()!;
+        rack.move(src.slot, Number(a1));
+        this.setFocus(`slot:${rack.slotOf(id)}`);
+        this.rackChanged();
+        return;
+      }
+      const p = this.s.pending;
+      if (p && id === p.taken && (kind === "meld" || kind === "joker") && p.kind === "discard") {
+        // B.4: the last discard used at once in a lay-off.
+        const melds = validFormations(this.s).filter((x) => !x.f.tiles.includes(id)).map(meldSpec);
+        return this.send({ do: "take_discard", melds, layoffs: [{ tile: id, meld: Number(a1) }] }, true);
+      }
+      if (p?.tiles.includes(id) || (this.s.atuOnRack && id === v.atu)) {
+        this.effects.push({ do: "toast", key: p ? "table.takeRow.need" : "table.atu.pending" });
+        return;
+      }
+      if (kind === "discard") return this.send({ do: "discard", tile: id });
+      if (kind === "meld") return this.send({ do: "layoff", tile: id, meld: Number(a1) });
+      if (kind === "joker") return this.send({ do: "buy_joker", tile: id, meld: Number(a1) });
+      return;
+    }
+    if (src.kind === "stock") {
+      if (kind === "slot") this.s.dropHint = Number(a1);
+      return this.send({ do: "draw" });
+    }
+    if (src.kind === "atu") {
+      if (kind !== "slot" || v.atu === null || v.atu_taken_by !== null) return;
+      this.s.atuOnRack = true;
+      this.editRack()!.put(v.atu, Number(a1));
+      this.rackChanged();
+      return;
+    }
+    if (src.kind === "row" && kind === "slot") this.confirmPreview(Number(a1), src.index);
+  }
+
+  askPreview(index: number): void {
+    if (!this.view || this.s.pending) return;
+    if (this.s.preview?.index === index) {
+      this.s.preview = null;
+      return;
+    }
+    this.effects.push({ do: "rowPreview", index, then: { kind: "show" } });
+  }
+
+  previewArrived(index: number, tiles: number[], then: PreviewThen, error: ServerError | null): void {
+    const v = this.view;
+    if (!v) return;
+    if (error) {
+      if (then.kind !== "drag") this.effects.push({ do: "error", error });
+      return;
+    }
+    if (then.kind === "drag" && this.s.preview?.index === index) return;
+    this.s.preview = { index, tiles: tiles.length ? tiles : v.row.slice(index - v.row_offset) };
+    if (then.kind === "drag") return;
+    this.s.selection = null;
+    if (then.kind === "show") {
+      this.setFocus("preview-take");
+      return;
+    }
+    this.confirmPreview(then.slot);
+  }
+
+  /** The previewed tiles come onto the rack as pending (not yet in the hand): the move is
+   * sent only when the taken tile sits in a real formation. */
+  confirmPreview(slot: number | null, index?: number): void {
+    const v = this.view;
+    if (!v || !this.s.rack || this.s.pending) return;
+    if (index !== undefined && this.s.preview?.index !== index) {
+      this.effects.push({ do: "rowPreview", index, then: { kind: "take", slot } });
+      return;
+    }
+    const p = this.s.preview;
+    if (!p) return;
+    const taken = v.row[p.index - v.row_offset];
+    if (taken === undefined) return;
+    this.s.pending = { kind: takesRow(this.s.variant) ? "row" : "discard", index: p.index, taken, tiles: p.tiles };
+    this.s.preview = null;
+    const rack = this.editRack()!;
+    if (slot !== null) rack.put(taken, slot);
+    for (const id of p.tiles) if (rack.slotOf(id) < 0) rack.slots[rack.freeSlot()] = id;
+    this.setFocus(`slot:${rack.slotOf(taken)}`);
+    this.rackChanged();
+  }
+
+  cancelPending(): void {
+    const v = this.view;
+    this.s.pending = null;
+    this.s.atuOnRack = false;
+    this.s.preview = null;
+    if (v) this.syncRack(v, v, null);
+  }
+
+  lay(): void {
+    const v = this.view;
+    if (!v) return;
+    const valid = validFormations(this.s);
+    const atu = this.s.atuOnRack ? v.atu : null;
+    if (this.s.pending) {
+      const p = this.s.pending;
+      const melds = valid.filter((x) => !(atu !== null && x.f.tiles.includes(atu))).map(meldSpec);
+      if (p.kind === "row") this.send({ do: "take_row", index: p.index, melds }, true);
+      else this.send({ do: "take_discard", melds, layoffs: [] }, true);
+      return;
+    }
+    if (!valid.length) return;
+    const action: LayAction = { do: "lay", melds: valid.map(meldSpec) };
+    if (atu !== null && valid.some((x) => x.f.tiles.includes(atu))) action.atu = true;
+    this.send(action);
+  }
+
+  sent(action: GameAction, clearsPending: boolean, error: ServerError | null): void {
+    this.s.busy = false;
+    if (error) {
+      this.s.dropHint = null;
+      this.effects.push({ do: "error", error });
+    } else {
+      if (clearsPending) this.s.pending = null;
+      if (action.do === "lay" && action.atu) this.s.atuOnRack = false;
+    }
+    const v = this.view;
+    if (v) this.syncRack(v, v, null);
+  }
+
+  sort(by: "suit" | "rank"): void {
+    const rack = this.editRack();
+    if (!this.view || !rack || !this.s.variant) return;
+    rack.arrange(rack.tiles(), by === "suit" ? suitKey : rankKey, by === "suit" ? SUIT_SPLITS : RANK_SPLITS, this.s.variant.rack_rows);
+    this.s.selection = null;
+    this.rackChanged();
+  }
+
+  key(key: string, slot: number | null): void {
+    if (key === "Escape") {
+      if (this.s.summaryOpen) this.s.summaryOpen = false;
+      else {
+        this.s.selection = null;
+        this.s.preview = null;
+      }
+      return;
+    }
+    if (slot === null || !this.s.rack) return;
+    const next = nextSlot(key, slot);
+    if (next === null || next < 0 || next >= this.s.rack.slots.length) return;
+    this.setFocus(`slot:${next}`);
+  }
+
+  formationsArrived(forms: number[][], answers: FormationAnswer[], lock: OpeningLock | null): void {
+    const map = new Map(this.s.answers);
+    forms.forEach((tiles, i) => {
+      if (answers[i]) map.set(tiles.join(","), answers[i]);
+    });
+    this.s.answers = map;
+    this.s.lock = lock;
+  }
+}
+
+/** The rack's keyboard moves: arrows, Home and End within a row. */
+export function nextSlot(key: string, slot: number): number | null {
+  if (key === "ArrowLeft") return slot - 1;
+  if (key === "ArrowRight") return slot + 1;
+  if (key === "ArrowUp") return slot - COLS;
+  if (key === "ArrowDown") return slot + COLS;
+  if (key === "Home") return Math.floor(slot / COLS) * COLS;
+  if (key === "End") return Math.floor(slot / COLS) * COLS + COLS - 1;
+  return null;
+}
+
+function meldSpec(x: { f: Formation; a: FormationAnswer }): LayAction["melds"][number] {
+  const kind = x.a.kind;
+  return kind === "set" || kind === "run" || kind === "double" ? { kind, tiles: x.f.tiles } : { tiles: x.f.tiles };
+}
+
+export function reduce(state: TableState, event: TableEvent): Step {
+  const d = new Draft(state);
+  switch (event.type) {
+    case "room":
+      d.room(event.room, event.variant);
+      break;
+    case "connection":
+      d.s.connection = event.status;
+      break;
+    case "tap":
+      d.tap(event.act);
+      break;
+    case "drop":
+      d.drop(event.src, event.target);
+      break;
+    case "key":
+      d.key(event.key, event.slot);
+      break;
+    case "formations":
+      d.formationsArrived(event.forms, event.answers, event.lock);
+      break;
+    case "rowPreview":
+      d.previewArrived(event.index, event.tiles, event.then, event.error);
+      break;
+    case "sent":
+      d.sent(event.action, event.clearsPending, event.error);
+      break;
+  }
+  return { state: d.s, effects: d.effects };
+}
