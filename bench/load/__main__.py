@@ -31,9 +31,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=float, default=20.0, help="s of paced play not measured (20)")
     p.add_argument("--duration", type=float, default=60.0, help="s of measured paced play (60)")
     p.add_argument("--saturate", type=float, default=20.0, help="s of saturated play; 0 skips")
-    p.add_argument(
-        "--clients", type=int, default=2, help="client processes sharing the tables (2)"
-    )
+    p.add_argument("--clients", type=int, default=2, help="client processes sharing the tables (2)")
     p.add_argument(
         "--postgres-url",
         default=POSTGRES_URL,

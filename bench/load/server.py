@@ -118,10 +118,10 @@ class Server:
         self.log_path = store.data_dir / "server.log"
         env = {**BENCH_SETTINGS, **os.environ, **store.environment()}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        command = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
         with self.log_path.open("wb") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "server.cli", "serve"]
-                + ["--host", "127.0.0.1", "--port", str(self.port)],
+                [*command, "--port", str(self.port)],
                 cwd=ROOT,
                 env=env,
                 stdout=log,

@@ -109,12 +109,8 @@ def text_report(result: dict[str, Any]) -> str:
                 f"({phase['moves_per_s']}/s), {phase['errors']} errors; "
                 f"{phase['moves_per_server_cpu_s']} moves per server CPU second"
             )
-            lines.append(
-                "    ack ms  " + " ".join(f"{k} {v}" for k, v in ack.items())
-            )
-            lines.append(
-                "    last ms " + " ".join(f"{k} {v}" for k, v in last.items())
-            )
+            lines.append("    ack ms  " + " ".join(f"{k} {v}" for k, v in ack.items()))
+            lines.append("    last ms " + " ".join(f"{k} {v}" for k, v in last.items()))
         c = run["commits"]
         lines.append(
             f"  commits: {c['acked']} acked moves, {c['player_actions_in_database']} player "
