@@ -24,6 +24,9 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+
 ROOT = Path(__file__).resolve().parents[2]
 
 POSTGRES_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
@@ -77,14 +80,15 @@ class Store:
         return asyncio.run(self._postgres(query))
 
     async def _postgres(self, query: str) -> set[tuple[str, int, int]]:
-        import asyncpg
-
-        db = await asyncpg.connect(self.url.replace("+asyncpg", ""))
+        engine = create_async_engine(
+            self.url, connect_args={"server_settings": {"search_path": str(self.schema)}}
+        )
         try:
-            await db.execute(f'SET search_path TO "{self.schema}"')
-            return {(r["room_id"], r["seat"], r["client_seq"]) for r in await db.fetch(query)}
+            async with engine.connect() as db:
+                rows = (await db.execute(text(query))).all()
+                return {(r[0], r[1], r[2]) for r in rows}
         finally:
-            await db.close()
+            await engine.dispose()
 
     def drop(self) -> None:
         """Remove the store (the PostgreSQL schema; the temporary directory is kept:
@@ -93,13 +97,12 @@ class Store:
             asyncio.run(self._drop_schema())
 
     async def _drop_schema(self) -> None:
-        import asyncpg
-
-        db = await asyncpg.connect(self.url.replace("+asyncpg", ""))
+        engine = create_async_engine(self.url)
         try:
-            await db.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
+            async with engine.begin() as db:
+                await db.execute(text(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE'))
         finally:
-            await db.close()
+            await engine.dispose()
 
 
 def free_port() -> int:

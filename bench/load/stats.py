@@ -55,14 +55,12 @@ def centiles(values: list[float]) -> dict[str, float | None]:
     >>> centiles([])["p99"] is None
     True
     """
-    if not values:
-        return {name: None for name, _ in CENTILES} | {"max": None}
+    out: dict[str, float | None] = {}
     ordered = sorted(values)
     n = len(ordered)
-    out: dict[str, float | None] = {
-        name: round(ordered[min(n - 1, int(q * n))] * 1000, 2) for name, q in CENTILES
-    }
-    out["max"] = round(ordered[-1] * 1000, 2)
+    for name, q in CENTILES:
+        out[name] = round(ordered[min(n - 1, int(q * n))] * 1000, 2) if n else None
+    out["max"] = round(ordered[-1] * 1000, 2) if n else None
     return out
 
 
