@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -97,14 +98,18 @@ def run_store(store_name: str, opts: Any) -> dict[str, Any]:
         out |= {"tables": opts.tables, "connections": 4 * opts.tables}
         out["client_processes"] = n_procs
         rss = {"started": server.settled_rss_kb()}
+        setup: dict[str, Any] = {}
         log.info("%s: setting up %d tables", store_name, opts.tables)
-        procs.each([("setup", n) for n in shares(opts.tables, n_procs)])
+        setup["rooms"] = timed(
+            server, procs.each, [("setup", n) for n in shares(opts.tables, n_procs)]
+        )
         rss["rooms_created"] = server.settled_rss_kb()
         log.info("%s: connecting %d sockets", store_name, 4 * opts.tables)
-        procs.all("connect")
+        setup["connect"] = timed(server, procs.all, "connect")
         rss["clients_connected"] = server.settled_rss_kb()
-        procs.all("start")
+        setup["start"] = timed(server, procs.all, "start")
         rss["matches_started"] = server.settled_rss_kb()
+        out["setup"] = setup
         out["rss_kb"] = rss
         out["rss_per_idle_connection_kb"] = round(
             (rss["clients_connected"] - rss["rooms_created"]) / (4 * opts.tables), 1
@@ -141,6 +146,16 @@ def run_store(store_name: str, opts: Any) -> dict[str, Any]:
             procs.stop()
         server.kill()
         store.drop()
+
+
+def timed(server: Server, step: Any, *args: Any) -> dict[str, float]:
+    """A set-up step's wall-clock time and the server's CPU time meanwhile."""
+    t0, cpu0 = time.perf_counter(), server.cpu_s()
+    step(*args)
+    return {
+        "wall_s": round(time.perf_counter() - t0, 1),
+        "server_cpu_s": round(server.cpu_s() - cpu0, 1),
+    }
 
 
 def measure(server: Server, procs: ClientProcesses, command: tuple[Any, ...]) -> dict[str, Any]:
