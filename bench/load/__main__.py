@@ -38,6 +38,12 @@ def parser() -> argparse.ArgumentParser:
         help=f"PostgreSQL database (a fresh schema is made and dropped): {POSTGRES_URL}",
     )
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    p.add_argument(
+        "--profile",
+        metavar="PATH",
+        help="run the server under cProfile, its stats written to PATH.<store> "
+        "(slower: the figures are then not the product's)",
+    )
     return p
 
 

@@ -88,9 +88,12 @@ def shares(total: int, parts: int) -> list[int]:
 def run_store(store_name: str, opts: Any) -> dict[str, Any]:
     """The whole benchmark on one store; its figures."""
     store = Store.fresh(store_name, opts.postgres_url)
-    server = Server(store)
+    profile = f"{opts.profile}.{store_name}" if opts.profile else None
+    server = Server(store, profile)
     procs: ClientProcesses | None = None
     out: dict[str, Any] = {"store": store_name, "server_log": str(server.log_path)}
+    if profile:
+        out["server_profile"] = profile
     try:
         server.wait_ready()
         n_procs = max(1, min(opts.clients, opts.tables))

@@ -113,15 +113,23 @@ def free_port() -> int:
 
 
 class Server:
-    """``python -m server.cli serve`` on a free local port, its output in a log file."""
+    """``python -m server.cli serve`` on a free local port, its output in a log file.
 
-    def __init__(self, store: Store) -> None:
+    ``profile``: a path; the server then runs under ``cProfile`` (slower: its figures
+    are not the product's), and :meth:`kill` interrupts it first so that it writes
+    its profile there (read it with ``python -m pstats PATH``).
+    """
+
+    def __init__(self, store: Store, profile: str | None = None) -> None:
         self.store = store
         self.port = free_port()
         self.log_path = store.data_dir / "server.log"
         env = {**BENCH_SETTINGS, **os.environ, **store.environment()}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
         command = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
+        if profile:
+            command[1:1] = ["-m", "cProfile", "-o", profile]
+        self.profile = profile
         with self.log_path.open("wb") as log:
             self.proc = subprocess.Popen(
                 [*command, "--port", str(self.port)],
@@ -163,7 +171,12 @@ class Server:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def kill(self) -> None:
-        """SIGKILL the server's process group: nothing it has not committed survives."""
+        """SIGKILL the server's process group: nothing it has not committed survives
+        (with ``profile``, the server is interrupted first and left to exit)."""
+        if self.profile and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(120)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pid, signal.SIGKILL)
         self.proc.wait(30)
