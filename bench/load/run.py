@@ -1,0 +1,183 @@
+"""One run of the load benchmark on one store: the server, the client processes and
+the phases, in order.
+
+1. the server alone, then with the tables' rooms created, then with every socket
+   connected, then with every match started: its RSS each time (memory per idle
+   connection, per playing room);
+2. ``warmup`` seconds of paced play, not measured;
+3. paced: one move per table every ``interval`` seconds for ``duration`` seconds;
+4. saturated (unless ``saturate`` is 0): every table moves again as soon as its
+   last move reached all four seats; moves per CPU second of the server process;
+5. the clients close; the server's process group is killed (SIGKILL), and every
+   acked move, in any phase, must be in its database.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import time
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+from . import clients
+from .server import Server, Store
+from .stats import Sample, phase_figures
+
+log = logging.getLogger("bench.load")
+
+TARGETS = {
+    "paced_ack_p99_ms": 50.0,
+    "paced_last_seat_event_p99_ms": 50.0,
+    "rss_per_idle_connection_kb": 40.0,
+}
+
+
+class ClientProcesses:
+    """The client processes (:mod:`bench.load.clients`), commanded together."""
+
+    def __init__(self, count: int, port: int) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.pipes: list[Connection] = []
+        self.procs: list[BaseProcess] = []
+        for i in range(count):
+            mine, theirs = context.Pipe()
+            proc = context.Process(
+                target=clients.main, args=(theirs, "127.0.0.1", port, f"c{i}t"), daemon=True
+            )
+            proc.start()
+            self.pipes.append(mine)
+            self.procs.append(proc)
+
+    def each(self, commands: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+        """Send each process its command, then wait for every answer."""
+        for pipe, command in zip(self.pipes, commands, strict=True):
+            pipe.send(command)
+        answers = []
+        for pipe, proc in zip(self.pipes, self.procs, strict=True):
+            while not pipe.poll(1.0):
+                if not proc.is_alive():
+                    raise RuntimeError(f"client process {proc.pid} died")
+            answer: dict[str, Any] = pipe.recv()
+            if "failed" in answer:
+                raise RuntimeError(f"client process {proc.pid}: {answer['failed']}")
+            answers.append(answer)
+        return answers
+
+    def all(self, *command: Any) -> list[dict[str, Any]]:
+        return self.each([command] * len(self.pipes))
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.join(5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(5)
+
+
+def shares(total: int, parts: int) -> list[int]:
+    """``total`` split into ``parts`` near-equal whole shares.
+
+    >>> shares(10, 3)
+    [4, 3, 3]
+    """
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+def run_store(store_name: str, opts: Any) -> dict[str, Any]:
+    """The whole benchmark on one store; its figures."""
+    store = Store.fresh(store_name, opts.postgres_url)
+    profile = f"{opts.profile}.{store_name}" if opts.profile else None
+    server = Server(store, profile)
+    procs: ClientProcesses | None = None
+    out: dict[str, Any] = {"store": store_name, "server_log": str(server.log_path)}
+    if profile:
+        out["server_profile"] = profile
+    try:
+        server.wait_ready()
+        n_procs = max(1, min(opts.clients, opts.tables))
+        procs = ClientProcesses(n_procs, server.port)
+        out |= {"tables": opts.tables, "connections": 4 * opts.tables}
+        out["client_processes"] = n_procs
+        rss = {"started": server.settled_rss_kb()}
+        setup: dict[str, Any] = {}
+        log.info("%s: setting up %d tables", store_name, opts.tables)
+        setup["rooms"] = timed(
+            server, procs.each, [("setup", n) for n in shares(opts.tables, n_procs)]
+        )
+        rss["rooms_created"] = server.settled_rss_kb()
+        log.info("%s: connecting %d sockets", store_name, 4 * opts.tables)
+        setup["connect"] = timed(server, procs.all, "connect")
+        rss["clients_connected"] = server.settled_rss_kb()
+        setup["start"] = timed(server, procs.all, "start")
+        rss["matches_started"] = server.settled_rss_kb()
+        out["setup"] = setup
+        out["rss_kb"] = rss
+        out["rss_per_idle_connection_kb"] = round(
+            (rss["clients_connected"] - rss["rooms_created"]) / (4 * opts.tables), 1
+        )
+        out["rss_per_playing_room_kb"] = round(
+            (rss["matches_started"] - rss["clients_connected"]) / opts.tables, 1
+        )
+        if opts.warmup > 0:
+            log.info("%s: warm-up, %s s", store_name, opts.warmup)
+            procs.all("paced", opts.warmup, opts.interval)
+        log.info("%s: paced, %s s", store_name, opts.duration)
+        out["paced"] = {
+            "interval_s": opts.interval,
+            "warmup_s": opts.warmup,
+            **measure(server, procs, ("paced", opts.duration, opts.interval)),
+        }
+        if opts.saturate > 0:
+            log.info("%s: saturated, %s s", store_name, opts.saturate)
+            out["saturated"] = measure(server, procs, ("saturated", opts.saturate))
+        out["server_rss_kb_end"] = server.rss_kb()
+        acks = [tuple(a) for answer in procs.all("finish") for a in answer["acks"]]
+        server.kill()
+        in_database = store.player_actions()
+        missing = [a for a in acks if a not in in_database]
+        out["commits"] = {
+            "acked": len(acks),
+            "player_actions_in_database": len(in_database),
+            "acked_not_in_database": len(missing),
+        }
+        out["targets_met"] = targets(out)
+        return out
+    finally:
+        if procs is not None:
+            procs.stop()
+        server.kill()
+        store.drop()
+
+
+def timed(server: Server, step: Any, *args: Any) -> dict[str, float]:
+    """A set-up step's wall-clock time and the server's CPU time meanwhile."""
+    t0, cpu0 = time.perf_counter(), server.cpu_s()
+    step(*args)
+    return {
+        "wall_s": round(time.perf_counter() - t0, 1),
+        "server_cpu_s": round(server.cpu_s() - cpu0, 1),
+    }
+
+
+def measure(server: Server, procs: ClientProcesses, command: tuple[Any, ...]) -> dict[str, Any]:
+    """One measured phase: the clients' samples merged, the server's CPU meanwhile."""
+    cpu0 = server.cpu_s()
+    sample = Sample.merged(procs.all(*command))
+    return phase_figures(sample, server.cpu_s() - cpu0)
+
+
+def targets(run: dict[str, Any]) -> dict[str, bool]:
+    """Issue 22's targets for this run, met or not."""
+    paced = run["paced"]
+    ack_p99, last_p99 = paced["ack_ms"]["p99"], paced["last_seat_event_ms"]["p99"]
+    return {
+        "paced_ack_p99_le_50_ms": ack_p99 is not None and ack_p99 <= TARGETS["paced_ack_p99_ms"],
+        "paced_last_seat_event_p99_le_50_ms": last_p99 is not None
+        and last_p99 <= TARGETS["paced_last_seat_event_p99_ms"],
+        "no_errors": paced["errors"] == 0 and run.get("saturated", {}).get("errors", 0) == 0,
+        "every_acked_move_committed": run["commits"]["acked_not_in_database"] == 0,
+        "rss_per_idle_connection_le_40_kb": run["rss_per_idle_connection_kb"]
+        <= TARGETS["rss_per_idle_connection_kb"],
+    }

@@ -1,0 +1,182 @@
+"""The server under test: its store, its process (started as the CLI starts it), its
+resources as /proc shows them, and what its database holds afterwards.
+
+The server runs ``python -m server.cli serve`` in a process group of its own, with
+its settings in ``REMI_*`` environment variables: a fresh store (a SQLite file in a
+temporary directory, or a schema of its own on PostgreSQL, dropped afterwards) and
+the few settings a benchmark needs (below); any ``REMI_*`` variable already set in
+the benchmark's environment wins over them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+
+ROOT = Path(__file__).resolve().parents[2]
+
+POSTGRES_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+
+BENCH_SETTINGS = {
+    "REMI_LOG_LEVEL": "WARNING",
+    # Clients never reconnect here, and no room must end or go idle during a run.
+    "REMI_RECONNECT_GRACE_SECONDS": "3600",
+    "REMI_EMPTY_ROOM_GRACE_SECONDS": "3600",
+    "REMI_IDLE_ACTOR_SECONDS": "3600",
+    # The saturated phase sends far more than a human's message budget.
+    "REMI_RATE_LIMIT_MESSAGES": "1000000",
+    # A round's end is followed by the next deal after this pause (5 s by default).
+    "REMI_ROUND_PAUSE_SECONDS": "0.5",
+}
+
+
+@dataclass
+class Store:
+    """Where the server keeps its rooms for one run."""
+
+    name: str  # "sqlite" or "postgres"
+    url: str
+    data_dir: Path
+    schema: str | None = None
+
+    @classmethod
+    def fresh(cls, name: str, postgres_url: str) -> Store:
+        data_dir = Path(tempfile.mkdtemp(prefix="remi-bench-"))
+        if name == "sqlite":
+            return cls(name, f"sqlite+aiosqlite:///{data_dir / 'remi.sqlite3'}", data_dir)
+        return cls(name, postgres_url, data_dir, schema=f"bench_{uuid.uuid4().hex[:12]}")
+
+    def environment(self) -> dict[str, str]:
+        env = {"REMI_DATA_DIR": str(self.data_dir), "REMI_DATABASE_URL": self.url}
+        if self.schema:
+            env["REMI_DATABASE_SCHEMA"] = self.schema
+        return env
+
+    def player_actions(self) -> set[tuple[str, int, int]]:
+        """(room, seat, client seq) of every player's action in the database."""
+        query = (
+            "SELECT rounds.room_id, actions.seat, actions.client_seq FROM actions "
+            "JOIN rounds ON rounds.id = actions.round_id "
+            "WHERE actions.source = 'player' AND actions.client_seq IS NOT NULL"
+        )
+        if self.name == "sqlite":
+            path = self.url.split("///", 1)[1]
+            with sqlite3.connect(path) as db:
+                return {(r, s, q) for r, s, q in db.execute(query)}
+        return asyncio.run(self._postgres(query))
+
+    async def _postgres(self, query: str) -> set[tuple[str, int, int]]:
+        engine = create_async_engine(
+            self.url, connect_args={"server_settings": {"search_path": str(self.schema)}}
+        )
+        try:
+            async with engine.connect() as db:
+                rows = (await db.execute(text(query))).all()
+                return {(r[0], r[1], r[2]) for r in rows}
+        finally:
+            await engine.dispose()
+
+    def drop(self) -> None:
+        """Remove the store (the PostgreSQL schema; the temporary directory is kept:
+        it holds the server's log)."""
+        if self.schema:
+            asyncio.run(self._drop_schema())
+
+    async def _drop_schema(self) -> None:
+        engine = create_async_engine(self.url)
+        try:
+            async with engine.begin() as db:
+                await db.execute(text(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE'))
+        finally:
+            await engine.dispose()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Server:
+    """``python -m server.cli serve`` on a free local port, its output in a log file.
+
+    ``profile``: a path; the server then runs under ``cProfile`` (slower: its figures
+    are not the product's), and :meth:`kill` interrupts it first so that it writes
+    its profile there (read it with ``python -m pstats PATH``).
+    """
+
+    def __init__(self, store: Store, profile: str | None = None) -> None:
+        self.store = store
+        self.port = free_port()
+        self.log_path = store.data_dir / "server.log"
+        env = {**BENCH_SETTINGS, **os.environ, **store.environment()}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        command = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
+        if profile:
+            command[1:1] = ["-m", "cProfile", "-o", profile]
+        self.profile = profile
+        with self.log_path.open("wb") as log:
+            self.proc = subprocess.Popen(
+                [*command, "--port", str(self.port)],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own group: its worker processes go with it
+            )
+        self.pid = self.proc.pid
+
+    def wait_ready(self, timeout: float = 120) -> None:
+        """Until the server accepts connections (the migrations run before that)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server exited; see {self.log_path}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"the server did not listen within {timeout} s; see {self.log_path}")
+
+    def rss_kb(self) -> int:
+        """Resident set size of the server process, KB."""
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise RuntimeError("no VmRSS")
+
+    def settled_rss_kb(self, seconds: float = 2.0) -> int:
+        time.sleep(seconds)
+        return self.rss_kb()
+
+    def cpu_s(self) -> float:
+        """CPU seconds (user + system, every thread) of the server process."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(") ", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def kill(self) -> None:
+        """SIGKILL the server's process group: nothing it has not committed survives
+        (with ``profile``, the server is interrupted first and left to exit)."""
+        if self.profile and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(120)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pid, signal.SIGKILL)
+        self.proc.wait(30)
