@@ -14,29 +14,13 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from server.rules.catalogue import MAX_PLAYERS, MIN_PLAYERS
+from server.rules.variants import VARIANTS, get_variant
 from server.settings import TurnSeconds
 
-Variant = Literal["remi", "remi45", "remi51", "etalat", "etalat51", "remi101", "remi101-rising"]
-VARIANTS: tuple[Variant, ...] = (
-    "remi",
-    "remi45",
-    "remi51",
-    "etalat",
-    "etalat51",
-    "remi101",
-    "remi101-rising",
-)
-FAMILY_A: frozenset[str] = frozenset({"remi", "remi45", "remi51", "etalat", "etalat51"})
-FAMILY_B: frozenset[str] = frozenset({"remi101", "remi101-rising"})
-
 BotLevel = Literal["easy", "normal", "hard"]
-
-
-def family(variant: str) -> Literal["A", "B"]:
-    """``"A"`` for Remi/Remi Etalat, ``"B"`` for Remi 101."""
-    return "A" if variant in FAMILY_A else "B"
 
 
 class _Strict(BaseModel):
@@ -69,8 +53,14 @@ EndCondition = Annotated[EndlessEnd | RoundsEnd | TargetEnd, Field(discriminator
 class RoomSettings(_Strict):
     """Everything chosen when a room is created."""
 
-    variant: Variant = Field(default="remi", description="Rules variant (RULES.md §0).")
-    seats: int = Field(default=4, ge=2, le=4, description="Number of seats, 2 to 4.")
+    variant: str = Field(
+        default="remi",
+        description="Rules variant (RULES.md §0): an id of GET /api/variants.",
+        json_schema_extra={"enum": list(VARIANTS)},
+    )
+    seats: int = Field(
+        default=4, ge=MIN_PLAYERS, le=MAX_PLAYERS, description="Number of seats, 2 to 4."
+    )
     short_game: bool = Field(
         default=False,
         description="One pack, hands of 10/11: only with 2 seats and a Remi/Etalat variant.",
@@ -95,25 +85,23 @@ class RoomSettings(_Strict):
     )
     joker_button: bool = Field(default=False, description="Remi 101 only: the joker button.")
 
+    @field_validator("variant")
+    @classmethod
+    def _known_variant(cls, value: str) -> str:
+        if value not in VARIANTS:
+            raise ValueError(f"unknown variant {value!r}; one of {', '.join(VARIANTS)}")
+        return value
+
     @model_validator(mode="after")
     def _check_combinations(self) -> RoomSettings:
-        fam = family(self.variant)
+        """Each option exists only where the catalogue's facts say so."""
+        fam = get_variant(self.variant).family
         if self.short_game and self.seats != 2:
             raise ValueError("short_game needs exactly 2 seats")
-        if self.short_game and fam != "A":
-            raise ValueError(
-                "short_game exists only for the Remi and Remi Etalat variants (family A)"
-            )
-        if self.row_depth is not None and fam != "A":
-            raise ValueError(
-                "row_depth applies only to the Remi and Remi Etalat variants (family A); "
-                "leave it null"
-            )
-        if self.joker_button and fam != "B":
-            raise ValueError("joker_button exists only in Remi 101 (remi101, remi101-rising)")
+        if self.short_game and not fam.has_short_game:
+            raise ValueError(f"short_game does not exist in {self.variant} (§1)")
+        if self.row_depth is not None and not fam.row_break:
+            raise ValueError(f"row_depth does not apply to {self.variant} (A.9); leave it null")
+        if self.joker_button and not fam.joker_button:
+            raise ValueError(f"joker_button does not exist in {self.variant} (B.9)")
         return self
-
-    @property
-    def family(self) -> Literal["A", "B"]:
-        """The variant's family."""
-        return family(self.variant)

@@ -32,19 +32,19 @@ async def create_room(client: httpx.AsyncClient, token: str, **settings: Any) ->
 # --- validation --------------------------------------------------------------
 
 INVALID: list[tuple[dict[str, Any], str, str]] = [
-    ({"variant": "poker"}, "variant", "Input should be"),
+    ({"variant": "poker"}, "variant", "unknown variant 'poker'"),
     ({"seats": 1}, "seats", "greater than or equal to 2"),
     ({"seats": 5}, "seats", "less than or equal to 4"),
     ({"short_game": True}, "body", "short_game needs exactly 2 seats"),
-    ({"short_game": True, "seats": 2, "variant": "remi101"}, "body", "family A"),
+    ({"short_game": True, "seats": 2, "variant": "remi101"}, "body", "short_game does not exist"),
     ({"end": {"kind": "rounds", "rounds": 0}}, "end.rounds", "greater than or equal to 1"),
     ({"end": {"kind": "target"}}, "end.points", "Field required"),
     ({"end": {"kind": "forever"}}, "end", "does not match any of the expected tags"),
     ({"turn_seconds": 45}, "turn_seconds", "Input should be 15, 30, 60 or 120"),
     ({"bot_level": "godlike"}, "bot_level", "Input should be"),
     ({"row_depth": 0}, "row_depth", "greater than or equal to 1"),
-    ({"variant": "remi101", "row_depth": 3}, "body", "row_depth applies only"),
-    ({"variant": "remi", "joker_button": True}, "body", "joker_button exists only in Remi 101"),
+    ({"variant": "remi101", "row_depth": 3}, "body", "row_depth does not apply to remi101"),
+    ({"variant": "remi", "joker_button": True}, "body", "joker_button does not exist in remi"),
     ({"colour": "red"}, "colour", "Extra inputs are not permitted"),
 ]
 
