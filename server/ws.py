@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from fastapi import APIRouter, FastAPI, WebSocket
 from starlette.websockets import WebSocketState
 
+from server.errors import ServerError
 from server.protocol import (
     ActionMessage,
     Hello,
@@ -34,7 +35,6 @@ from server.protocol import (
 from server.rooms.actor import PONG, error_frame
 from server.rooms.conn import Conn
 from server.rooms.live import LiveRooms
-from server.rooms.service import RoomError
 
 if TYPE_CHECKING:
     from server.rooms.actor import RoomActor
@@ -201,7 +201,7 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         return
     try:
         await services.rooms.get_room(room_id, player.id, websocket.query_params.get("code"))
-    except RoomError:
+    except ServerError:
         await websocket.send_text(error_frame(None, "room_not_found", f"no room {room_id!r}"))
         await websocket.close(code=4404)
         return

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from server.api.errors import ApiError
+from server.errors import Code, ServerError
 from server.identity import PlayerInfo
 from server.services import Services
 
@@ -36,7 +36,7 @@ async def optional_player(
     if credentials is not None:
         player = await services.identity.authenticate(credentials.credentials)
         if player is None:
-            raise ApiError(401, "invalid_token", "the bearer token is not valid")
+            raise ServerError(Code.INVALID_TOKEN, "the bearer token is not valid")
         return player
     token = request.cookies.get(services.settings.cookie_name)
     if token:
@@ -49,9 +49,8 @@ async def current_player(
 ) -> PlayerInfo:
     """The authenticated player; 401 without a valid token."""
     if player is None:
-        raise ApiError(
-            401,
-            "not_authenticated",
+        raise ServerError(
+            Code.NOT_AUTHENTICATED,
             "create a player with POST /api/players, then send its token "
             "(cookie or Authorization: Bearer)",
         )

@@ -8,17 +8,33 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from server.rooms.service import RoomError
+from server.errors import Code, ServerError
+from server.rules.errors import ErrorCode
+
+STATUS: dict[Code | ErrorCode, int] = {
+    Code.NOT_AUTHENTICATED: 401,
+    Code.INVALID_TOKEN: 401,
+    Code.NOT_OWNER: 403,
+    Code.ROOM_NOT_FOUND: 404,
+    Code.PLAYER_NOT_FOUND: 404,
+    Code.INVITE_NOT_FOUND: 404,
+    Code.SEAT_TAKEN: 409,
+    Code.ROOM_FULL: 409,
+    Code.ROOM_NOT_WAITING: 409,
+    Code.NO_PLAYERS: 409,
+    Code.SEATS_EMPTY: 409,
+    Code.INVALID_SEAT: 422,
+    Code.INVALID_REQUEST: 422,
+    Code.BAD_MESSAGE: 422,
+    Code.RATE_LIMITED: 429,
+    Code.INTERNAL_ERROR: 503,
+}
+"""The HTTP status of each code a request can be refused with; any other is 400."""
 
 
-class ApiError(Exception):
-    """An HTTP error with a stable code."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
+def status_of(code: Code | ErrorCode) -> int:
+    """The HTTP status for ``code``: the only place statuses are chosen."""
+    return STATUS.get(code, 400)
 
 
 def _field(loc: tuple[Any, ...] | list[Any]) -> str:
@@ -60,19 +76,24 @@ def _strip_union_tags(loc: list[Any]) -> list[Any]:
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that give every error the same JSON shape."""
 
-    async def on_api_error(request: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, ApiError | RoomError)
-        return JSONResponse({"detail": exc.message, "code": exc.code}, status_code=exc.status)
+    async def on_server_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ServerError)
+        return JSONResponse(
+            {"detail": exc.message, "code": exc.code.value}, status_code=status_of(exc.code)
+        )
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
         errors = validation_errors(exc)
         summary = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
         return JSONResponse(
-            {"detail": summary or "invalid request", "code": "invalid_request", "errors": errors},
-            status_code=422,
+            {
+                "detail": summary or "invalid request",
+                "code": Code.INVALID_REQUEST.value,
+                "errors": errors,
+            },
+            status_code=status_of(Code.INVALID_REQUEST),
         )
 
-    app.add_exception_handler(ApiError, on_api_error)
-    app.add_exception_handler(RoomError, on_api_error)
+    app.add_exception_handler(ServerError, on_server_error)
     app.add_exception_handler(RequestValidationError, on_validation)

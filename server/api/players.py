@@ -8,7 +8,7 @@ from fastapi import APIRouter, Response, status
 from pydantic import BaseModel, Field, field_validator
 
 from server.api.deps import CurrentPlayer, ServicesDep
-from server.api.errors import ApiError
+from server.errors import Code, ServerError
 from server.identity import DISPLAY_NAME_MAX, PlayerInfo, clean_display_name
 from server.rooms.service import MatchSummary
 from server.settings import Settings
@@ -92,7 +92,7 @@ async def open_session(body: SessionIn, response: Response, services: ServicesDe
     """Set the cookie from a token obtained elsewhere: the same player on this device."""
     player = await services.identity.authenticate(body.token)
     if player is None:
-        raise ApiError(401, "invalid_token", "the token is not valid")
+        raise ServerError(Code.INVALID_TOKEN, "the token is not valid")
     _set_cookie(response, services.settings, body.token)
     return PlayerOut.of(player)
 

@@ -6,8 +6,9 @@ so any number of callers (HTTP handlers, the room actor, tests) can use one
 ``finished`` (:meth:`server.storage.gamelog.GameLog.record_match`). Seats can
 change only while the room is waiting.
 
-Every failure is a :class:`RoomError` carrying an HTTP status, a stable
-machine-readable ``code`` and a human message.
+Every failure is a :class:`~server.errors.ServerError` carrying a stable
+:class:`~server.errors.Code` and a human message; the HTTP edge
+(server/api/errors.py) chooses the status.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from server.errors import Code, ServerError
 from server.identity import PlayerInfo, new_id
 from server.rooms.options import RoomSettings
 from server.settings import Settings
@@ -43,18 +45,8 @@ INVITE_CODE_BYTES = 12
 """Random bytes in an invite code (96 bits, 16 URL-safe characters)."""
 
 
-class RoomError(Exception):
-    """A refused room operation: HTTP ``status``, stable ``code``, human ``message``."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-
-
-def _not_found(room_id: str) -> RoomError:
-    return RoomError(404, "room_not_found", f"no room {room_id!r}")
+def _not_found(room_id: str) -> ServerError:
+    return ServerError(Code.ROOM_NOT_FOUND, f"no room {room_id!r}")
 
 
 # --- views -------------------------------------------------------------------
@@ -214,11 +206,11 @@ class RoomService:
             self._check_access(room, player.id, code, seats)
             self._check_waiting(room)
             if not 0 <= seat < len(seats):
-                raise RoomError(422, "invalid_seat", f"seat must be between 0 and {len(seats) - 1}")
+                raise ServerError(Code.INVALID_SEAT, f"seat must be between 0 and {len(seats) - 1}")
             target = seats[seat]
             if target.player_id != player.id:
                 if target.player_id is not None or target.bot_level is not None:
-                    raise RoomError(409, "seat_taken", f"seat {seat} is taken")
+                    raise ServerError(Code.SEAT_TAKEN, f"seat {seat} is taken")
                 await self._move(session, seats, target, player.id)
                 room.version += 1
             view = await self._view(session, room, player.id)
@@ -233,13 +225,13 @@ class RoomService:
                 select(Room).where(Room.invite_code == code).with_for_update()
             )
             if room is None:
-                raise RoomError(404, "invite_not_found", "no room has this invite code")
+                raise ServerError(Code.INVITE_NOT_FOUND, "no room has this invite code")
             seats = await self._seats(session, room.id)
             changed = False
             if room.status == "waiting" and not any(s.player_id == player.id for s in seats):
                 free = [s for s in seats if s.player_id is None and s.bot_level is None]
                 if not free:
-                    raise RoomError(409, "room_full", "every seat of this room is taken")
+                    raise ServerError(Code.ROOM_FULL, "every seat of this room is taken")
                 await self._move(session, seats, free[0], player.id)
                 room.version += 1
                 changed = True
@@ -271,17 +263,16 @@ class RoomService:
             seats = await self._seats(session, room.id)
             self._check_access(room, player.id, None, seats)
             if room.owner_id != player.id:
-                raise RoomError(403, "not_owner", "only the room's owner can start the match")
+                raise ServerError(Code.NOT_OWNER, "only the room's owner can start the match")
             self._check_waiting(room)
             settings = RoomSettings.model_validate(room.settings)
             if not any(s.player_id is not None for s in seats):
-                raise RoomError(409, "no_players", "nobody is seated")
+                raise ServerError(Code.NO_PLAYERS, "nobody is seated")
             empty = [s for s in seats if s.player_id is None and s.bot_level is None]
             if empty and not settings.fill_with_bots:
                 listed = ", ".join(str(s.seat) for s in empty)
-                raise RoomError(
-                    409,
-                    "seats_empty",
+                raise ServerError(
+                    Code.SEATS_EMPTY,
                     f"seat(s) {listed} are empty: wait for players or enable fill_with_bots",
                 )
             for s in empty:
@@ -367,7 +358,7 @@ class RoomService:
         """The player's finished matches, newest first."""
         async with self._db.transaction() as session:
             if await session.get(Player, player_id) is None:
-                raise RoomError(404, "player_not_found", f"no player {player_id!r}")
+                raise ServerError(Code.PLAYER_NOT_FOUND, f"no player {player_id!r}")
             rows = (
                 await session.execute(
                     select(MatchResult, Room, Seat.seat)
@@ -459,13 +450,13 @@ class RoomService:
         try:
             await session.flush()
         except IntegrityError as exc:
-            raise RoomError(409, "seat_taken", f"seat {target.seat} is taken") from exc
+            raise ServerError(Code.SEAT_TAKEN, f"seat {target.seat} is taken") from exc
 
     @staticmethod
     def _check_waiting(room: Room) -> None:
         if room.status != "waiting":
-            raise RoomError(
-                409, "room_not_waiting", f"the room is {room.status}; seats can no longer change"
+            raise ServerError(
+                Code.ROOM_NOT_WAITING, f"the room is {room.status}; seats can no longer change"
             )
 
     @staticmethod

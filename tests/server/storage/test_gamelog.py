@@ -8,9 +8,10 @@ from dataclasses import dataclass
 
 import pytest
 
+from server.errors import ServerError
 from server.identity import IdentityService, PlayerInfo
 from server.rooms.options import RoomSettings
-from server.rooms.service import RoomError, RoomService
+from server.rooms.service import RoomService
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.gamelog import DuplicateAction, GameLog
@@ -117,7 +118,7 @@ async def test_concurrent_seat_grab_has_one_winner(env: Env) -> None:
     winners = [o for o in outcomes if not isinstance(o, BaseException)]
     losers = [o for o in outcomes if isinstance(o, BaseException)]
     assert len(winners) == 1
-    assert all(isinstance(e, RoomError) and e.code == "seat_taken" for e in losers), losers
+    assert all(isinstance(e, ServerError) and e.code == "seat_taken" for e in losers), losers
     final = await env.rooms.get_room(room.id)
     assert final.seats[1].player is not None
     assert final.seats[1].player.id == winners[0].seats[1].player.id  # type: ignore[union-attr]
