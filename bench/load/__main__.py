@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import platform
+import resource
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -64,8 +65,19 @@ def machine() -> dict[str, Any]:
     }
 
 
+def raise_file_limit(sockets: int) -> None:
+    """Let this process, its client processes and the server (which inherit it) open
+    a socket per connection and then some, as far as the hard limit allows."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = sockets + 1024
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        top = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (top, hard))
+
+
 def main(argv: list[str] | None = None) -> int:
     opts = parser().parse_args(argv)
+    raise_file_limit(4 * opts.tables)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     stores = ["sqlite", "postgres"] if opts.store == "both" else [opts.store]
     result: dict[str, Any] = {

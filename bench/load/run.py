@@ -14,6 +14,7 @@ the phases, in order.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import multiprocessing
 import time
@@ -85,7 +86,7 @@ def shares(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
-def run_store(store_name: str, opts: Any) -> dict[str, Any]:
+def run_store(store_name: str, opts: argparse.Namespace) -> dict[str, Any]:
     """The whole benchmark on one store; its figures."""
     store = Store.fresh(store_name, opts.postgres_url)
     profile = f"{opts.profile}.{store_name}" if opts.profile else None

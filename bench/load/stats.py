@@ -93,6 +93,13 @@ def text_report(result: dict[str, Any]) -> str:
             f"[{store}] {run['tables']} tables, {run['connections']} sockets, "
             f"{run['client_processes']} client process(es)"
         )
+        setup = run["setup"]
+        lines.append(
+            "  set-up: "
+            + ", ".join(
+                f"{k} {v['wall_s']} s (server CPU {v['server_cpu_s']} s)" for k, v in setup.items()
+            )
+        )
         lines.append(
             f"  memory: {run['rss_per_idle_connection_kb']} KB per idle connection, "
             f"{run['rss_per_playing_room_kb']} KB per playing room"
@@ -115,4 +122,6 @@ def text_report(result: dict[str, Any]) -> str:
             f"actions in the database after the server was killed, "
             f"{c['acked_not_in_database']} acked but missing"
         )
+        missed = [name for name, met in run["targets_met"].items() if not met]
+        lines.append("  targets: " + ("all met" if not missed else "missed: " + ", ".join(missed)))
     return "\n".join(lines)
