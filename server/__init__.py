@@ -1,5 +1,1 @@
 """Remi online: the server package (see README.md)."""
-
-from server import native
-
-native.install()
