@@ -100,6 +100,18 @@ ACTION_NAMES: dict[type, str] = {
 }
 
 
+_FIELDS: dict[str, frozenset[str]] = {
+    "draw": frozenset({"do"}), "discard": frozenset({"do", "tile"}),
+    "lay": frozenset({"do", "melds", "atu"}), "take_row": frozenset({"do", "index", "melds"}),
+    "layoff": frozenset({"do", "tile", "meld", "end"}),
+    "buy_joker": frozenset({"do", "tile", "meld"}),
+    "take_discard": frozenset({"do", "melds", "layoffs"}), "joker_button": frozenset({"do"}),
+}
+"""The fields of each action's JSON form (A.18, B.14): any other is ``bad_action`` (§C)."""
+_LAYOFF_FIELDS = frozenset({"tile", "meld", "end"})
+_MELD_FIELDS = frozenset({"kind", "tiles"})
+
+
 def _bad(message: str) -> RuleError:
     return RuleError(ErrorCode.BAD_ACTION, message)
 
@@ -158,6 +170,8 @@ def _meld(raw: Any) -> MeldSpec:
     kind = None
     tiles = raw
     if isinstance(raw, Mapping):
+        if not raw.keys() <= _MELD_FIELDS:
+            raise _bad("a meld object has only 'kind' and 'tiles'")
         kind = _kind(raw.get("kind"))
         tiles = raw.get("tiles")
     return MeldSpec(_meld_tiles(tiles), kind)
@@ -181,6 +195,12 @@ def parse_action(data: Mapping[str, Any]) -> Action:
     if type(data) is not dict and not isinstance(data, Mapping):
         raise _bad("an action is an object with a 'do' field")
     do = data.get("do")
+    fields = _FIELDS.get(do) if type(do) is str else None
+    if fields is None:
+        raise _bad(f"unknown action {do!r}")
+    if not data.keys() <= fields:
+        unknown = sorted(str(k) for k in data.keys() - fields)
+        raise _bad(f"unknown field(s) for {do}: {', '.join(unknown)}")
     # The actions naming at most one tile (no tile can appear twice) return at once.
     if do == "draw":
         return Draw()
@@ -203,6 +223,8 @@ def parse_action(data: Mapping[str, Any]) -> Action:
         for item in raw:
             if not isinstance(item, Mapping):
                 raise _bad("a lay-off is an object with 'tile' and 'meld'")
+            if not item.keys() <= _LAYOFF_FIELDS:
+                raise _bad("a lay-off has only 'tile', 'meld' and 'end'")
             layoffs.append(LayoffSpec(_int(item, "tile"), _int(item, "meld"), _end(item)))
         return _no_tile_twice(TakeDiscard(_melds(data, False), tuple(layoffs)))
     if do == "joker_button":

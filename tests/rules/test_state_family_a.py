@@ -429,11 +429,12 @@ def test_a12_atu_lay_that_empties_the_hand_is_must_keep_discard() -> None:
 
 
 def test_a12_atu_flag_and_atu_tile_must_go_together() -> None:
-    """Decision: atu:true with no atu in the melds is bad_action; the atu in a meld
-    without the flag is tile_not_in_hand (the atu is nobody's tile)."""
+    """§C: atu:true with no atu in the melds, and the atu in a lay without the flag, are
+    bad_action, before whose turn it is; in a lay-off the atu is nobody's tile."""
     s = make_round(["5S 6S 7S 9H", "3D 4D"], atu="7S", table=[(0, "TC JC QC")], phase=BUILD)
     assert refuse(s, 0, "lay", melds=[["5S", "6S", "7S"]], atu=True) == "bad_action"
-    assert refuse(s, 0, "lay", melds=[["5S", "6S", "ATU"]]) == "tile_not_in_hand"
+    assert refuse(s, 0, "lay", melds=[["5S", "6S", "ATU"]]) == "bad_action"
+    assert refuse(s, 1, "lay", melds=[["5S", "6S", "ATU"]]) == "bad_action"  # not its turn
     assert refuse_ids(s, 0, {"do": "layoff", "tile": s.atu, "meld": 0}) == "tile_not_in_hand"
 
 
