@@ -265,8 +265,7 @@ def check_action(action: Action) -> Action:
     elif kind is TakeRow:
         _index(action.index, "index")
         _check_specs(action.melds, False)
-    elif kind is TakeDiscard:
-        _check_specs(action.melds, False)
+    elif kind is TakeDiscard:  # the lay-offs first, as parse_action reads them
         if not isinstance(action.layoffs, list | tuple):
             raise _bad("'layoffs' must be a list")
         for lo in action.layoffs:
@@ -275,6 +274,7 @@ def check_action(action: Action) -> Action:
             _index(lo.tile, "tile")
             _index(lo.meld, "meld")
             _end_value(lo.end)
+        _check_specs(action.melds, False)
     elif kind is not Draw and kind is not JokerButton:
         raise _bad("an action is one of the action classes or a JSON object")
     return _no_tile_twice(action) if kind in _MELDS_OR_LAYOFFS else action
