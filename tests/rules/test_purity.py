@@ -102,4 +102,5 @@ def test_the_server_package_init_is_only_a_docstring() -> None:
     """``server/__init__.py`` runs nothing on import (no import hook)."""
     tree = ast.parse((ROOT / "server" / "__init__.py").read_text(encoding="utf-8"))
     assert len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr)
-    assert isinstance(tree.body[0].value, ast.Constant) and isinstance(tree.body[0].value.value, str)
+    doc = tree.body[0].value
+    assert isinstance(doc, ast.Constant) and isinstance(doc.value, str)
