@@ -167,14 +167,13 @@ def _meld_list(raw: Any, required: bool) -> None:
 
 
 def _meld(raw: Any) -> MeldSpec:
-    kind = None
-    tiles = raw
-    if isinstance(raw, Mapping):
-        if not raw.keys() <= _MELD_FIELDS:
-            raise _bad("a meld object has only 'kind' and 'tiles'")
-        kind = _kind(raw.get("kind"))
-        tiles = raw.get("tiles")
-    return MeldSpec(_meld_tiles(tiles), kind)
+    if not isinstance(raw, Mapping):
+        return MeldSpec(_meld_tiles(raw))
+    kind = _kind(raw.get("kind"))
+    tiles = _meld_tiles(raw.get("tiles"))
+    if not raw.keys() <= _MELD_FIELDS:
+        raise _bad("a meld object has only 'kind' and 'tiles'")
+    return MeldSpec(tiles, kind)
 
 
 def _melds(data: Mapping[str, Any], required: bool) -> tuple[MeldSpec, ...]:
@@ -190,32 +189,47 @@ def _no_tile_twice(action: Action) -> Action:
     return action
 
 
+def _unknown(data: Mapping[str, Any], do: str) -> RuleError:
+    unknown = sorted(str(k) for k in data.keys() - _FIELDS[do])
+    return _bad(f"unknown field(s) for {do}: {', '.join(unknown)}")
+
+
+def _only_fields(data: Mapping[str, Any], do: str) -> None:
+    if not data.keys() <= _FIELDS[do]:
+        raise _unknown(data, do)
+
+
 def parse_action(data: Mapping[str, Any]) -> Action:
-    """Turn a JSON action (A.18/B.14 with tile ids) into an action object."""
+    """Turn a JSON action (A.18/B.14 with tile ids) into an action object.
+
+    Each check is ``bad_action`` (§C), in this order: an object with a known ``do``;
+    the values of its fields; no field the action does not have; no tile id twice.
+    """
     if type(data) is not dict and not isinstance(data, Mapping):
         raise _bad("an action is an object with a 'do' field")
     do = data.get("do")
-    fields = _FIELDS.get(do) if type(do) is str else None
-    if fields is None:
-        raise _bad(f"unknown action {do!r}")
-    if not data.keys() <= fields:
-        unknown = sorted(str(k) for k in data.keys() - fields)
-        raise _bad(f"unknown field(s) for {do}: {', '.join(unknown)}")
-    # The actions naming at most one tile (no tile can appear twice) return at once.
-    if do == "draw":
-        return Draw()
+    # The usual moves first. A draw has only "do"; a discard with a valid tile has "do"
+    # and "tile", so any third key is unknown.
+    if do == "draw" or do == "joker_button":
+        if len(data) != 1:
+            raise _unknown(data, do)
+        return Draw() if do == "draw" else JokerButton()
     if do == "discard":
-        return Discard(_int(data, "tile"))
+        tile = _int(data, "tile")
+        if len(data) != 2:
+            raise _unknown(data, do)
+        return Discard(tile)
+    action: Action
     if do == "lay":
         atu = _atu(data.get("atu", False))
-        return _no_tile_twice(Lay(_melds(data, True), atu))
-    if do == "take_row":
-        return _no_tile_twice(TakeRow(_int(data, "index"), _melds(data, False)))
-    if do == "layoff":
-        return LayOff(_int(data, "tile"), _int(data, "meld"), _end(data))
-    if do == "buy_joker":
-        return BuyJoker(_int(data, "tile"), _int(data, "meld"))
-    if do == "take_discard":
+        action = Lay(_melds(data, True), atu)
+    elif do == "take_row":
+        action = TakeRow(_int(data, "index"), _melds(data, False))
+    elif do == "layoff":
+        action = LayOff(_int(data, "tile"), _int(data, "meld"), _end(data))
+    elif do == "buy_joker":
+        action = BuyJoker(_int(data, "tile"), _int(data, "meld"))
+    elif do == "take_discard":
         raw = data.get("layoffs", [])
         if not isinstance(raw, list | tuple):
             raise _bad("'layoffs' must be a list")
@@ -223,13 +237,14 @@ def parse_action(data: Mapping[str, Any]) -> Action:
         for item in raw:
             if not isinstance(item, Mapping):
                 raise _bad("a lay-off is an object with 'tile' and 'meld'")
+            layoffs.append(LayoffSpec(_int(item, "tile"), _int(item, "meld"), _end(item)))
             if not item.keys() <= _LAYOFF_FIELDS:
                 raise _bad("a lay-off has only 'tile', 'meld' and 'end'")
-            layoffs.append(LayoffSpec(_int(item, "tile"), _int(item, "meld"), _end(item)))
-        return _no_tile_twice(TakeDiscard(_melds(data, False), tuple(layoffs)))
-    if do == "joker_button":
-        return JokerButton()
-    raise _bad(f"unknown action {do!r}")
+        action = TakeDiscard(_melds(data, False), tuple(layoffs))
+    else:
+        raise _bad(f"unknown action {do!r}")
+    _only_fields(data, do)
+    return _no_tile_twice(action)
 
 
 def _check_specs(melds: Any, required: bool) -> None:

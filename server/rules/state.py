@@ -250,7 +250,10 @@ class RoundState:
         kind = type(action)
         if kind not in self.family.take_actions and kind not in self.family.build_actions:
             raise RuleError(ErrorCode.BAD_ACTION, "this variant has no such action")
-        if kind is not Draw and kind is not JokerButton:
+        if kind is Discard:  # the usual move: one tile
+            if cast(Discard, action).tile not in self.tile_ids:
+                raise RuleError(ErrorCode.BAD_ACTION, "there is no such tile in this round")
+        elif kind is not Draw and kind is not JokerButton:
             self._check_tile_ids(action)
         if self.phase == OVER:
             raise RuleError(ErrorCode.ROUND_OVER, "the round is over")
@@ -275,7 +278,7 @@ class RoundState:
         ids = self.tile_ids
         for t in tiles:
             if t not in ids:
-                raise RuleError(ErrorCode.BAD_ACTION, f"there is no tile {t} in this round")
+                raise RuleError(ErrorCode.BAD_ACTION, "there is no such tile in this round")
         if isinstance(action, Lay):
             atu = self.atu
             if action.atu:

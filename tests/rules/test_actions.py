@@ -63,8 +63,6 @@ def old_parse_action(data: Mapping[str, Any]) -> Action:
     do = data.get("do")
     if not isinstance(do, str) or do not in FIELDS:  # (_melds: the module's own)
         raise _bad(f"unknown action {do!r}")
-    if not set(data) <= FIELDS[do]:
-        raise _bad(f"unknown field(s) for {do}: {', '.join(sorted(set(data) - FIELDS[do]))}")
     action: Action
     if do == "draw":
         action = Draw()
@@ -89,14 +87,14 @@ def old_parse_action(data: Mapping[str, Any]) -> Action:
         for item in raw:
             if not isinstance(item, Mapping):
                 raise _bad("a lay-off is an object with 'tile' and 'meld'")
+            layoffs.append(LayoffSpec(_old_int(item, "tile"), _old_int(item, "meld"), _end(item)))
             if not set(item) <= {"tile", "meld", "end"}:
                 raise _bad("a lay-off has only 'tile', 'meld' and 'end'")
-            layoffs.append(LayoffSpec(_old_int(item, "tile"), _old_int(item, "meld"), _end(item)))
         action = TakeDiscard(_melds(data, False), tuple(layoffs))
     elif do == "joker_button":
         action = JokerButton()
-    else:
-        raise _bad(f"unknown action {do!r}")
+    if not set(data) <= FIELDS[do]:  # after the values of the fields
+        raise _bad(f"unknown field(s) for {do}: {', '.join(sorted(set(data) - FIELDS[do]))}")
     ids = action_tiles(action)
     if len(ids) != len(set(ids)):
         raise _bad("a tile id appears twice in the action")
