@@ -131,9 +131,11 @@ def _int(data: Mapping[str, Any], key: str) -> int:
 
 
 def _end_value(end: Any) -> str | None:
-    if end is not None and end not in ("low", "high"):
+    if end is None:
+        return None
+    if end not in ("low", "high"):
         raise _bad("'end' must be 'low' or 'high'")
-    return end
+    return str(end)
 
 
 def _end(data: Mapping[str, Any]) -> str | None:
@@ -141,9 +143,11 @@ def _end(data: Mapping[str, Any]) -> str | None:
 
 
 def _kind(kind: Any) -> str | None:
-    if kind is not None and kind not in KINDS:
+    if kind is None:
+        return None
+    if kind not in KINDS:
         raise _bad(f"meld kind must be one of {', '.join(KINDS)}")
-    return kind
+    return str(kind)
 
 
 def _meld_tiles(tiles: Any) -> tuple[int, ...]:
@@ -266,21 +270,22 @@ def check_action(action: Action) -> Action:
     ...
     server.rules.errors.RuleError: bad_action: 'meld' must be a non-negative integer
     """
-    kind = type(action)
-    if kind is Discard:
+    if type(action) not in ACTION_TYPES:
+        raise _bad("an action is one of the action classes or a JSON object")
+    if isinstance(action, Discard):
         _index(action.tile, "tile")
-    elif kind is LayOff or kind is BuyJoker:
+    elif isinstance(action, LayOff | BuyJoker):
         _index(action.tile, "tile")
         _index(action.meld, "meld")
-        if kind is LayOff:
+        if isinstance(action, LayOff):
             _end_value(action.end)
-    elif kind is Lay:
+    elif isinstance(action, Lay):
         _atu(action.atu)
         _check_specs(action.melds, True)
-    elif kind is TakeRow:
+    elif isinstance(action, TakeRow):
         _index(action.index, "index")
         _check_specs(action.melds, False)
-    elif kind is TakeDiscard:  # the lay-offs first, as parse_action reads them
+    elif isinstance(action, TakeDiscard):  # the lay-offs first, as parse_action reads them
         if not isinstance(action.layoffs, list | tuple):
             raise _bad("'layoffs' must be a list")
         for lo in action.layoffs:
@@ -290,9 +295,7 @@ def check_action(action: Action) -> Action:
             _index(lo.meld, "meld")
             _end_value(lo.end)
         _check_specs(action.melds, False)
-    elif kind is not Draw and kind is not JokerButton:
-        raise _bad("an action is one of the action classes or a JSON object")
-    return _no_tile_twice(action) if kind in _MELDS_OR_LAYOFFS else action
+    return _no_tile_twice(action) if isinstance(action, _MELDS_OR_LAYOFFS) else action
 
 
 def action_tiles(action: Action) -> list[int]:

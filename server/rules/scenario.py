@@ -309,7 +309,7 @@ def run_scenario(data: Mapping[str, Any]) -> tuple[bool, str]:
                 continue
             expected = step.get("error")
             # A step that expects bad_action may name no seat: None goes to the engine.
-            seat = step.get("seat") if expected == "bad_action" else step["seat"]
+            seat: Any = step.get("seat") if expected == "bad_action" else step["seat"]
             action = translate(state, step)
             before = _fingerprint(state) if expected else None
             try:
