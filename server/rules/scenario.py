@@ -10,6 +10,7 @@ appears) and drives :class:`~server.rules.state.RoundState` through the same
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -74,25 +75,38 @@ def _faces_to_deal(variant: Variant, players: int, options: RoundOptions,
 
 
 class _Picker:
-    """Chooses tile ids for faces, without using one id twice in an action."""
+    """Chooses tile ids for faces, without using one id twice in an action.
 
-    def __init__(self, state: RoundState, pools: Sequence[Iterable[int]]) -> None:
+    ``raw`` (a step that expects ``bad_action``): a value that names no tile (not a
+    face string, an unknown face, ``ATU`` in a round without one) is passed to the
+    engine as it is, and a face with no copy left names a copy again (SCENARIOS.md).
+    """
+
+    def __init__(self, state: RoundState, pools: Sequence[Iterable[int]],
+                 raw: bool = False) -> None:
         self.state = state
         self.order: list[int] = [t for pool in pools for t in pool]
         self.used: set[int] = set()
+        self.raw = raw
 
-    def __call__(self, face_text: Any) -> int:
+    def __call__(self, face_text: Any) -> Any:
         if not isinstance(face_text, str):
+            if self.raw:
+                return face_text
             raise ScenarioFileError(f"a tile is written as a face string, not {face_text!r}")
         notation = self.state.family.notation
         if face_text.upper() == "ATU":
             if self.state.atu is None:
+                if self.raw:
+                    return face_text
                 raise ScenarioFileError("ATU used in a round without an atu")
             self.used.add(self.state.atu)
             return self.state.atu
         try:
             face = notation.parse(face_text)
         except ValueError as exc:
+            if self.raw:
+                return face_text
             raise ScenarioFileError(str(exc)) from None
         for t in self.order:
             if t not in self.used and face_of(t) == face:
@@ -100,69 +114,101 @@ class _Picker:
                 return t
         # Not available where the action takes it: name another copy so the
         # engine answers tile_not_in_hand.
-        for t in sorted(self.state.tile_locations()):
-            if t not in self.used and face_of(t) == face and t not in self.order:
+        copies = [t for t in sorted(self.state.tile_locations()) if face_of(t) == face]
+        for t in copies:
+            if t not in self.used and t not in self.order:
                 self.used.add(t)
                 return t
+        if self.raw and copies:
+            return copies[0]  # the same tile twice in one action
         raise ScenarioFileError(f"no copy of {face_text} to name")
 
 
-def _melds(picker: _Picker, raw: Any) -> list[Any]:
+def _melds(picker: _Picker, raw: Any) -> Any:
     if not isinstance(raw, list):
+        if picker.raw:
+            return raw
         raise ScenarioFileError("melds must be a list")
     out: list[Any] = []
     for m in raw:
         if isinstance(m, Mapping):
-            out.append({"kind": m.get("kind"), "tiles": [picker(f) for f in m.get("tiles", [])]})
+            tiles = m.get("tiles", [])
+            if isinstance(tiles, list):
+                tiles = [picker(f) for f in tiles]
+            elif not picker.raw:
+                raise ScenarioFileError("a meld's tiles are a list of faces")
+            out.append({**m, "tiles": tiles})
         elif isinstance(m, list):
             out.append([picker(f) for f in m])
+        elif picker.raw:
+            out.append(m)
         else:
             raise ScenarioFileError("a meld is a list of faces or an object")
     return out
 
 
+def _layoffs(picker: _Picker, raw: Any) -> Any:
+    if not isinstance(raw, list):
+        if picker.raw:
+            return raw
+        raise ScenarioFileError("layoffs must be a list")
+    out: list[Any] = []
+    for lo in raw:
+        if isinstance(lo, Mapping):
+            out.append({**lo, "tile": picker(lo.get("tile"))})
+        elif picker.raw:
+            out.append(lo)
+        else:
+            raise ScenarioFileError("a lay-off is an object with 'tile' and 'meld'")
+    return out
+
+
+_STEP_KEYS = ("seat", "do", "error", "tile", "melds", "layoffs", "index", "meld", "end", "atu")
+
+
 def translate(state: RoundState, step: Mapping[str, Any]) -> dict[str, Any]:
-    """A face-written step as the id-written action the engine takes."""
-    seat = step["seat"]
+    """A face-written step as the id-written action the engine takes.
+
+    A step that expects ``bad_action`` may hold malformed values: they go to the
+    engine as they are (SCENARIOS.md), and so does a missing field."""
+    raw = step.get("error") == "bad_action"
+    seat = step.get("seat")
     do = step.get("do")
     hand = state.hands[seat] if isinstance(seat, int) and 0 <= seat < state.players else []
     action: dict[str, Any] = {"do": do}
     if do in ("discard", "layoff", "buy_joker"):
-        action["tile"] = _Picker(state, [hand])(step.get("tile"))
-        if do != "discard":
-            action["meld"] = step.get("meld")
-        if "end" in step:
-            action["end"] = step["end"]
+        if "tile" in step or not raw:
+            action["tile"] = _Picker(state, [hand], raw)(step.get("tile"))
+        if do != "discard" and "meld" in step:
+            action["meld"] = step["meld"]
     elif do == "lay":
-        action["melds"] = _melds(_Picker(state, [hand]), step.get("melds"))
-        if "atu" in step:
-            action["atu"] = step["atu"]
+        if "melds" in step or not raw:
+            action["melds"] = _melds(_Picker(state, [hand], raw), step.get("melds"))
     elif do == "take_row":
         index = step.get("index")
         pools: list[Iterable[int]] = [hand]
         if isinstance(index, int) and 0 <= index < len(state.row):
             pools = [[state.row[index]], hand, state.row[index + 1:]]
-        action["index"] = index
-        action["melds"] = _melds(_Picker(state, pools), step.get("melds", []))
+        if "index" in step:
+            action["index"] = index
+        action["melds"] = _melds(_Picker(state, pools, raw), step.get("melds", []))
     elif do == "take_discard":
-        picker = _Picker(state, [state.row[-1:], hand])
+        picker = _Picker(state, [state.row[-1:], hand], raw)
         action["melds"] = _melds(picker, step.get("melds", []))
-        action["layoffs"] = [{**lo, "tile": picker(lo.get("tile"))}
-                             for lo in step.get("layoffs", [])]
+        action["layoffs"] = _layoffs(picker, step.get("layoffs", []))
+    for key in ("end", "atu"):
+        if key in step:
+            action[key] = step[key]
     for key, value in step.items():
-        if key not in ("seat", "do", "error", "tile", "melds", "layoffs", "index", "meld", "end",
-                       "atu"):
+        if key not in _STEP_KEYS:
             action[key] = value
     return action
 
 
-def _fingerprint(state: RoundState) -> Any:
-    return (
-        [list(h) for h in state.hands], list(state.stock), list(state.row),
-        [(m.kind, list(m.tiles), list(m.owners), m.low) for m in state.table],
-        state.turn, state.phase, list(state.opened), state.atu_taken_by, sorted(state.consumed),
-        list(state.joker_credits), state.out,
-    )
+def _fingerprint(state: RoundState) -> dict[str, Any]:
+    """Everything an action may change (the rules, options and deal never do)."""
+    return {k: copy.deepcopy(v) for k, v in vars(state).items()
+            if k not in ("variant", "family", "options", "deal", "_result")}
 
 
 def _faces(state: RoundState, tiles: Iterable[int]) -> list[str]:
@@ -250,17 +296,24 @@ def run_scenario(data: Mapping[str, Any]) -> tuple[bool, str]:
         state = build_state(data)
     except _FILE_ERRORS as exc:
         return False, f"bad file: {exc}"
+    steps = data.get("steps")
+    if not isinstance(steps, list):
+        return False, "bad file: 'steps' must be a list of steps"
     step_no = 0
     try:
-        for step_no, step in enumerate(data.get("steps", []), start=1):  # noqa: B007
+        for step_no, step in enumerate(steps, start=1):  # noqa: B007
+            if not isinstance(step, Mapping) or not ("check" in step or "do" in step):
+                raise ScenarioFileError("a step is an object with 'do' or 'check'")
             if "check" in step:
                 _check(state, step["check"])
                 continue
-            action = translate(state, step)
             expected = step.get("error")
+            # A step that expects bad_action may name no seat: None goes to the engine.
+            seat: Any = step.get("seat") if expected == "bad_action" else step["seat"]
+            action = translate(state, step)
             before = _fingerprint(state) if expected else None
             try:
-                state.apply(step["seat"], action)
+                state.apply(seat, action)
             except RuleError as err:
                 if expected is None:
                     raise StepFailure(f"expected success, got {err.code.value} "

@@ -76,6 +76,7 @@ def shadow_state(view: SeatView) -> RoundState:
     state.last_doubles_opening = view.last_doubles_opening
     state.button_used = [view.button_used if i == seat else False for i in range(view.players)]
     state.next_button_id = max([105, *seen]) + 1
+    state.tile_ids.update(seen)  # button jokers on the table or in the row (B.9)
     return state
 
 

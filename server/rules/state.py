@@ -19,10 +19,9 @@ server.rules.errors.RuleError: not_your_turn: it is seat 0's turn
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from server.rules.actions import (
     ACTION_TYPES,
@@ -39,6 +38,7 @@ from server.rules.actions import (
     TakeRow,
     action_tiles,
     action_to_dict,
+    check_action,
     parse_action,
 )
 from server.rules.errors import ErrorCode, RuleError
@@ -144,19 +144,6 @@ class Event:
         return out
 
 
-STATE_FIELDS = (
-    "variant", "family", "players", "options", "deal", "first", "hands", "stock", "row",
-    "table", "atu", "atu_taken_by", "turn", "phase", "opened", "opened_with", "turns_done",
-    "consumed", "out", "stock_ran_out", "last_discard_joker", "out_with_joker_meld",
-    "turn_laid_joker", "anyone_opened_at_turn_start", "last_points_opening",
-    "last_doubles_opening", "joker_credits", "button_used", "next_button_id", "log",
-    "_result", "atu_pair",
-)
-"""Every attribute of a :class:`RoundState` (tests/rules/test_state_family_a.py checks
-the list against a round's ``vars``)."""
-_SHARED_FIELDS = frozenset({"variant", "family", "options", "deal"})
-
-
 class RoundState:
     """One round: hands, stock, row, table, turn and phase."""
 
@@ -204,22 +191,9 @@ class RoundState:
             ids.add(deal.atu)
         if len(ids) != total:
             raise ValueError("a tile id is dealt twice")
-
-    def fields(self) -> dict[str, Any]:
-        """Every attribute of the round by name: its whole state (``vars``, which a
-        compiled ``RoundState`` does not have, server/native.py)."""
-        return {name: getattr(self, name) for name in STATE_FIELDS}
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> RoundState:
-        """A deep copy (trial moves); the variant, its family, the options and the deal
-        are shared: they never change. ``copy.deepcopy`` cannot rebuild a compiled
-        class from its parts, so the round copies itself."""
-        twin = RoundState(self.variant, self.players, self.deal, self.options)
-        memo[id(self)] = twin
-        for name in STATE_FIELDS:
-            if name not in _SHARED_FIELDS:
-                setattr(twin, name, copy.deepcopy(getattr(self, name), memo))
-        return twin
+        # Every tile id of the round: the set's (§1) and the deal's, then the joker
+        # button's (B.9); an action naming any other id is bad_action (§C).
+        self.tile_ids: set[int] = set(self.family.tile_ids(self.options.short_game)) | ids
 
     # ----------------------------------------------------------------- queries
     @property
@@ -258,19 +232,29 @@ class RoundState:
         return depth is None or len(self.row) - index <= depth
 
     # ----------------------------------------------------------------- actions
-    def apply(self, seat: object, action: Action | Mapping[str, Any]) -> Event:
+    def apply(self, seat: int, action: Action | Mapping[str, Any]) -> Event:
         """Validate and apply one action of ``seat``; raises :class:`RuleError`.
 
-        ``seat`` is typed ``object``: anything that is not a seat's number is refused
-        with ``bad_action`` (§C), the compiled engine included (server/native.py),
-        where an ``int`` parameter would reject it with a ``TypeError`` first."""
-        if not isinstance(action, ACTION_TYPES):
-            action = parse_action(action)
+        The checks run in §C order, malformed input first (``bad_action``), the same
+        for a JSON action and an action object (:func:`~server.rules.actions.check_action`):
+        a seat that is not one of the table's, an action the variant does not have
+        (``take_row`` in family B, B.14), a tile id that does not exist in the round,
+        the atu named in a ``lay`` without ``atu: true`` (A.12). A refused action
+        changes nothing."""
+        if type(action) in ACTION_TYPES:
+            action = check_action(cast(Action, action))
+        else:
+            action = parse_action(cast(Mapping[str, Any], action))
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
             raise RuleError(ErrorCode.BAD_ACTION, "no such seat")
         kind = type(action)
         if kind not in self.family.take_actions and kind not in self.family.build_actions:
             raise RuleError(ErrorCode.BAD_ACTION, "this variant has no such action")
+        if kind is Discard:  # the usual move: one tile
+            if cast(Discard, action).tile not in self.tile_ids:
+                raise RuleError(ErrorCode.BAD_ACTION, "there is no such tile in this round")
+        elif kind is not Draw and kind is not JokerButton:
+            self._check_tile_ids(action)
         if self.phase == OVER:
             raise RuleError(ErrorCode.ROUND_OVER, "the round is over")
         if seat != self.turn:
@@ -286,6 +270,26 @@ class RoundState:
         event: Event = _HANDLERS[kind](self, seat, action)
         self.log.append((seat, action_to_dict(action)))
         return event
+
+    def _check_tile_ids(self, action: Action) -> None:
+        """§C, malformed input: every tile id exists in the round; the atu is named in a
+        ``lay`` only with ``atu: true`` while it lies beside the stock (A.12, A.18)."""
+        tiles = action_tiles(action)
+        ids = self.tile_ids
+        for t in tiles:
+            if t not in ids:
+                raise RuleError(ErrorCode.BAD_ACTION, "there is no such tile in this round")
+        if isinstance(action, Lay):
+            atu = self.atu
+            if action.atu:
+                if atu is None:
+                    raise RuleError(ErrorCode.BAD_ACTION, "this round has no atu")
+                if atu not in tiles:
+                    raise RuleError(ErrorCode.BAD_ACTION,
+                                    "'atu' is set but no meld holds the atu")
+            elif atu is not None and self.atu_taken_by is None and atu in tiles:
+                raise RuleError(ErrorCode.BAD_ACTION,
+                                "the atu is laid only by a lay that says 'atu': true")
 
     def _require_hand(self, seat: int, tiles: Iterable[int], extra: Iterable[int] = ()) -> None:
         have = set(self.hands[seat])
@@ -362,11 +366,7 @@ class RoundState:
 
     def _lay(self, seat: int, action: Lay) -> Event:
         extra: list[int] = []
-        if action.atu:  # A.12
-            if self.atu is None:
-                raise RuleError(ErrorCode.BAD_ACTION, "this round has no atu")
-            if self.atu not in action_tiles(action):  # malformed: bad_action first (§C)
-                raise RuleError(ErrorCode.BAD_ACTION, "'atu' is set but no meld holds the atu")
+        if action.atu and self.atu is not None:  # A.12 (apply checked the rest first)
             if self.atu_taken_by is not None:
                 raise RuleError(ErrorCode.ATU_TAKEN, "the atu has already been taken")
             extra.append(self.atu)
@@ -542,6 +542,7 @@ class RoundState:
         self.next_button_id += 1
         self.joker_credits[seat] -= 1
         self.button_used[seat] = True
+        self.tile_ids.add(tile)
         self.hands[seat].append(tile)
         self.phase = BUILD
         return Event(seat, "joker_button", {}, {"tile": tile})
@@ -574,8 +575,7 @@ def meld_public(meld: TableMeld) -> dict[str, Any]:
             "low": meld.low, "suit": meld.suit}
 
 
-# Each action's handler (after the class: mypyc compiles no class body that refers to
-# its own methods, server/native.py).
+# Each action class's handler.
 _HANDLERS: dict[type, Callable[[RoundState, int, Any], Event]] = {
     Draw: RoundState._draw, Discard: RoundState._discard, Lay: RoundState._lay,
     TakeRow: RoundState._take_row, LayOff: RoundState._layoff,

@@ -117,7 +117,7 @@ def make_round(hands: Sequence[str | Sequence[str]], *, variant: str = "remi45",
 def snapshot(state: RoundState) -> Any:
     """Everything an action may change (the rules and the deal never change)."""
     fixed = {"variant", "family", "options", "deal", "_result"}
-    return copy.deepcopy({k: v for k, v in state.fields().items() if k not in fixed})
+    return copy.deepcopy({k: v for k, v in vars(state).items() if k not in fixed})
 
 
 def act(state: RoundState, seat: int, do: str, **fields: Any) -> Any:

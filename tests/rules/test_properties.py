@@ -54,7 +54,7 @@ SETTINGS = settings(max_examples=12, deadline=None,
 def fingerprint(state: RoundState) -> str:
     """Everything that may change in a round (the rules and the deal never do)."""
     fixed = {"variant", "family", "options", "deal", "_result"}  # _result: a cache
-    return repr(sorted((k, v) for k, v in state.fields().items() if k not in fixed))
+    return repr(sorted((k, v) for k, v in vars(state).items() if k not in fixed))
 
 
 def meld_tiles(melds: Sequence[Any]) -> list[int]:

@@ -54,3 +54,53 @@ def test_no_global_random(path: Path) -> None:
             assert node.attr not in GLOBAL_RANDOM, f"{path.name} uses random.{node.attr}"
         if isinstance(node, ast.ImportFrom) and node.module == "random":
             assert not {a.name for a in node.names} & GLOBAL_RANDOM, f"{path.name}"
+
+
+# Run in a fresh interpreter: what importing the package loads, and whether the import
+# does anything but define (no thread, no file opened, no meta-path finder, no output).
+_PROBE = """
+import json, sys, threading
+sys.path.insert(0, {root!r})
+finders = list(sys.meta_path)
+import {package}
+stdlib = sys.stdlib_module_names
+def ours(name):
+    return name in ("__main__", "server") or any(
+        name == p or name.startswith(p + ".") for p in {allowed!r})
+outside = sorted(m for m in sys.modules
+                 if not ours(m) and m.split(".")[0] not in stdlib
+                 and m.split(".")[0].lstrip("_") not in stdlib)
+project = sorted(m for m in sys.modules if m.startswith("server") and not ours(m))
+print(json.dumps({{"outside": outside, "project": project,
+                   "finders_added": len(sys.meta_path) - len(finders),
+                   "threads": threading.active_count()}}))
+"""
+
+
+@pytest.mark.parametrize("package", ["server.rules", "server.bots"])
+def test_importing_the_package_loads_only_the_standard_library(package: str) -> None:
+    """Issue 22 item 5: ``import server.rules`` (and ``server.bots``) loads nothing outside
+    the standard library but the package itself (and ``server``, its parent, whose
+    ``__init__`` is only a docstring), and runs nothing but definitions."""
+    import json
+    import subprocess
+
+    # -I -S: no site packages, no .pth file, no environment: only what the import loads.
+    allowed = ("server.rules", "server.bots") if package == "server.bots" else ("server.rules",)
+    probe = _PROBE.format(package=package, root=str(ROOT), allowed=allowed)
+    run = subprocess.run([sys.executable, "-I", "-S", "-c", probe],
+                         cwd=ROOT, capture_output=True, text=True, check=True)
+    lines = run.stdout.splitlines()
+    assert len(lines) == 1 and run.stderr == "", "the import printed something"
+    found = json.loads(lines[0])
+    assert found["outside"] == []
+    assert found["project"] == []  # nothing else of the project (server.api, rooms...)
+    assert found["finders_added"] == 0 and found["threads"] == 1
+
+
+def test_the_server_package_init_is_only_a_docstring() -> None:
+    """``server/__init__.py`` runs nothing on import (no import hook)."""
+    tree = ast.parse((ROOT / "server" / "__init__.py").read_text(encoding="utf-8"))
+    assert len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr)
+    doc = tree.body[0].value
+    assert isinstance(doc, ast.Constant) and isinstance(doc.value, str)

@@ -141,6 +141,45 @@ def test_malformed_step_is_a_bad_file_of_that_scenario_only() -> None:
     assert not ok and "step 2: bad file" in message
 
 
+@pytest.mark.parametrize("step", [
+    {"seat": 0, "do": "discard", "tile": "ZZ"},
+    {"seat": 0, "do": "discard", "tile": 3.5},
+    {"seat": 0, "do": "lay", "melds": "AS 2S 3S"},
+    {"seat": 0, "do": "lay", "melds": [["AS", "2S", {"x": 1}]]},
+    {"seat": 0, "do": "lay", "melds": [{"kind": "run", "tiles": "AS"}]},
+    {"seat": 0, "do": "lay", "melds": [["KS", "KS", "KS"]]},  # a third KS names one twice
+    {"seat": 0, "do": "discard"},
+    {"do": "discard", "tile": "AS"},
+])
+def test_malformed_values_of_a_bad_action_step_reach_the_engine(step: dict[str, Any]) -> None:
+    """SCENARIOS.md: a step expecting bad_action may hold malformed values; the engine
+    refuses them (the file is fine). The same values in any other step are an error
+    of the file."""
+    assert run_scenario(with_step("x", 0, {**step, "error": "bad_action"})) == (
+        False, "step 2: expected turn 1, got 0")  # refused, then the file goes on
+    ok, message = run_scenario(with_step("x", 0, step))
+    assert not ok and message.startswith("step 1: bad file"), message
+
+
+def test_a_bad_action_step_refused_for_another_reason_fails() -> None:
+    ok, message = run_scenario(with_step("x", 0, {"seat": 0, "do": "lay",
+                                                  "melds": [["2H", "3H", "ATU"]],
+                                                  "atu": True, "error": "bad_action"}))
+    assert not ok and message.startswith("step 1: expected bad_action, got first_turn")
+
+
+@pytest.mark.parametrize("change", [{"steps": None}, {"steps": "draw"}])
+def test_steps_must_be_a_list(change: dict[str, Any]) -> None:
+    ok, message = run_scenario(variant_of("x", **change))
+    assert (ok, message) == (False, "bad file: 'steps' must be a list of steps")
+
+
+@pytest.mark.parametrize("step", [{"seat": 0, "tile": "AS", "error": "bad_action"}, ["draw"]])
+def test_a_step_without_do_is_a_bad_file(step: Any) -> None:
+    ok, message = run_scenario(with_step("x", 0, step))
+    assert not ok and message.startswith("step 1: bad file"), message
+
+
 # ------------------------------------------------------------------ the CLI
 def test_cli_lines_summary_and_exit_code(tmp_path: Path) -> None:
     good = write(tmp_path / "a-good.json", GOOD)
@@ -193,13 +232,14 @@ def test_cli_as_a_module_process(tmp_path: Path) -> None:
 def test_runner_imports_only_the_standard_library_and_server_rules() -> None:
     code = (
         "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
         "import server.rules.scenario\n"
         "roots = {m.split('.')[0] for m in sys.modules}\n"
         "print(sorted(r for r in roots if r not in sys.stdlib_module_names\n"
-        "             and not r.startswith('_') and r != 'server'))\n"
+        "             and r not in ('__main__', 'server')))\n"
         "print(sorted(m for m in sys.modules if m.startswith('server.')\n"
         "             and not m.startswith('server.rules')))\n"
     )
-    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         check=True)
+    run = subprocess.run([sys.executable, "-I", "-S", "-c", code], cwd=ROOT,
+                         capture_output=True, text=True, check=True)
     assert run.stdout.splitlines() == ["[]", "[]"]

@@ -18,6 +18,7 @@ from helpers import (
     make_round,
     refuse,
     refuse_ids,
+    snapshot,
     table_faces,
     tid,
 )
@@ -428,11 +429,12 @@ def test_a12_atu_lay_that_empties_the_hand_is_must_keep_discard() -> None:
 
 
 def test_a12_atu_flag_and_atu_tile_must_go_together() -> None:
-    """Decision: atu:true with no atu in the melds is bad_action; the atu in a meld
-    without the flag is tile_not_in_hand (the atu is nobody's tile)."""
+    """§C: atu:true with no atu in the melds, and the atu in a lay without the flag, are
+    bad_action, before whose turn it is; in a lay-off the atu is nobody's tile."""
     s = make_round(["5S 6S 7S 9H", "3D 4D"], atu="7S", table=[(0, "TC JC QC")], phase=BUILD)
     assert refuse(s, 0, "lay", melds=[["5S", "6S", "7S"]], atu=True) == "bad_action"
-    assert refuse(s, 0, "lay", melds=[["5S", "6S", "ATU"]]) == "tile_not_in_hand"
+    assert refuse(s, 0, "lay", melds=[["5S", "6S", "ATU"]]) == "bad_action"
+    assert refuse(s, 1, "lay", melds=[["5S", "6S", "ATU"]]) == "bad_action"  # not its turn
     assert refuse_ids(s, 0, {"do": "layoff", "tile": s.atu, "meld": 0}) == "tile_not_in_hand"
 
 
@@ -660,25 +662,28 @@ def test_c_malformed_input_is_bad_action(seat: object, action: object) -> None:
     assert refuse_ids(s, seat, action) == "bad_action"
 
 
-def test_c_unknown_tile_id_is_not_in_hand() -> None:
-    """Decision: any non-negative integer is a well-formed tile id; one that is not
-    in the hand (or does not exist) is tile_not_in_hand."""
+def test_c_unknown_tile_id_is_bad_action() -> None:
+    """§C: a tile id that does not exist in the round is malformed input, checked
+    before whose turn it is; an id of the round that is not in the hand is
+    tile_not_in_hand."""
     s = new_round("remi45", 2, seed=1)
-    assert refuse_ids(s, 0, {"do": "discard", "tile": 10**9}) == "tile_not_in_hand"
+    before = snapshot(s)
+    assert refuse_ids(s, 0, {"do": "discard", "tile": 10**9}) == "bad_action"
+    assert refuse_ids(s, 1, {"do": "discard", "tile": 106}) == "bad_action"
+    assert snapshot(s) == before
+    assert refuse_ids(s, 0, {"do": "discard", "tile": s.hands[1][0]}) == "tile_not_in_hand"
 
 
-def test_state_fields_name_every_attribute() -> None:
-    """``STATE_FIELDS`` (``fields()``, ``__deepcopy__``) lists every attribute a round has,
-    and a deep copy is equal and independent."""
+def test_deep_copy_is_equal_and_independent() -> None:
+    """A round is plain data: ``copy.deepcopy`` gives an equal, independent twin."""
     import copy
-
-    from server.rules import state as state_module
 
     state = new_round("remi45", players=3, seed=11)
     state.apply(0, {"do": "discard", "tile": state.hands[0][0]})
-    assert set(vars(state)) == set(state_module.STATE_FIELDS)
     twin = copy.deepcopy(state)
-    assert twin.fields() == state.fields()
+    assert snapshot(twin) == snapshot(state)
     assert twin.hands is not state.hands and twin.hands[1] is not state.hands[1]
+    assert twin.variant.id == state.variant.id and twin.deal == state.deal
     twin.apply(1, {"do": "draw"})
-    assert twin.fields() != state.fields() and len(state.log) == 1
+    assert snapshot(twin) != snapshot(state) and len(state.log) == 1
+    assert state.hands[1] != twin.hands[1]
