@@ -40,7 +40,7 @@ from server.rooms.replies import Replies
 from server.rooms.store import player_names, round_lines
 from server.rooms.takeover import Takeover, bot_controls, move_source
 from server.rooms.timers import Alarm, Due, Timers
-from server.rules import Event, Match, RoundState, RuleError, new_round, replay
+from server.rules import Match, RoundState, RuleError, new_round, replay
 
 if TYPE_CHECKING:
     from server.rooms.live import LiveContext
@@ -54,13 +54,6 @@ log = logging.getLogger(__name__)
 
 RESERVE_MARGIN = 16
 """Versions left in the reserved block when the next block is reserved."""
-
-
-def _move_change(event: Event, by: str) -> Change:
-    """An engine event as the room sends it: filtered per seat by the engine (§D)."""
-    public = {**event.for_seat(None), "by": by}
-    own = {**event.for_seat(event.seat), "by": by} if event.private else None
-    return Change(public, event.seat, own)
 
 
 class RoomActor:
@@ -264,10 +257,7 @@ class RoomActor:
             raise ValueError(f"unknown command {kind!r}")
 
     def _seat_of(self, player_id: str) -> int | None:
-        for slot in self.seats:
-            if slot.player_id == player_id:
-                return slot.seat
-        return None
+        return next((s.seat for s in self.seats if s.player_id == player_id), None)
 
     def _seat_connected(self, seat: int) -> bool:
         return any(c.seat == seat and c.ready and not c.left for c in self.conns)
@@ -419,7 +409,7 @@ class RoomActor:
         conn.send(reply)  # before the event: the client knows its move is in
         t_ack = time.perf_counter()
         changed = self._clock_after_move(seat, prev_turn, player=True)
-        self._emit(_move_change(event, "player"))
+        self._emit(Change.of_move(event, "player"))
         metrics = self.ctx.metrics
         metrics.action_done(t_ack - t0, time.perf_counter() - t0)
         metrics.move(self.settings.variant, "player")
@@ -487,7 +477,7 @@ class RoomActor:
             self.timers.bot_at = self.loop.time() + 1.0
             return
         self._clock_after_move(seat, prev_turn, player=False)
-        self._emit(_move_change(event, source))
+        self._emit(Change.of_move(event, source))
         self.ctx.metrics.move(self.settings.variant, source)
         if state.over:
             await self._finish_round()

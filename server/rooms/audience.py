@@ -30,7 +30,7 @@ from pydantic_core import to_json
 from server.protocol.server import RoomInfo, Scores, SeatState
 from server.rooms import frames
 from server.rooms.conn import Conn
-from server.rules import RoundState, spectator_view, view_for
+from server.rules import Event, RoundState, spectator_view, view_for
 
 Stored = tuple[int, int | None, bytes, bytes | None]
 """A buffered event: version, acting seat, the public copy's JSON, the acting seat's
@@ -45,6 +45,13 @@ class Change:
     public: dict[str, Any]
     seat: int | None = None
     own: dict[str, Any] | None = None
+
+    @classmethod
+    def of_move(cls, event: Event, by: str) -> Change:
+        """An engine event, filtered per seat by the engine (§D); ``by`` who played it."""
+        public = {**event.for_seat(None), "by": by}
+        own = {**event.for_seat(event.seat), "by": by} if event.private else None
+        return cls(public, event.seat, own)
 
     def for_seat(self, seat: int | None) -> dict[str, Any]:
         if self.own is not None and seat is not None and seat == self.seat:

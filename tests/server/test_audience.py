@@ -19,7 +19,7 @@ from server.rooms import frames
 from server.rooms.audience import Audience, Change, Shown, Table
 from server.rooms.botplay import make_seat_bot
 from server.rooms.conn import Conn
-from server.rules import Event, RoundState, new_round, spectator_view, view_for
+from server.rules import new_round, view_for
 
 
 class _Seats:
@@ -65,17 +65,6 @@ def _conn(seat: int | None, out: list[str]) -> Conn:
     return conn
 
 
-def _move(event: Event) -> Change:
-    public = {**event.for_seat(None), "by": "bot"}
-    own = {**event.for_seat(event.seat), "by": "bot"} if event.private else None
-    return Change(public, event.seat, own)
-
-
-def _view(state: RoundState, seat: int | None) -> dict[str, Any]:
-    view = view_for(state, seat) if seat is not None else spectator_view(state)
-    return view.to_dict()
-
-
 async def _play(variant: str, players: int) -> None:
     audience = Audience(512)
     table = _Seats(players)
@@ -101,7 +90,7 @@ async def _play(variant: str, players: int) -> None:
         seat = state.turn
         event = state.apply(seat, bots[seat].act(view_for(state, seat)))
         version += 1
-        change = _move(event)
+        change = Change.of_move(event, "bot")
         audience.record(version, change)
         if version % 17 == 0:  # a presence change now and then: seats change
             table.away = not table.away
