@@ -53,7 +53,6 @@ COMPILED: tuple[str, ...] = (
     "server.rules.actions",
     "server.rules.state",
     "server.rules.views",
-    "server.rooms.viewjson",
     "server.rooms.conn",
     "server.rooms.actor",
 )
