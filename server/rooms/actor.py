@@ -32,46 +32,28 @@ from server.rooms.audience import Audience, Change, Shown, Table
 from server.rooms.conn import Conn
 from server.rooms.frames import PONG
 from server.rooms.frames import error as error_frame
-from server.rooms.match import end_condition, restored_match, restored_turn_left, round_options
+from server.rooms.match import restored_match, restored_round, restored_turn_left, round_options
 from server.rooms.options import RoomSettings
 from server.rooms.presence import SeatSlot
-from server.rooms.rack import layout_error, normalize_rack
+from server.rooms.rack import layout_error, normalize_rack, saved_layout
 from server.rooms.replies import Replies
 from server.rooms.store import player_names, round_lines
 from server.rooms.takeover import Takeover, bot_controls, move_source
 from server.rooms.timers import Alarm, Due, Timers
-from server.rules import (
-    Deal,
-    Event,
-    Match,
-    RoundOptions,
-    RoundState,
-    RuleError,
-    get_variant,
-    new_round,
-    replay,
-)
-from server.rules.state import deal_tiles
+from server.rules import Match, RoundState, RuleError, new_round, replay
 
 if TYPE_CHECKING:
     from server.rooms.live import LiveContext
     from server.rooms.service import RoomView
     from server.storage.gamelog import RoundRecord, SeatRecord
 
-__all__ = ["PONG", "RoomActor", "SeatSlot", "end_condition", "error_frame", "normalize_rack"]
+__all__ = ["PONG", "RoomActor", "error_frame"]
 # PONG and error_frame: what server/ws.py answers without the actor (server/rooms/frames.py).
 
 log = logging.getLogger(__name__)
 
 RESERVE_MARGIN = 16
 """Versions left in the reserved block when the next block is reserved."""
-
-
-def _move_change(event: Event, by: str) -> Change:
-    """An engine event as the room sends it: filtered per seat by the engine (§D)."""
-    public = {**event.for_seat(None), "by": by}
-    own = {**event.for_seat(event.seat), "by": by} if event.private else None
-    return Change(public, event.seat, own)
 
 
 class RoomActor:
@@ -204,10 +186,7 @@ class RoomActor:
         self.status = record.status
         now = self.loop.time()
         for slot, stored in zip(self.seats, record.seats, strict=True):
-            rack = stored.rack or {}
-            if isinstance(rack.get("layout"), list):
-                slot.rack = [t if isinstance(t, int) else None for t in rack["layout"]]
-                slot.rack_round = int(rack.get("round", 0))
+            slot.rack, slot.rack_round = saved_layout(stored.rack)
         if self.status == "waiting":
             return
         await self._load_match()
@@ -239,17 +218,7 @@ class RoomActor:
         self.round_number = len(history)
 
     def _restore_round(self, current: RoundRecord, last_alive: datetime | None = None) -> None:
-        options = RoundOptions.from_dict(current.options)
-        deal_data = current.options.get("deal") if isinstance(current.options, dict) else None
-        players = len(self.seats)
-        if deal_data:
-            deal = Deal.from_dict(deal_data)
-        else:
-            variant = get_variant(current.variant)
-            deal = deal_tiles(variant, players, current.seed, current.first_seat, options)
-        self.round = replay(
-            current.variant, players, deal, options, [(a.seat, a.action) for a in current.actions]
-        )
+        self.round = restored_round(current, len(self.seats))
         self.round_id = current.id
         self.round_number = current.number
         left = restored_turn_left(current, last_alive, self.turn_seconds, self.room_id)
@@ -288,10 +257,7 @@ class RoomActor:
             raise ValueError(f"unknown command {kind!r}")
 
     def _seat_of(self, player_id: str) -> int | None:
-        for slot in self.seats:
-            if slot.player_id == player_id:
-                return slot.seat
-        return None
+        return next((s.seat for s in self.seats if s.player_id == player_id), None)
 
     def _seat_connected(self, seat: int) -> bool:
         return any(c.seat == seat and c.ready and not c.left for c in self.conns)
@@ -443,7 +409,7 @@ class RoomActor:
         conn.send(reply)  # before the event: the client knows its move is in
         t_ack = time.perf_counter()
         changed = self._clock_after_move(seat, prev_turn, player=True)
-        self._emit(_move_change(event, "player"))
+        self._emit(Change.of_move(event, "player"))
         metrics = self.ctx.metrics
         metrics.action_done(t_ack - t0, time.perf_counter() - t0)
         metrics.move(self.settings.variant, "player")
@@ -511,7 +477,7 @@ class RoomActor:
             self.timers.bot_at = self.loop.time() + 1.0
             return
         self._clock_after_move(seat, prev_turn, player=False)
-        self._emit(_move_change(event, source))
+        self._emit(Change.of_move(event, source))
         self.ctx.metrics.move(self.settings.variant, source)
         if state.over:
             await self._finish_round()
@@ -701,17 +667,13 @@ class RoomActor:
 
     def _table(self) -> Table:
         match = self.match
-        n = len(self.seats)
-        if match is None:
-            scores = frames.scores([], [0] * n, False, [])
-        else:
-            scores = frames.scores(
-                match.history,
-                match.totals,
-                match.over or self.status == "finished",
-                match.winners,
-            )
-        totals = match.totals if match is not None else [0] * n
+        totals = match.totals if match is not None else [0] * len(self.seats)
+        scores = frames.scores(
+            match.history if match is not None else [],
+            totals,
+            match is not None and (match.over or self.status == "finished"),
+            match.winners if match is not None else [],
+        )
         seats = frames.seat_states(self.seats, totals, self.settings.bot_level)
         return Table(seats, scores, self._deadline())
 
@@ -734,8 +696,6 @@ class RoomActor:
         """The seat's saved layout fitted to its hand (None: a spectator)."""
         if seat is None:
             return None
-        slot = self.seats[seat]
-        state = self.round
-        hand = state.hands[seat] if state is not None else []
+        slot, state = self.seats[seat], self.round
         layout = slot.rack if slot.rack_round == self.round_number else None
-        return normalize_rack(layout, hand)
+        return normalize_rack(layout, state.hands[seat] if state is not None else [])

@@ -30,7 +30,7 @@ from pydantic_core import to_json
 from server.protocol.server import RoomInfo, Scores, SeatState
 from server.rooms import frames
 from server.rooms.conn import Conn
-from server.rules import RoundState, spectator_view, view_for
+from server.rules import Event, RoundState, spectator_view, view_for
 
 Stored = tuple[int, int | None, bytes, bytes | None]
 """A buffered event: version, acting seat, the public copy's JSON, the acting seat's
@@ -45,6 +45,13 @@ class Change:
     public: dict[str, Any]
     seat: int | None = None
     own: dict[str, Any] | None = None
+
+    @classmethod
+    def of_move(cls, event: Event, by: str) -> Change:
+        """An engine event, filtered per seat by the engine (§D); ``by`` who played it."""
+        public = {**event.for_seat(None), "by": by}
+        own = {**event.for_seat(event.seat), "by": by} if event.private else None
+        return cls(public, event.seat, own)
 
     def for_seat(self, seat: int | None) -> dict[str, Any]:
         if self.own is not None and seat is not None and seat == self.seat:
@@ -154,25 +161,26 @@ class Audience:
     def publish(self, change: Change, conns: Iterable[Conn], shown: Shown) -> None:
         """Send the event at ``shown.version`` to every connection that said ``hello``.
 
-        Connections in the same position (seat, what they hold) get one and the same
-        frame, made once."""
+        Connections that are to get the same text get one frame, made once: the same
+        seat's whole view, or the same event copy with the same patch (a patch of
+        values every seat sees alike is one frame for all of them)."""
         made: dict[tuple[Any, ...], str] = {}
         for conn in conns:
             seen = self.seen.get(conn)
             if seen is None or not conn.ready or conn.closed:
                 continue
             seat = conn.seat
-            key: tuple[Any, ...]
+            copy = change.for_seat(seat)
             if not seen.patching:
-                key = (seat,)
+                key: tuple[Any, ...] = (seat,)
                 frame = made.get(key)
                 if frame is None:
-                    frame = made[key] = self._whole(shown, change.for_seat(seat), seat, False)
+                    frame = made[key] = self._whole(shown, copy, seat, False)
             else:
-                key = self._difference(seen, seat, shown)
+                key = self._difference(seen, seat, shown, copy)
                 frame = made.get(key)
                 if frame is None:
-                    frame = made[key] = self._patch(shown, change.for_seat(seat), key)
+                    frame = made[key] = self._patch(shown, copy, seat, key)
                 self._hold(seen, seat, shown)
             conn.send(frame)
 
@@ -242,25 +250,27 @@ class Audience:
         seen.scores = shown.scores_json
 
     @staticmethod
-    def _difference(seen: Seen, seat: int | None, shown: Shown) -> tuple[Any, ...]:
-        """What a patch frame for the connection carries: (seat, the view keys that
-        changed, ``None`` for the whole view or ``()`` for none; whether ``seats`` and
-        ``scores`` come)."""
+    def _difference(
+        seen: Seen, seat: int | None, shown: Shown, copy: dict[str, Any]
+    ) -> tuple[Any, ...]:
+        """What a patch connection is to get, as the key of its frame: ``("whole", seat)``
+        when it holds no view of this round (the whole view, ``seats`` and ``scores``);
+        else the event copy, the changed keys with their JSON (none when no round),
+        whether ``seats`` and ``scores`` come."""
         keys = shown.keys(seat)
         held = seen.view
-        changed: tuple[str, ...] | None
-        if keys is None:
-            changed = ()  # no round: no view, no patch
-        elif held is None or seen.round_key != shown.round_key:
-            changed = None
-        else:
-            changed = tuple(k for k, v in keys.items() if held.get(k) != v)
-        whole = changed is None  # the whole view comes with the whole state
+        if keys is not None and (held is None or seen.round_key != shown.round_key):
+            return ("whole", seat, id(copy))
+        changed = (
+            ()
+            if keys is None or held is None
+            else tuple((k, v) for k, v in keys.items() if held.get(k) != v)
+        )
         return (
-            seat,
+            id(copy),
             changed,
-            whole or seen.seats != shown.seats_json,
-            whole or seen.scores != shown.scores_json,
+            seen.seats != shown.seats_json,
+            seen.scores != shown.scores_json,
         )
 
     @staticmethod
@@ -281,17 +291,17 @@ class Audience:
         )
 
     @staticmethod
-    def _patch(shown: Shown, change: dict[str, Any], key: tuple[Any, ...]) -> str:
-        seat, changed, seats, scores = key
+    def _patch(shown: Shown, change: dict[str, Any], seat: int | None, key: tuple[Any, ...]) -> str:
         table = shown.table
         view = shown.view(seat)
-        whole = changed is None
-        patch = None if whole or view is None else {k: view[k] for k in changed}
+        if key[0] == "whole":
+            return Audience._whole(shown, change, seat, False, patching=True)
+        _, changed, seats, scores = key
         return frames.event(
             shown.version,
             change,
-            view=view if whole else None,
-            patch=patch,
+            view=None,
+            patch=None if view is None else {k: view[k] for k, _ in changed},
             seats=table.seats if seats else None,
             deadline=table.deadline,
             server_time=shown.server_time,

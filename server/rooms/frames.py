@@ -137,7 +137,9 @@ def event(
     ``patching``: the connection asked for patches; its frames have the ``patch``
     member (a whole ``view`` comes with ``patch`` null), the others never do.
     """
-    message = EventMessage(
+    # Built from values already made for the protocol (``seats`` and ``scores`` are its
+    # models, ``view`` is the engine's): constructed, not validated again.
+    message = EventMessage.model_construct(
         type="event",
         version=version,
         event=change,

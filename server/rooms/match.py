@@ -9,7 +9,8 @@ import logging
 from datetime import UTC, datetime
 
 from server.rooms.options import RoomSettings
-from server.rules import EndCondition, Match, RoundOptions
+from server.rules import Deal, EndCondition, Match, RoundOptions, RoundState, get_variant, replay
+from server.rules.state import deal_tiles
 from server.storage.gamelog import RoundRecord
 
 log = logging.getLogger(__name__)
@@ -81,3 +82,16 @@ def restored_turn_left(
         extra={"room_id": room_id, "downtime_s": round(downtime, 3), "left_s": left},
     )
     return left
+
+
+def restored_round(current: RoundRecord, players: int) -> RoundState:
+    """The round being played, rebuilt from its stored deal (or seed) and action log."""
+    options = RoundOptions.from_dict(current.options)
+    deal_data = current.options.get("deal") if isinstance(current.options, dict) else None
+    if deal_data:
+        deal = Deal.from_dict(deal_data)
+    else:
+        variant = get_variant(current.variant)
+        deal = deal_tiles(variant, players, current.seed, current.first_seat, options)
+    actions = [(a.seat, a.action) for a in current.actions]
+    return replay(current.variant, players, deal, options, actions)

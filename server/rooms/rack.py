@@ -8,6 +8,8 @@ fits a saved layout to the hand as it is now.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 def layout_error(layout: list[int | None], hand: list[int]) -> str | None:
     """Why ``layout`` is refused for ``hand`` (None: it is fine).
@@ -66,3 +68,18 @@ def normalize_rack(layout: list[int | None] | None, hand: list[int]) -> list[int
         else:
             out[i] = tile
     return out
+
+
+def saved_layout(stored: dict[str, Any] | None) -> tuple[list[int | None] | None, int]:
+    """A layout as the journal stored it (``{"round", "layout"}``): the layout and its round.
+
+    >>> saved_layout({"round": 2, "layout": [4, None, "x"]})
+    ([4, None, None], 2)
+    >>> saved_layout(None)
+    (None, 0)
+    """
+    rack = stored or {}
+    layout = rack.get("layout")
+    if not isinstance(layout, list):
+        return None, 0
+    return [t if isinstance(t, int) else None for t in layout], int(rack.get("round", 0))

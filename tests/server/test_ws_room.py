@@ -233,8 +233,11 @@ async def test_rack_keeps_every_slot_when_the_bot_plays_for_an_away_seat(srv: Se
     await b.send({"type": "leave"})
     # The bot plays Bob's whole turn: it draws, then discards.
     discard = await a.wait(
-        lambda m: m["type"] == "event" and m["event"].get("seat") == 1
-        and m["event"].get("do") == "discard",
+        lambda m: (
+            m["type"] == "event"
+            and m["event"].get("seat") == 1
+            and m["event"].get("do") == "discard"
+        ),
         since=mark,
     )
     assert discard["event"]["by"] == "bot"
@@ -315,3 +318,69 @@ async def test_empty_room_ends_after_grace_with_scores(tmp_path: Path) -> None:
             == [sum(c) for c in zip(*(r["scores"] for r in sheet["rounds"]), strict=True)]
             or not sheet["rounds"]
         )
+
+
+async def test_the_event_that_starts_a_turn_carries_its_deadline(srv: Server) -> None:
+    """Issue 18.1: the next turn's clock starts before the move's event is made, so the
+    discard that passes the turn shows the new turn's deadline (the one a snapshot shows)."""
+    room, a, b, ana, _ = await _two_player_room(srv)
+    start = _events(a, "round_start")[-1]
+    await asyncio.sleep(0.3)  # the next turn starts measurably later than the round
+    reply = await a.act(simple_move(a.view))  # type: ignore[arg-type]
+    assert reply["type"] == "ack"
+    discard = await b.wait(lambda m: m["type"] == "event" and m["version"] == reply["version"])
+    assert discard["event"]["do"] == "discard" and discard["view"]["turn"] == 1
+    assert discard["deadline"] >= start["deadline"] + 0.25  # type: ignore[operator]
+    assert discard["deadline"] - discard["server_time"] > 59
+    late = await srv.client(ana, room)
+    snap = await late.hello()
+    assert snap["version"] == discard["version"] and snap["deadline"] == discard["deadline"]
+    # A move that keeps the turn keeps its deadline.
+    draw = await b.act({"do": "draw"})
+    assert draw["type"] == "ack"
+    kept = await a.wait(lambda m: m["type"] == "event" and m["version"] == draw["version"])
+    assert kept["deadline"] == discard["deadline"]
+    for c in (a, b, late):
+        await c.close()
+
+
+async def test_saving_the_rack_is_not_acting(sqlite_settings: Settings) -> None:
+    """Issue 18.1: a rack layout is no move. An unresponsive player who saves one stays
+    unresponsive (the bot keeps playing their turns at once); one whose turn timed out
+    does not get the turn back nor its clock restarted."""
+    config = {**FAST, "turn_time_scale": 0.02, "idle_actor_seconds": 1}  # 15 s turns: 0.3 s
+    settings = sqlite_settings.model_copy(update={"rate_limit_messages": 100_000})
+    async with running_server(settings, config) as srv:
+        _room, a, b, _, _ = await _two_player_room(srv, turn_seconds=15)
+        stop = asyncio.Event()
+        bob = asyncio.create_task(play_until(b, stop.is_set, timeout=30))
+        p = await a.wait(
+            lambda m: (
+                m["type"] == "event"
+                and m["event"]["do"] == "presence"
+                and m["event"]["unresponsive"]
+            ),
+            timeout=20,
+        )
+        assert p["seats"][0]["unresponsive"]
+        for seq in range(1001, 1004):
+            mark = len(a.frames)
+            # Slots only (the hand changes under the bot's moves): always a valid layout.
+            await a.send({"type": "rack", "seq": seq, "layout": [None] * (seq - 1000)})
+            ack = await a.wait(lambda m, seq=seq: m.get("seq") == seq, since=mark)
+            assert ack["type"] == "ack" and ack["version"] >= p["version"]
+            # The bot goes on playing her turns; no presence change, no timeout.
+            bot = await a.wait(
+                lambda m: (
+                    m["type"] == "event" and m["event"].get("seat") == 0 and "by" in m["event"]
+                ),
+                since=mark,
+            )
+            assert bot["event"]["by"] == "bot"
+            between = [m for m in a.frames[mark:] if m["type"] == "event"]
+            assert not [m for m in between if m["event"]["do"] in ("presence", "timeout")]
+        assert a.seats is not None and a.seats[0]["unresponsive"]
+        stop.set()
+        await bob
+        for c in (a, b):
+            await c.close()
