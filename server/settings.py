@@ -174,13 +174,6 @@ class Settings(BaseSettings):
         description="Bytes written to a room socket and not yet read by the client before it "
         "is dropped as slow (direct path).",
     )
-    journal_commit_interval_ms: float = Field(
-        default=1.0,
-        ge=0,
-        le=50,
-        description="SQLite file: the least time between the end of a commit of the moves "
-        "and the start of the next (more moves per commit under load; 0 = commit at once).",
-    )
     socket_writes: Literal["thread", "loop"] = Field(
         default="thread",
         description="Who sends the room sockets' bytes: a native thread of their own "

@@ -39,10 +39,7 @@ class LiveContext:
 
     def __init__(self, services: Services, rooms: LiveRooms) -> None:
         self.services = services
-        self.journal = Journal(
-            services.db,
-            commit_interval=services.settings.journal_commit_interval_ms / 1000,
-        )
+        self.journal = Journal(services.db)
         self.bots = BotRunner(services.settings.bot_searches)
         self._rooms = rooms
 
