@@ -34,6 +34,7 @@ writes each call in a transaction of its own (an actor tested alone).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -199,7 +200,8 @@ class Journal:
             raise JournalStopped("the journal is stopped: the write was not made")
         write = _Write(kind, values, asyncio.get_running_loop().create_future())
         if self._state == "new":
-            await self._transaction([write])
+            async with self._db.engine.begin() as conn:
+                await _write(conn, [write])
             return write.result
         self._queue.append(write)
         self._wake.set()
@@ -207,25 +209,29 @@ class Journal:
 
     async def _run(self) -> None:
         """One writer: commit what is queued, batch after batch; end once stopped and empty."""
-        while True:
-            if not self._queue:
-                if self._state != "running":
-                    return
-                self._wake.clear()
-                await self._wake.wait()
-                continue
-            batch = self._queue[: self._max_batch]
-            del self._queue[: len(batch)]
-            self._in_flight.append(batch)
-            try:
-                await self._commit(batch)
-            finally:
-                self._in_flight.remove(batch)
+        conn = _Connection(self._db)
+        try:
+            while True:
+                if not self._queue:
+                    if self._state != "running":
+                        return
+                    self._wake.clear()
+                    await self._wake.wait()
+                    continue
+                batch = self._queue[: self._max_batch]
+                del self._queue[: len(batch)]
+                self._in_flight.append(batch)
+                try:
+                    await self._commit(conn, batch)
+                finally:
+                    self._in_flight.remove(batch)
+        finally:
+            await conn.close()
 
-    async def _commit(self, batch: list[_Write]) -> None:
+    async def _commit(self, conn: _Connection, batch: list[_Write]) -> None:
         """Write the batch in one transaction, else each write in its own; resolve them."""
         try:
-            await self._transaction(batch)
+            await conn.write(batch)
         except Exception as exc:
             if len(batch) == 1:
                 _fail(batch[0].done, exc)
@@ -233,7 +239,7 @@ class Journal:
             log.warning("journal_batch_failed", extra={"size": len(batch), "error": repr(exc)})
             for w in batch:
                 try:
-                    await self._transaction([w])
+                    await conn.write([w])
                 except Exception as one:
                     _fail(w.done, one)
                 else:
@@ -248,9 +254,33 @@ class Journal:
             if not w.done.done():
                 w.done.set_result(w.result)
 
-    async def _transaction(self, batch: list[_Write]) -> None:
-        async with self._db.engine.begin() as conn:
-            await _write(conn, batch)
+
+class _Connection:
+    """A writer's connection, kept from one transaction to the next (no pool checkout,
+    no ping); one whose transaction failed is closed and a new one taken for the next."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._conn: AsyncConnection | None = None
+
+    async def write(self, batch: list[_Write]) -> None:
+        """The batch in one transaction, committed when this returns."""
+        conn = self._conn
+        if conn is None:
+            conn = self._conn = await self._db.engine.connect()
+        try:
+            async with conn.begin():
+                await _write(conn, batch)
+        except BaseException:
+            self._conn = None
+            with contextlib.suppress(Exception):  # the transaction's error is the one to tell
+                await conn.close()
+            raise
+
+    async def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            await conn.close()
 
 
 async def _write(conn: AsyncConnection, batch: list[_Write]) -> None:
