@@ -105,10 +105,11 @@ class Journal:
         """Writes committed by the writer tasks."""
 
     def start(self) -> None:
-        """Start the writer task(s) (on the running event loop)."""
-        if self._state != "new":
+        """Start the writer task(s) on the running event loop (again after a stop)."""
+        if self._state == "running":
             return
         self._state = "running"
+        self._wake = asyncio.Event()
         self._tasks = [
             asyncio.create_task(self._run(), name=f"journal-{i}") for i in range(self._writers)
         ]

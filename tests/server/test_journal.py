@@ -389,6 +389,10 @@ async def test_writes_after_stop_fail(env: Env) -> None:
     assert [a[0] for a in await _actions(env)] == [1]
     assert record.seats[0].rack is None
     assert [(r.number, r.finished) for r in record.rounds] == [(1, False), (2, False)]
+    journal.start()  # started again, it writes again
+    await journal.append_action(env.round_id, 2, 0, {"n": 2}, None, "player")
+    await journal.stop()
+    assert [a[0] for a in await _actions(env)] == [1, 2]
 
 
 async def test_stop_does_not_hang_on_a_database_that_does_not_answer(
