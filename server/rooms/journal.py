@@ -7,13 +7,16 @@ SQLAlchemy's async engine, the same code on PostgreSQL (asyncpg) and on SQLite
 
 Group commit: a writer task takes every write queued so far (at most
 ``max_batch``) and makes them one transaction: one ``executemany`` for the
-actions, one for the rack layouts, then the round writes. The writes that
-arrive while that commit is in flight wait in the queue and share the next one,
-so a commit costs the same whether it carries one move or hundreds. Each
-write's future is resolved only once its transaction is committed.
+actions, one for the rack layouts, then the round writes in the order they came.
+The writes that arrive while that commit is in flight wait in the queue and
+share the next one, so the fixed cost of a commit (the round trips, SQLite's
+write to its WAL, PostgreSQL's flush of its log) is shared by all of them, and
+the busier the server, the more writes each commit carries. Each write's future
+is resolved only once its transaction is committed. The writer keeps its
+connection from one transaction to the next.
 
-Within a batch the writes are independent: an actor has at most one write in
-flight (it awaits each), so two writes of one batch never belong to one room.
+Taking the actions before the rack layouts changes nothing: an actor awaits each
+of its writes, so no write of a batch depends on another one of it.
 
 A batch that fails is written again one write per transaction, so that only the
 faulty write fails (say an ``IntegrityError`` for a ``seq`` already taken) and
