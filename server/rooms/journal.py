@@ -288,7 +288,7 @@ class _Connection:
 
 
 async def _write(conn: AsyncConnection, batch: list[_Write]) -> None:
-    """The batch's statements, in one transaction: they touch no row twice (module doc)."""
+    """The batch's statements, by kind (no write of a batch depends on another: module doc)."""
     actions = [w.values for w in batch if w.kind == "action"]
     if actions:
         await conn.execute(_INSERT_ACTION, actions)
