@@ -1,46 +1,33 @@
-"""Micro benchmark of the journal on SQLite (not a test).
+"""Benchmark of the journal's group commit on SQLite and PostgreSQL (not a test).
 
-N asyncio tasks each append ``--writes`` actions one after the other (each
-waits for its commit, like a room actor) to a fresh temporary SQLite file,
-through the SQLAlchemy/aiosqlite path (``sqlite_inline=False``) and through the
-journal's own SQLite connection. Prints per path: writes/s, commits (batches),
-writes per commit, the process CPU time per write (every thread:
-``time.process_time``), the event loop thread's CPU time per write
-(``time.thread_time`` in the loop's thread: what a move costs the loop) and the
-mean wait of a write.
+N asyncio tasks (room actors) each append ``--writes`` actions one after the
+other, each waiting for its commit like an actor waits before its ack, to a fresh
+database: a temporary SQLite file, or a fresh schema of the PostgreSQL database
+at ``--pg`` (dropped afterwards). Prints per store and N: commits/s, writes/s,
+writes per commit, the mean and p99 wait of a write (submit to commit), and the
+process CPU time per write (every thread, aiosqlite's included).
 
-``--root DIR`` measures the server code of another checkout instead (say a clone
-of an older commit, to compare): its journal's own-connection path is the one
-its ``Journal`` offers (``sqlite_inline`` or the older ``sqlite_thread``).
+Usage::
 
-Usage: ``.venv/bin/python bench/journal.py --tasks 1 100 250 --writes 200 --repeat 3``
+    .venv/bin/python bench/journal.py --tasks 1 10 100 --writes 300 --repeat 3
+    .venv/bin/python bench/journal.py --stores sqlite --writers 1 2
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import inspect
 import logging
+import secrets
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
+import asyncpg
 
-def _root() -> Path:
-    """``--root``'s value (read before the server's modules are imported), else this tree."""
-    for i, arg in enumerate(sys.argv):
-        if arg == "--root" and i + 1 < len(sys.argv):
-            return Path(sys.argv[i + 1]).resolve()
-        if arg.startswith("--root="):
-            return Path(arg.split("=", 1)[1]).resolve()
-    return Path(__file__).resolve().parents[1]
-
-
-ROOT = _root()
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from server.identity import IdentityService  # noqa: E402
 from server.rooms.journal import Journal  # noqa: E402
@@ -52,96 +39,110 @@ from server.storage.gamelog import GameLog  # noqa: E402
 from server.storage.migrate import migrate  # noqa: E402
 
 ACTION = {"do": "meld", "tiles": [12, 13, 14, 15], "joker": None}
-
-_PARAMS = inspect.signature(Journal).parameters
-OWN = "sqlite_inline" if "sqlite_inline" in _PARAMS else "sqlite_thread"
-"""The keyword of this ``Journal``'s own SQLite connection (a thread's, in older code)."""
+PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 
 
-async def run_once(tasks: int, writes: int, own: bool) -> dict[str, float]:
-    """One measurement on a fresh database file."""
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(
-            data_dir=Path(tmp),
-            database_url="",
-            redis_url=None,
-            database_schema=None,
-            log_format="text",
-            log_level="WARNING",
+async def run_once(
+    settings: Settings, tasks: int, writes: int, writers: int
+) -> dict[str, float]:
+    """One measurement on a fresh database."""
+    db = Database(settings)
+    try:
+        await migrate(settings, db.engine)
+        owner, _ = await IdentityService(db).create_player("Bench")
+        rooms = RoomService(db, settings)
+        room = await rooms.create_room(
+            owner, RoomSettings(seats=2, fill_with_bots=True, variant="remi")
         )
-        db = Database(settings)
-        try:
-            await migrate(settings, db.engine)
-            identity, rooms, gamelog = IdentityService(db), RoomService(db, settings), GameLog(db)
-            owner, _ = await identity.create_player("Bench")
-            room = await rooms.create_room(
-                owner, RoomSettings(seats=2, fill_with_bots=True, variant="remi")
+        await rooms.start(room.id, owner)
+        gamelog = GameLog(db)
+        round_ids = [
+            await gamelog.begin_round(room.id, n, "remi", "seed", 0, {})
+            for n in range(1, tasks + 1)
+        ]
+        journal = Journal(db, writers=writers)
+        journal.start()
+        waits: list[float] = []
+
+        async def actor(round_id: int) -> None:
+            for seq in range(1, writes + 1):
+                t = time.perf_counter()
+                await journal.append_action(round_id, seq, seq % 2, ACTION, seq, "player")
+                waits.append(time.perf_counter() - t)
+
+        cpu, wall = time.process_time(), time.perf_counter()
+        await asyncio.gather(*(actor(r) for r in round_ids))
+        wall = time.perf_counter() - wall
+        cpu = time.process_time() - cpu
+        await journal.stop()
+        n = journal.writes
+        assert n == tasks * writes, (n, tasks * writes)
+        waits.sort()
+        return {
+            "commits_per_s": journal.commits / wall,
+            "writes_per_s": n / wall,
+            "per_commit": n / journal.commits,
+            "wait_ms": statistics.fmean(waits) * 1e3,
+            "p99_ms": waits[min(len(waits) - 1, int(len(waits) * 0.99))] * 1e3,
+            "cpu_us_per_write": cpu / n * 1e6,
+        }
+    finally:
+        await db.dispose()
+
+
+async def measure(
+    store: str, pg_url: str, tasks: int, writes: int, writers: int
+) -> dict[str, float]:
+    common = {"redis_url": None, "log_format": "text", "log_level": "WARNING"}
+    if store == "sqlite":
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = Settings(
+                data_dir=Path(tmp), database_url="", database_schema=None, **common
             )
-            await rooms.start(room.id, owner)
-            round_ids = [
-                await gamelog.begin_round(room.id, n, "remi", "seed", 0, {})
-                for n in range(1, tasks + 1)
-            ]
-            kwargs: dict[str, Any] = {OWN: own}
-            journal = Journal(db, **kwargs)
-            journal.start()
-            waited = 0.0
-
-            async def actor(round_id: int) -> None:
-                nonlocal waited
-                for seq in range(1, writes + 1):
-                    t = time.perf_counter()
-                    await journal.append_action(round_id, seq, seq % 2, ACTION, seq, "player")
-                    waited += time.perf_counter() - t
-
-            cpu, loop_cpu, wall = time.process_time(), time.thread_time(), time.perf_counter()
-            await asyncio.gather(*(actor(r) for r in round_ids))
-            wall = time.perf_counter() - wall
-            loop_cpu = time.thread_time() - loop_cpu
-            cpu = time.process_time() - cpu
-            await journal.stop()
-            n = journal.writes
-            assert n == tasks * writes, (n, tasks * writes)
-            return {
-                "writes_per_s": n / wall,
-                "batches": journal.batches,
-                "per_batch": n / journal.batches,
-                "cpu_us_per_write": cpu / n * 1e6,
-                "loop_cpu_us_per_write": loop_cpu / n * 1e6,
-                "wait_ms": waited / n * 1e3,
-            }
+            return await run_once(settings, tasks, writes, writers)
+    schema = f"bench_{secrets.token_hex(4)}"
+    settings = Settings(database_url=pg_url, database_schema=schema, **common)
+    try:
+        return await run_once(settings, tasks, writes, writers)
+    finally:
+        dsn = pg_url.replace("postgresql+asyncpg://", "postgresql://", 1)
+        conn = await asyncpg.connect(dsn)
+        try:
+            await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
         finally:
-            await db.dispose()
+            await conn.close()
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tasks", type=int, nargs="+", default=[1, 100, 250])
-    parser.add_argument("--writes", type=int, default=200, help="writes per task")
+    parser.add_argument("--tasks", type=int, nargs="+", default=[1, 10, 100])
+    parser.add_argument("--writes", type=int, default=300, help="writes per task")
     parser.add_argument("--repeat", type=int, default=3, help="runs per case (best is shown)")
-    parser.add_argument("--root", help="the checkout whose server code is measured")
-    parser.add_argument("--own-only", action="store_true", help="skip the SQLAlchemy path")
+    parser.add_argument("--stores", nargs="+", default=["sqlite", "postgres"])
+    parser.add_argument("--writers", type=int, nargs="+", default=[1], help="Journal(writers=)")
+    parser.add_argument("--pg", default=PG_URL, help="PostgreSQL URL (asyncpg)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     out = sys.stdout
-    own_name = "inline" if OWN == "sqlite_inline" else "thread"
-    out.write(f"root: {ROOT}\n")
     out.write(
-        f"{'tasks':>5} {'path':<10} {'writes/s':>9} {'commits':>8} {'w/commit':>8} "
-        f"{'cpu us/w':>8} {'loop us/w':>9} {'wait ms':>8}\n"
+        f"{'store':<8} {'writers':>7} {'tasks':>5} {'commits/s':>9} {'writes/s':>9} "
+        f"{'w/commit':>8} {'wait ms':>8} {'p99 ms':>7} {'cpu us/w':>8}\n"
     )
-    for tasks in args.tasks:
-        for own in (True,) if args.own_only else (False, True):
-            runs = [await run_once(tasks, args.writes, own) for _ in range(args.repeat)]
-            best = max(runs, key=lambda r: r["writes_per_s"])
-            cpu = min(r["cpu_us_per_write"] for r in runs)
-            loop_cpu = min(r["loop_cpu_us_per_write"] for r in runs)
-            path = own_name if own else "sqlalchemy"
-            out.write(
-                f"{tasks:>5} {path:<10} {best['writes_per_s']:>9.0f} {best['batches']:>8.0f} "
-                f"{best['per_batch']:>8.1f} {cpu:>8.1f} {loop_cpu:>9.1f} {best['wait_ms']:>8.3f}\n"
-            )
-            out.flush()
+    for store in args.stores:
+        for writers in args.writers:
+            for tasks in args.tasks:
+                runs = [
+                    await measure(store, args.pg, tasks, args.writes, writers)
+                    for _ in range(args.repeat)
+                ]
+                best = max(runs, key=lambda r: r["writes_per_s"])
+                out.write(
+                    f"{store:<8} {writers:>7} {tasks:>5} {best['commits_per_s']:>9.0f} "
+                    f"{best['writes_per_s']:>9.0f} {best['per_commit']:>8.1f} "
+                    f"{best['wait_ms']:>8.2f} {best['p99_ms']:>7.2f} "
+                    f"{best['cpu_us_per_write']:>8.0f}\n"
+                )
+                out.flush()
 
 
 if __name__ == "__main__":

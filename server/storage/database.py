@@ -33,7 +33,10 @@ SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
     "PRAGMA synchronous=NORMAL",
 )
-"""Run on every new SQLite connection (the engine's and the journal's own)."""
+"""Run on every new SQLite connection: foreign keys, WAL, no ``fsync`` at each commit.
+
+With ``synchronous=NORMAL`` in WAL mode a commit appends to the WAL file and is
+durable across a crash of the process (not of the machine); only checkpoints sync."""
 
 
 _ORJSON_OPTIONS = (
@@ -48,7 +51,7 @@ def json_dumps(value: Any) -> str:
     """The engine's JSON serializer (every JSON column): compact JSON, by ``orjson``.
 
     Several times faster than SQLAlchemy's default ``json.dumps``, which matters on
-    the hot path (the journal binds every move's action with it). The text is
+    the hot path (every move's action is bound with it). The text is
     ``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``'s but for the
     spelling of some floats (``1e-7`` for ``1e-07``), the same value read back; a
     non-finite float becomes ``null`` (``json`` would write ``NaN``, which is not

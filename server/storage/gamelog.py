@@ -1,9 +1,8 @@
 """Durable game log for the room actor: rounds, the append-only action log, scores.
 
-The room actor calls these in the order things happen, awaiting each before it
-acknowledges or broadcasts anything (the round and action writes through
-:class:`server.rooms.journal.Journal`, which on a SQLite file writes the same rows itself,
-batched once per event-loop iteration, and otherwise calls these methods):
+The room actor makes these writes in the order things happen, awaiting each before
+it acknowledges or broadcasts anything (the round, action and rack writes through
+:class:`server.rooms.journal.Journal`, which group-commits the same rows):
 
 1. :meth:`GameLog.begin_round` when it deals (stores the seed and options);
 2. :meth:`GameLog.append_action` for every accepted action (``seq`` counts

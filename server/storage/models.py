@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     CheckConstraint,
     DateTime,
@@ -170,7 +171,7 @@ class Action(Base):
     seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     seat: Mapped[int] = mapped_column(Integer)
     action: Mapped[dict[str, Any]] = mapped_column(JsonType)
-    client_seq: Mapped[int | None] = mapped_column(Integer)
+    client_seq: Mapped[int | None] = mapped_column(BigInteger)  # any 64-bit client seq
     source: Mapped[str] = mapped_column(String(16), default="player")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 

@@ -111,3 +111,42 @@ async def test_last_alive_comes_and_goes_without_touching_the_rows(settings: Set
             assert (await conn.execute(text("SELECT count(*) FROM rooms"))).scalar() == 1
     finally:
         await engine.dispose()
+
+
+async def test_client_seq_becomes_bigint_keeping_the_rows(settings: Settings) -> None:
+    """0003 widens actions.client_seq to BIGINT: the rows stay, a 2**40 seq then fits."""
+    engine = build_engine(settings)
+    try:
+        await migrate(settings, engine, "0002")
+        async with engine.begin() as conn:
+            for sql in (
+                "INSERT INTO players (id, display_name, token_hash, created_at) "
+                "VALUES ('p', 'Ana', 'h', CURRENT_TIMESTAMP)",
+                "INSERT INTO rooms (id, owner_id, public, settings, status, created_at, "
+                "version) VALUES ('r', 'p', true, '{}', 'playing', CURRENT_TIMESTAMP, 1)",
+                "INSERT INTO rounds (id, room_id, number, variant, seed, first_seat, options, "
+                "finished, created_at) VALUES (1, 'r', 1, 'remi', 's', 0, '{}', false, "
+                "CURRENT_TIMESTAMP)",
+                "INSERT INTO actions (round_id, seq, seat, action, client_seq, source, "
+                "created_at) VALUES (1, 1, 0, '{}', 7, 'player', CURRENT_TIMESTAMP)",
+            ):
+                await conn.execute(text(sql))
+        assert await migrate(settings, engine) == head_revision(settings)
+        async with engine.begin() as conn:
+            await conn.execute(
+                text(
+                    "INSERT INTO actions (round_id, seq, seat, action, client_seq, source, "
+                    "created_at) VALUES (1, 2, 0, '{}', :big, 'player', CURRENT_TIMESTAMP)"
+                ),
+                {"big": 2**40},
+            )
+            rows = await conn.execute(text("SELECT seq, client_seq FROM actions ORDER BY seq"))
+            assert rows.all() == [(1, 7), (2, 2**40)]
+            assert (await conn.execute(text("SELECT count(*) FROM rounds"))).scalar() == 1
+            await conn.execute(text("DELETE FROM actions WHERE seq = 2"))
+            await conn.run_sync(_downgrade_to, settings, "0002")
+        async with engine.connect() as conn:
+            rows = await conn.execute(text("SELECT seq, client_seq FROM actions"))
+            assert rows.all() == [(1, 7)]
+    finally:
+        await engine.dispose()

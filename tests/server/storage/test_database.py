@@ -1,0 +1,44 @@
+"""The engine's SQLite connections: WAL, ``synchronous=NORMAL``, foreign keys, BEGIN IMMEDIATE."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from conftest import base_settings
+from sqlalchemy import text
+
+from server.storage.database import Database
+
+
+async def test_sqlite_connections_use_wal_without_a_sync_per_commit(tmp_path: Path) -> None:
+    db = Database(base_settings(data_dir=tmp_path, database_url=""))
+    try:
+        async with db.engine.connect() as conn:
+            mode = (await conn.execute(text("PRAGMA journal_mode"))).scalar()
+            synchronous = (await conn.execute(text("PRAGMA synchronous"))).scalar()
+            foreign_keys = (await conn.execute(text("PRAGMA foreign_keys"))).scalar()
+        assert (mode, synchronous, foreign_keys) == ("wal", 1, 1)  # 1: NORMAL; 1: on
+    finally:
+        await db.dispose()
+
+
+async def test_sqlite_transactions_take_the_write_lock_at_begin(tmp_path: Path) -> None:
+    db = Database(base_settings(data_dir=tmp_path, database_url=""))
+    try:
+        async with db.engine.begin() as conn:
+            await conn.execute(text("SELECT 1"))  # a read only: the lock is taken already
+            other = sqlite3.connect(tmp_path / "remi.sqlite3", timeout=0)
+            try:
+                try:
+                    other.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError as exc:
+                    refused = str(exc)
+                else:
+                    other.execute("ROLLBACK")
+                    refused = ""
+            finally:
+                other.close()
+        assert "locked" in refused
+    finally:
+        await db.dispose()
