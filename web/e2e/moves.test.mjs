@@ -24,6 +24,7 @@ import {
   startPractice,
   waitMyTurn,
   waitNotMyTurn,
+  watchTurnEnd,
   waitToastText,
 } from "./play.mjs";
 import { startServer } from "./server.mjs";
@@ -60,6 +61,7 @@ test("moves on the table: lay, lay-off, refusals, row break with preview", { tim
   assert.ok(run, `the seeded hand holds a run of five: ${st.hand}`);
   // Discard by drag onto the discard box, keeping the run.
   const spare = st.hand.find((t) => !run.includes(t) && !face(t).joker);
+  await watchTurnEnd(page);
   await drag(page, slotSel(slotOf(st, spare)), "[data-testid=discard]");
   await waitNotMyTurn(page);
   st = await read(page);

@@ -213,8 +213,28 @@ export async function waitMyTurn(page, timeout = 60_000) {
   return read(page);
 }
 
+/** From now on, note when this seat's turn ends (the status loses "mine", or the round's
+ * summary shows), however fast the bots play after it: with a bot delay of 50 ms the turn
+ * can come back before a poll of the page sees it gone. */
+export async function watchTurnEnd(page) {
+  await page.evaluate(() => {
+    window.__remiTurnEnded = false;
+    const ended = () => {
+      const st = document.querySelector("[data-testid=status]");
+      return (st && !st.classList.contains("mine")) || !!document.querySelector("[data-testid=summary]");
+    };
+    const obs = new MutationObserver(() => {
+      if (!ended()) return;
+      window.__remiTurnEnded = true;
+      obs.disconnect();
+    });
+    obs.observe(document.body, { childList: true, subtree: true, attributes: true });
+  });
+}
+
+/** The turn ended since `watchTurnEnd` (or it is not this seat's turn now). */
 export async function waitNotMyTurn(page, timeout = 30_000) {
-  await page.waitForFunction(() => !document.querySelector("[data-testid=status].mine"), null, { timeout });
+  await page.waitForFunction(() => window.__remiTurnEnded || !document.querySelector("[data-testid=status].mine"), null, { timeout });
 }
 
 /** A plain turn: draw (unless it is the first player's first turn), discard a tile by tap. */
@@ -237,8 +257,9 @@ export async function plainTurn(page, keep = [], { open = false } = {}) {
   }
   const pick = [...st.hand].reverse().find((t) => !keep.includes(t) && !face(t).joker) ?? st.hand[st.hand.length - 1];
   await page.click(slotSel(slotOf(st, pick)));
+  await watchTurnEnd(page);
   await page.click("[data-testid=discard]");
-  await page.waitForFunction(() => !document.querySelector("[data-testid=status].mine") || document.querySelector("[data-testid=summary]"));
+  await waitNotMyTurn(page);
   return read(page);
 }
 

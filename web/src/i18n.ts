@@ -59,7 +59,7 @@ const ro: Dict = {
   "settings.bot.hard": "greu",
   "settings.rowDepth": "Cât de adânc se vede rândul aruncărilor",
   "settings.rowDepth.all": "tot rândul",
-  "settings.jokerButton": "Butonul de joker (Remi 101)",
+  "settings.jokerButton": "Butonul de joker",
   "settings.create": "Creează camera",
 
 
@@ -280,7 +280,7 @@ const en: Dict = {
   "settings.bot.hard": "hard",
   "settings.rowDepth": "How deep the discard row is visible",
   "settings.rowDepth.all": "the whole row",
-  "settings.jokerButton": "Joker button (Remi 101)",
+  "settings.jokerButton": "Joker button",
   "settings.create": "Create the room",
 
 

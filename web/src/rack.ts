@@ -121,7 +121,7 @@ export class Rack {
     return changed;
   }
 
-  /** Three or more (two in Remi 101: doubles) adjacent tiles bounded by empty slots or
+  /** `minLen` (the catalogue's `min_meld`) or more adjacent tiles bounded by empty slots or
    * the row's ends. */
   formations(minLen: number): Formation[] {
     const out: Formation[] = [];

@@ -10,8 +10,9 @@ import { endText, showApiError } from "./lobby";
 import type { App } from "./main";
 import type { GameAction, ServerMessage } from "./protocol.gen";
 import { Table, type RoomData } from "./table/index";
+import { applyMessage } from "./table/messages";
 import { emptyRoom } from "./table/state";
-import type { FormationAnswer, OpeningLock, Scores, SeatView } from "./types";
+import type { FormationAnswer, OpeningLock } from "./types";
 
 export class RoomPage {
   private conn: RoomConnection | null = null;
@@ -20,7 +21,6 @@ export class RoomPage {
   private state: RoomData = emptyRoom();
   private table: Table | null = null;
   private pollTimer = 0;
-  private clockOffset = 0; // server clock − local clock, seconds
   private disposed = false;
   private scoresOpen = false;
   private tableHost: HTMLElement | null = null;
@@ -149,62 +149,17 @@ export class RoomPage {
   }
 
   private onMessage(m: ServerMessage): void {
-    if ("server_time" in m) this.clockOffset = m.server_time - Date.now() / 1000;
-    if (m.type === "snapshot") {
-      this.version = m.version;
-      const settings = m.room.settings as Partial<api.RoomSettings>;
-      this.state.status = m.room.status;
-      if (typeof settings.variant === "string") this.state.variantId = settings.variant;
-      this.state.round = m.room.round || null;
-      this.state.seats = m.seats;
-      this.state.view = (m.view as SeatView | null) ?? null;
-      this.state.rack = m.rack ?? null;
-      this.state.deadline = this.localDeadline(m.deadline);
-      this.setScores(m.scores);
-      this.conn?.noteLastSeq(m.last_seq);
-      this.refresh();
-      return;
-    }
-    if (m.type === "event") {
-      this.version = m.version;
-      const ev = m.event;
-      if (ev.do === "round_start" && typeof ev.round === "number") this.state.round = ev.round;
-      if (ev.do === "round_over" && typeof ev.round === "number") this.state.round = ev.round;
-      if (ev.do === "match_over") {
-        this.state.matchOver = true;
-        this.state.status = "finished";
-        if (Array.isArray(ev.winners)) this.state.winners = ev.winners as number[];
-      }
-      if (ev.do === "room_changed" && this.state.status === "waiting") void this.poll();
-      // The whole view, or a patch: the keys the event may have changed since the previous version
-      // (hello asked for patches). A new object, so that the table can compare with the old one.
-      if (m.view) this.state.view = m.view as unknown as SeatView;
-      else if (m.patch && this.state.view) this.state.view = { ...this.state.view, ...(m.patch as Partial<SeatView>) };
-      if (m.seats) this.state.seats = m.seats;
-      if (m.view || m.patch || m.seats) this.state.deadline = this.localDeadline(m.deadline);
-      if (m.scores) this.setScores(m.scores);
-      this.state.rack = null;
-      if (m.replay && !m.view) return; // the last replayed event carries the state
-      this.refresh();
-      return;
-    }
     if (m.type === "error") {
       toast(reason(m.code, m.message), "error", m.message);
+      return;
     }
-  }
-
-  private setScores(s: Scores | null | undefined): void {
-    if (!s) return;
-    this.state.scores = s;
-    if (s.over) {
-      this.state.matchOver = true;
-      this.state.winners = s.winners;
-    }
-    if (this.scoresOpen) this.renderScores();
-  }
-
-  private localDeadline(d: unknown): number | null {
-    return typeof d === "number" ? d - this.clockOffset : null;
+    const { room, version, refresh, scoresChanged } = applyMessage(this.state, m, Date.now() / 1000);
+    this.state = room;
+    if (version !== null) this.version = version;
+    if (m.type === "snapshot") this.conn?.noteLastSeq(m.last_seq);
+    if (m.type === "event" && m.event.do === "room_changed" && room.status === "waiting") void this.poll();
+    if (scoresChanged && this.scoresOpen) this.renderScores();
+    if (refresh) this.refresh();
   }
 
   private refresh(): void {

@@ -66,10 +66,6 @@ export class Table {
     window.clearTimeout(this.askTimer);
   }
 
-  get state(): TableState {
-    return this.s;
-  }
-
   seatName(seat: number): string {
     return seatName(this.s, seat);
   }

@@ -141,9 +141,12 @@ export class TableInput {
       this.pointerTapUntil = Date.now() + 700;
       const tgt = ev.type === "pointerup" ? targetAt(ev.clientX, ev.clientY) : null;
       const drop = tgt?.dataset.drop;
-      // Dropped nowhere: the state is unchanged (a row preview stays on screen).
-      if (drop) this.host.dispatch({ type: "drop", src: sel, target: drop });
-      this.host.dragging(false);
+      try {
+        // Dropped nowhere: the state is unchanged (a row preview stays on screen).
+        if (drop) this.host.dispatch({ type: "drop", src: sel, target: drop });
+      } finally {
+        this.host.dragging(false);
+      }
     };
     window.addEventListener("pointermove", move, { passive: false });
     window.addEventListener("pointerup", up);
