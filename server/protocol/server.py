@@ -187,10 +187,9 @@ class EventMessage(Model):
     earlier ones have them null.
 
     A connection whose ``hello`` asked for ``patches`` gets, instead of the whole
-    ``view`` (then null), a ``patch``: the view's top-level keys that the event may
-    have changed since the previous version, with their values now (``{}`` when the
-    round did not change; a key may come with the value it already had: the keys are
-    those the engine names for the move, not a comparison). The client replaces
+    ``view`` (then null), a ``patch``: the top-level keys of the view whose value
+    differs from what this connection last received, with their values now (``{}``
+    when none does). The client replaces
     those keys of the view it holds; the result is exactly the seat's view at this
     version. When the server does not patch (a new round is dealt, an abandoned
     round is taken away, the first event after a ``snapshot`` taken before a round
