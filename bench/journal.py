@@ -29,22 +29,20 @@ import asyncpg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from server.identity import IdentityService  # noqa: E402
-from server.rooms.journal import Journal  # noqa: E402
-from server.rooms.options import RoomSettings  # noqa: E402
-from server.rooms.service import RoomService  # noqa: E402
-from server.settings import Settings  # noqa: E402
-from server.storage.database import Database  # noqa: E402
-from server.storage.gamelog import GameLog  # noqa: E402
-from server.storage.migrate import migrate  # noqa: E402
+from server.identity import IdentityService
+from server.rooms.journal import Journal
+from server.rooms.options import RoomSettings
+from server.rooms.service import RoomService
+from server.settings import Settings
+from server.storage.database import Database
+from server.storage.gamelog import GameLog
+from server.storage.migrate import migrate
 
 ACTION = {"do": "meld", "tiles": [12, 13, 14, 15], "joker": None}
 PG_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 
 
-async def run_once(
-    settings: Settings, tasks: int, writes: int, writers: int
-) -> dict[str, float]:
+async def run_once(settings: Settings, tasks: int, writes: int, writers: int) -> dict[str, float]:
     """One measurement on a fresh database."""
     db = Database(settings)
     try:
@@ -96,9 +94,7 @@ async def measure(
     common = {"redis_url": None, "log_format": "text", "log_level": "WARNING"}
     if store == "sqlite":
         with tempfile.TemporaryDirectory() as tmp:
-            settings = Settings(
-                data_dir=Path(tmp), database_url="", database_schema=None, **common
-            )
+            settings = Settings(data_dir=Path(tmp), database_url="", database_schema=None, **common)
             return await run_once(settings, tasks, writes, writers)
     schema = f"bench_{secrets.token_hex(4)}"
     settings = Settings(database_url=pg_url, database_schema=schema, **common)
