@@ -8,7 +8,6 @@ whole state and a reconnecting patch connection patches again after it.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -102,7 +101,8 @@ async def _play(variant: str, players: int) -> None:
             audience.hello(back, True)
             assert audience.replay(back, 40, Shown(version, state, 1, table.table(160.0)))
             conns.append(back)
-    await asyncio.sleep(0)  # Conn.send completes at once; nothing is left waiting
+    for conn in conns:  # the frames are sent by each connection's sender task
+        await conn.drained(1.0)
 
     parsed = {name: [json.loads(f) for f in texts] for name, texts in received.items()}
     for texts in parsed.values():
@@ -177,6 +177,7 @@ async def test_a_new_round_or_no_round_is_never_patched() -> None:
     second = new_round("remi", 2, seed="r2")
     audience.publish(Change({"do": "round_start"}), [conn], Shown(4, second, 2, table))
     audience.publish(Change({"do": "match_over"}), [conn], Shown(5, None, None, table))
+    await conn.drained(1.0)
     got = [json.loads(f) for f in out]
     assert [(f["view"] is None, f["patch"]) for f in got] == [
         (True, None),  # no round: no view
@@ -190,7 +191,7 @@ async def test_a_new_round_or_no_round_is_never_patched() -> None:
     assert got[3]["seats"] is not None and got[3]["scores"] is not None
 
 
-def test_replay_needs_every_missed_event() -> None:
+async def test_replay_needs_every_missed_event() -> None:
     audience = Audience(3)
     for version in range(1, 6):
         audience.record(version, Change({"do": "room_changed"}))
