@@ -9,6 +9,7 @@ everything on shutdown. Several apps can live in one process (tests do).
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -54,8 +55,19 @@ class RemiApp(FastAPI):
         await super().__call__(scope, receive, send)
 
 
-def create_app(settings: Settings | None = None, events: RoomEvents | None = None) -> FastAPI:
-    """Build the ASGI app; ``settings`` default to the environment (``REMI_*``)."""
+def create_app(
+    settings: Settings | None = None,
+    events: RoomEvents | None = None,
+    *,
+    freeze_after_start: bool = False,
+) -> FastAPI:
+    """Build the ASGI app; ``settings`` default to the environment (``REMI_*``).
+
+    With ``freeze_after_start`` (the server process, server/cli.py), what start-up made
+    (modules, the app, the rooms restored) is moved out of the garbage collector's
+    generations once start-up is over (``gc.freeze()``): it lives as long as the process,
+    and the collector's full passes need not walk it again. Tests leave it off: their
+    process goes on after an app."""
     settings = settings if settings is not None else Settings()
     services = build_services(settings, events)
 
@@ -63,6 +75,9 @@ def create_app(settings: Settings | None = None, events: RoomEvents | None = Non
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await _startup(services)
         await live.start()  # the room actors: restore every playing room
+        if freeze_after_start:
+            gc.collect()
+            gc.freeze()
         try:
             yield
         finally:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import logging
 from typing import Any
 
@@ -57,11 +56,9 @@ def _parser() -> argparse.ArgumentParser:
 def serve(settings: Settings) -> None:
     """Migrate, then serve until interrupted."""
     asyncio.run(migrate(settings))
-    app = create_app(settings.model_copy(update={"migrate_on_startup": False}))
-    # What start-up made (modules, the app) lives as long as the process: out of the
-    # garbage collector's generations, so that its collections never walk it again.
-    gc.collect()
-    gc.freeze()
+    app = create_app(
+        settings.model_copy(update={"migrate_on_startup": False}), freeze_after_start=True
+    )
     uvicorn.run(
         app,
         host=settings.host,

@@ -9,8 +9,11 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI
+from fastapi.testclient import TestClient
 
 from server import cli
+from server.app import create_app
+from server.settings import Settings
 
 
 @pytest.fixture
@@ -34,19 +37,23 @@ def test_migrate_command(data_dir: Path) -> None:
 
 
 def test_serve_migrates_then_runs_uvicorn(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[tuple[Any, dict[str, Any], int]] = []
+    calls: list[tuple[Any, dict[str, Any], int, int]] = []
 
     def run(app: Any, **kw: Any) -> None:
-        calls.append((app, kw, gc.get_freeze_count()))
+        before = gc.get_freeze_count()
+        with TestClient(app):  # uvicorn would run the lifespan: start-up, then serving
+            during = gc.get_freeze_count()
         gc.unfreeze()  # the test process goes on: leave its collector as it was
+        calls.append((app, kw, before, during))
 
     monkeypatch.setattr(cli.uvicorn, "run", run)
     assert gc.get_freeze_count() == 0
     assert cli.main(["serve", "--host", "127.0.0.2", "--port", "8123"]) == 0
     assert "players" in _tables(data_dir / "remi.sqlite3")
-    [(app, kwargs, frozen)] = calls
+    [(app, kwargs, before, during)] = calls
     assert isinstance(app, FastAPI)
-    assert frozen > 0  # what start-up made is out of the collector's generations
+    # One gc.freeze(), once start-up is over: what it made is out of the generations.
+    assert before == 0 and during > 0
     assert kwargs["host"] == "127.0.0.2"
     assert kwargs["port"] == 8123
     # Public implementations only: uvloop, httptools, uvicorn's sans-io websockets protocol.
@@ -58,6 +65,11 @@ def test_serve_migrates_then_runs_uvicorn(data_dir: Path, monkeypatch: pytest.Mo
     assert kwargs["ws_max_size"] == 16 * 1024
     assert kwargs["ws_per_message_deflate"] is False
     assert app.state.services.settings.migrate_on_startup is False
+
+
+def test_an_app_built_for_tests_freezes_nothing(data_dir: Path) -> None:
+    with TestClient(create_app(Settings())):
+        assert gc.get_freeze_count() == 0
 
 
 def test_unknown_command() -> None:
