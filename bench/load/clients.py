@@ -101,7 +101,11 @@ class Clients:
                     {"Authorization": f"Bearer {p.token}"},
                     p.on_text,
                 )
-            p.send(hello)
+                p.send(hello)
+                # As a browser does: connected once the snapshot is in. Waiting for it
+                # here keeps the boots of rooms (their database reads) to the handshakes
+                # in flight instead of queueing every room's at once.
+                await _until(lambda: p.seat is not None, "snapshot")
 
         await asyncio.gather(*(one(t, s) for t in self.tables for s in range(4)))
         players = [p for t in self.tables for p in t.players]
