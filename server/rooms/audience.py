@@ -1,9 +1,9 @@
 """A room's connections as an audience: what each one last received, the replay buffer,
 and the frame that brings each one up to date.
 
-Every connection gets its own seat's view, made by the engine (``view_for``, or
-``spectator_view`` for a spectator; RULES.md §D): nothing else decides what a seat
-sees. A connection whose ``hello`` asked for ``patches`` gets, instead of the whole
+Every connection gets its own seat's view, made by the engine (``every_view``: each
+seat's ``view_for`` and the spectator's view, made at once; RULES.md §D): nothing else
+decides what a seat sees. A connection whose ``hello`` asked for ``patches`` gets, instead of the whole
 view at every event, the top-level keys of its view whose JSON differs from what
 that connection last received (``{}`` when none does), and ``seats`` and ``scores``
 only when their JSON differs from what it last got (null otherwise). It gets the
@@ -30,7 +30,8 @@ from pydantic_core import to_json
 from server.protocol.server import RoomInfo, Scores, SeatState
 from server.rooms import frames
 from server.rooms.conn import Conn
-from server.rules import Event, RoundState, spectator_view, view_for
+from server.rules import Event, RoundState, SeatView
+from server.rules.views import every_view
 
 Stored = tuple[int, int | None, bytes, bytes | None]
 """A buffered event: version, acting seat, the public copy's JSON, the acting seat's
@@ -68,15 +69,17 @@ class Table:
     deadline: float | None
 
 
-def view_fields(state: RoundState, seat: int | None) -> dict[str, Any]:
-    """The seat's view (the engine's) as a dict of its top-level keys.
+def view_fields(view: SeatView, shared: dict[int, Any]) -> dict[str, Any]:
+    """A view (the engine's) as a dict of its top-level keys, ``seats`` as dicts.
 
-    ``SeatView.to_dict`` deep-copies every value; ``view_for`` builds fresh values
-    already, so its attributes are taken as they are.
-    """
-    view = view_for(state, seat) if seat is not None else spectator_view(state)
+    ``SeatView.to_dict`` deep-copies every value; the engine built them fresh for this
+    version, so they are taken as they are. ``shared`` holds the ``seats`` dicts made
+    for a list of the views of the same version (:func:`every_view` shares it)."""
     out = dict(vars(view))
-    out["seats"] = [dict(vars(info)) for info in view.seats]
+    seats = shared.get(id(view.seats))
+    if seats is None:
+        seats = shared[id(view.seats)] = [dict(vars(info)) for info in view.seats]
+    out["seats"] = seats
     return out
 
 
@@ -90,29 +93,45 @@ class Shown:
     round_key: object  # the round the views are of (a new key: views are sent whole)
     table: Table
     server_time: float = field(default_factory=lambda: round(time.time(), 3))
+    _views: tuple[SeatView, list[SeatView]] | None = None
     _fields: dict[int | None, dict[str, Any]] = field(default_factory=dict)
     _keys: dict[int | None, dict[str, bytes]] = field(default_factory=dict)
+    _shared: dict[int, Any] = field(default_factory=dict)  # made once for every view
     _seats_json: bytes = b""
     _scores_json: bytes = b""
 
     def view(self, seat: int | None) -> dict[str, Any] | None:
-        """The seat's view (None: no round)."""
+        """The seat's view (None: no round); the spectator's for ``seat`` None."""
         state = self.state
         if state is None:
             return None
         fields = self._fields.get(seat)
         if fields is None:
-            fields = self._fields[seat] = view_fields(state, seat)
+            if self._views is None:
+                self._views = every_view(state)
+            watcher, seats = self._views
+            view = watcher if seat is None else seats[seat]
+            fields = self._fields[seat] = view_fields(view, self._shared)
         return fields
 
     def keys(self, seat: int | None) -> dict[str, bytes] | None:
-        """The JSON of each top-level key of the seat's view (None: no round)."""
+        """The JSON of each top-level key of the seat's view (None: no round). A value
+        a seat's view shares with the spectator's is encoded once, for the spectator's."""
         keys = self._keys.get(seat)
         if keys is None:
             fields = self.view(seat)
             if fields is None:
                 return None
-            keys = self._keys[seat] = {k: to_json(v) for k, v in fields.items()}
+            if seat is None:
+                keys = {k: to_json(v) for k, v in fields.items()}
+            else:
+                public = self.view(None)
+                public_keys = self.keys(None)
+                assert public is not None and public_keys is not None
+                keys = {
+                    k: public_keys[k] if v is public[k] else to_json(v) for k, v in fields.items()
+                }
+            self._keys[seat] = keys
         return keys
 
     @property

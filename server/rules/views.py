@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import copy
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -114,19 +115,19 @@ def _credits(state: RoundState) -> list[int]:
     return totals
 
 
-def _view(state: RoundState, seat: int | None) -> SeatView:
-    """The view of ``seat`` (``None``: a spectator's): everything public, and that
-    seat's own hand, credits and button (B.9) alone."""
+def _public(state: RoundState) -> SeatView:
+    """What everybody sees (a spectator's view): no hand, no seat's own joker credits
+    or button (B.9)."""
     offset = _row_offset(state)
     credits = _credits(state)
     return SeatView(
         variant_id=state.variant.id,
         players=state.players,
-        seat=seat,
+        seat=None,
         first=state.first,
         turn=state.turn,
         phase=state.phase,
-        hand=list(state.hands[seat]) if seat is not None else [],
+        hand=[],
         seats=[
             SeatInfo(
                 seat=i,
@@ -150,8 +151,8 @@ def _view(state: RoundState, seat: int | None) -> SeatView:
         last_points_opening=state.last_points_opening,
         last_doubles_opening=state.last_doubles_opening,
         joker_button=state.options.joker_button,
-        joker_credits=state.joker_credits[seat] if seat is not None else 0,
-        button_used=state.button_used[seat] if seat is not None else False,
+        joker_credits=0,
+        button_used=False,
         over=state.over,
         result=_result(state),
         hands=[list(h) for h in state.hands] if state.over else None,
@@ -159,13 +160,41 @@ def _view(state: RoundState, seat: int | None) -> SeatView:
     )
 
 
+def _own(public: SeatView, state: RoundState, seat: int) -> SeatView:
+    """``public`` with what ``seat`` alone sees: its hand, joker credits and button (B.9).
+    The other values are ``public``'s own objects."""
+    view = copy.copy(public)
+    view.seat = seat
+    view.hand = list(state.hands[seat])
+    view.joker_credits = state.joker_credits[seat]
+    view.button_used = state.button_used[seat]
+    return view
+
+
 def view_for(state: RoundState, seat: int) -> SeatView:
     """What ``seat`` may see (§D)."""
     if not 0 <= seat < state.players:
         raise ValueError("no such seat")
-    return _view(state, seat)
+    return _own(_public(state), state, seat)
 
 
 def spectator_view(state: RoundState) -> SeatView:
     """What a watcher may see: no hand until the round is over."""
-    return _view(state, None)
+    return _public(state)
+
+
+def every_view(state: RoundState) -> tuple[SeatView, list[SeatView]]:
+    """The spectator's view and each seat's (``view_for``), made at once: what all of
+    them see alike is built once and its objects are shared between the views, so
+    they are for reading (encoding, comparing), not for changing.
+
+    >>> from server.rules.state import new_round
+    >>> s = new_round("remi101", players=3, seed=2)
+    >>> watcher, seats = every_view(s)
+    >>> [v.to_dict() for v in seats] == [view_for(s, i).to_dict() for i in range(3)]
+    True
+    >>> watcher.to_dict() == spectator_view(s).to_dict(), watcher.hand
+    (True, [])
+    """
+    public = _public(state)
+    return public, [_own(public, state, seat) for seat in range(state.players)]

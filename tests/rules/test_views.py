@@ -135,3 +135,25 @@ def test_d_public_credits_equal_each_seats_credits_through_whole_rounds(variant:
             assert credits == [step.credits(i) for i in range(4)]
             laid = max(laid, sum(credits))
     assert laid > 0  # the rounds did put credited melds on the table
+
+
+@pytest.mark.parametrize("variant", ["remi45", "etalat", "remi101"])
+def test_d_every_view_gives_each_seat_exactly_its_view_for(variant: str) -> None:
+    """``every_view`` (the rooms' one call per version) gives, after every action of
+    bot rounds, the spectator's view and each seat's ``view_for``: the same values,
+    each seat's own hand alone, the shared values not a seat's to change."""
+    from server.bots import make_bot
+    from server.rules.views import every_view
+
+    for r in range(2):
+        state = new_round(variant, players=3, seed=f"every/{r}")
+        bots = [make_bot("easy", seed=f"every/{r}/{i}") for i in range(3)]
+        while True:
+            watcher, seats = every_view(state)
+            assert watcher.to_dict() == spectator_view(state).to_dict()
+            assert [v.to_dict() for v in seats] == [view_for(state, i).to_dict() for i in range(3)]
+            assert [v.hand for v in seats] == [state.hands[i] for i in range(3)]
+            assert all(v.hand is not state.hands[i] for i, v in enumerate(seats))
+            if state.over or len(state.log) >= 400:
+                break
+            state.apply(state.turn, bots[state.turn].act(view_for(state, state.turn)))
