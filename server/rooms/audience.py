@@ -3,14 +3,14 @@ and the frame that brings each one up to date.
 
 Every connection gets its own seat's view, made by the engine (``every_view``: each
 seat's ``view_for`` and the spectator's view, made at once; RULES.md §D): nothing else
-decides what a seat sees. A connection whose ``hello`` asked for ``patches`` gets, instead of the whole
-view at every event, the top-level keys of its view whose JSON differs from what
-that connection last received (``{}`` when none does), and ``seats`` and ``scores``
-only when their JSON differs from what it last got (null otherwise). It gets the
-whole view, with ``seats`` and ``scores``, when it holds none or holds another
-round's. What a connection last got
-is kept here (:class:`Seen`) as the JSON of each key, shared by the connections that
-received the same view: the views of a version are made once per seat.
+decides what a seat sees. A connection whose ``hello`` asked for ``patches`` gets,
+instead of the whole view at every event, the top-level keys of its view whose JSON
+differs from what that connection last received (``{}`` when none does), and ``seats``
+and ``scores`` only when their JSON differs from what it last got (null otherwise). It
+gets the whole view, with ``seats`` and ``scores``, when it holds none or holds another
+round's. What a connection last got is kept here (:class:`Seen`) as the JSON of each
+key, shared by the connections that received the same view: the views of a version are
+made once per seat.
 
 The last events are kept (``Stored``: plain JSON) so that a reconnecting client
 gets what it missed (:meth:`Audience.replay`), or else a snapshot.
