@@ -2,8 +2,10 @@
 
 A room actor awaits :meth:`Journal.append_action` before it acknowledges or
 broadcasts a move, so every move is committed first. The writes go through
-SQLAlchemy's async engine, the same code on PostgreSQL (asyncpg) and on SQLite
-(aiosqlite; WAL, ``synchronous=NORMAL``, see :mod:`server.storage.database`).
+SQLAlchemy, the same statements on PostgreSQL (asyncpg, through the async engine)
+and on SQLite (WAL, ``synchronous=NORMAL``, see :mod:`server.storage.database`;
+each transaction in one call to the standard library's driver on the writer's own
+thread, see :class:`_Connection`).
 
 Group commit: a writer task takes every write queued so far (at most
 ``max_batch``) and makes them one transaction: one ``executemany`` for the
@@ -39,11 +41,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Connection, Table, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.storage.database import Database
@@ -205,7 +209,7 @@ class Journal:
         write = _Write(kind, values, asyncio.get_running_loop().create_future())
         if self._state == "new":
             async with self._db.engine.begin() as conn:
-                await _write(conn, [write])
+                await conn.run_sync(_write, [write])
             return write.result
         self._queue.append(write)
         self._wake.set()
@@ -261,63 +265,111 @@ class Journal:
 
 class _Connection:
     """A writer's connection, kept from one transaction to the next (no pool checkout,
-    no ping); one whose transaction failed is closed and a new one taken for the next."""
+    no ping); one whose transaction failed is closed and a new one taken for the next.
+
+    PostgreSQL (and any async driver): an ``AsyncConnection``, the batch's statements
+    run by :func:`_write` through ``run_sync``. SQLite: the standard library's driver
+    on a thread of this writer's own, the whole transaction in one call to it
+    (:func:`~server.storage.database.build_sqlite_sync_engine` says why); the
+    statements are the same :func:`_write`.
+    """
 
     def __init__(self, db: Database) -> None:
         self._db = db
         self._conn: AsyncConnection | None = None
+        self._sync_engine = db.sqlite_sync_engine()
+        self._sync_conn: Connection | None = None
+        self._thread = (
+            ThreadPoolExecutor(1, thread_name_prefix="journal")
+            if self._sync_engine is not None
+            else None
+        )
 
     async def write(self, batch: list[_Write]) -> None:
         """The batch in one transaction, committed when this returns."""
+        if self._thread is not None:
+            abandoned = threading.Event()
+            done = asyncio.get_running_loop().run_in_executor(
+                self._thread, self._sync_write, batch, abandoned
+            )
+            try:
+                await done
+            except asyncio.CancelledError:
+                abandoned.set()  # the thread rolls back unless it is committing already
+                raise
+            return
         conn = self._conn
         if conn is None:
             conn = self._conn = await self._db.engine.connect()
         try:
             async with conn.begin():
-                await _write(conn, batch)
+                await conn.run_sync(_write, batch)
         except BaseException:
             self._conn = None
             with contextlib.suppress(Exception):  # the transaction's error is the one to tell
                 await conn.close()
             raise
 
+    def _sync_write(self, batch: list[_Write], abandoned: threading.Event) -> None:
+        """SQLite, on the writer's thread: the batch in one transaction, rolled back
+        if the writer stopped waiting for it (a stop that timed out, say while another
+        writer held the database's lock)."""
+        assert self._sync_engine is not None
+        conn = self._sync_conn
+        if conn is None:
+            conn = self._sync_conn = self._sync_engine.connect()
+        try:
+            with conn.begin():
+                _write(conn, batch)
+                if abandoned.is_set():
+                    raise JournalStopped("the writer stopped waiting: rolled back")
+        except BaseException:
+            self._sync_conn = None
+            with contextlib.suppress(Exception):
+                conn.close()
+            raise
+
     async def close(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
             await conn.close()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            sync_conn, self._sync_conn = self._sync_conn, None
+            if sync_conn is not None:
+                await asyncio.get_running_loop().run_in_executor(thread, sync_conn.close)
+            thread.shutdown(wait=False)
 
 
-async def _write(conn: AsyncConnection, batch: list[_Write]) -> None:
+def _write(conn: Connection, batch: list[_Write]) -> None:
     """The batch's statements, by kind (no write of a batch depends on another: module doc)."""
     actions = [w.values for w in batch if w.kind == "action"]
     if actions:
-        await conn.execute(_INSERT_ACTION, actions)
+        conn.execute(_INSERT_ACTION, actions)
     racks = [w.values for w in batch if w.kind == "rack"]
     if racks:
-        await conn.execute(_SET_RACK, racks)
+        conn.execute(_SET_RACK, racks)
     for w in batch:
         if w.kind == "begin_round":
-            w.result = (await conn.execute(_INSERT_ROUND, w.values)).scalar_one()
+            w.result = conn.execute(_INSERT_ROUND, w.values).scalar_one()
         elif w.kind == "finish_round":
-            await _finish_round(conn, **w.values)
+            _finish_round(conn, **w.values)
 
 
-async def _finish_round(
-    conn: AsyncConnection, round_id: int, result: dict[str, Any], scores: list[int]
+def _finish_round(
+    conn: Connection, round_id: int, result: dict[str, Any], scores: list[int]
 ) -> None:
-    found = (
-        await conn.execute(
-            select(_ROUNDS.c.room_id, _ROUNDS.c.number, _ROUNDS.c.finished)
-            .where(_ROUNDS.c.id == round_id)
-            .with_for_update()
-        )
+    found = conn.execute(
+        select(_ROUNDS.c.room_id, _ROUNDS.c.number, _ROUNDS.c.finished)
+        .where(_ROUNDS.c.id == round_id)
+        .with_for_update()
     ).first()
     if found is None:
         raise KeyError(round_id)
     room_id, number, finished = found
     if finished:
         return
-    await conn.execute(
+    conn.execute(
         update(_ROUNDS)
         .where(_ROUNDS.c.id == round_id)
         .values(finished=True, result=result, finished_at=utcnow())
@@ -327,7 +379,7 @@ async def _finish_round(
             {"room_id": room_id, "round_number": number, "seat": seat, "score": score}
             for seat, score in enumerate(scores)
         ]
-        await conn.execute(_INSERT_SCORE, rows)
+        conn.execute(_INSERT_SCORE, rows)
 
 
 def _fail(done: asyncio.Future[Any], exc: BaseException) -> None:

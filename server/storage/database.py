@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import event, make_url, text
-from sqlalchemy.engine import Connection
+from sqlalchemy import create_engine, event, make_url, text
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -101,12 +101,30 @@ def build_engine(settings: Settings) -> AsyncEngine:
             kwargs["connect_args"] = {"server_settings": {"search_path": settings.database_schema}}
     engine = create_async_engine(url, **kwargs)
     if settings.is_sqlite:
-        _configure_sqlite(engine)
+        _configure_sqlite(engine.sync_engine)
     return engine
 
 
-def _configure_sqlite(engine: AsyncEngine) -> None:
-    @event.listens_for(engine.sync_engine, "connect")
+def build_sqlite_sync_engine(settings: Settings) -> Engine:
+    """A synchronous engine (the standard library's ``sqlite3``) on the same SQLite
+    database as :func:`build_engine`'s, with the same pragmas and ``BEGIN IMMEDIATE``.
+
+    For a writer that runs each transaction in one call on a thread of its own (the
+    journal): ``aiosqlite`` hands every statement, cursor and commit to its thread and
+    back, which costs several times the transaction itself."""
+    url = make_url(settings.database_url).set(drivername="sqlite")
+    engine = create_engine(
+        url,
+        echo=settings.database_echo,
+        json_serializer=json_dumps,
+        connect_args={"timeout": SQLITE_BUSY_TIMEOUT, "check_same_thread": False},
+    )
+    _configure_sqlite(engine)
+    return engine
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
         # Take transaction control away from the driver; see _on_begin.
         dbapi_connection.isolation_level = None
@@ -117,7 +135,7 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         finally:
             cursor.close()
 
-    @event.listens_for(engine.sync_engine, "begin")
+    @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
@@ -133,6 +151,16 @@ class Database:
         self.settings = settings
         self.engine = build_engine(settings)
         self.sessionmaker = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._sync_engine: Engine | None = None
+
+    def sqlite_sync_engine(self) -> Engine | None:
+        """SQLite: the synchronous engine on the same database (made on first use,
+        :func:`build_sqlite_sync_engine`); None on any other database."""
+        if not self.settings.is_sqlite:
+            return None
+        if self._sync_engine is None:
+            self._sync_engine = build_sqlite_sync_engine(self.settings)
+        return self._sync_engine
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:
@@ -148,3 +176,5 @@ class Database:
     async def dispose(self) -> None:
         """Close every pooled connection."""
         await self.engine.dispose()
+        if self._sync_engine is not None:
+            self._sync_engine.dispose()
