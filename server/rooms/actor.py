@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from server.protocol import ActionMessage, Hello, RackMessage, action_dict
 from server.rooms import frames, presence, query, timers
-from server.rooms.audience import Audience, Change, Shown, Table
+from server.rooms.audience import Audience, Change, Shown, Table, next_table
 from server.rooms.conn import Conn
 from server.rooms.frames import PONG
 from server.rooms.frames import error as error_frame
@@ -74,6 +74,7 @@ class RoomActor:
         self.reserved = 0
         self.conns: list[Conn] = []
         self.audience = Audience(ctx.settings.replay_buffer_events)
+        self._last_table: Table | None = None
         self.replies = Replies()
         self.takeover = Takeover(room_id, ctx.bots)
         self.timers = Timers()
@@ -667,15 +668,17 @@ class RoomActor:
 
     def _table(self) -> Table:
         match = self.match
-        totals = match.totals if match is not None else [0] * len(self.seats)
-        scores = frames.scores(
+        self._last_table = next_table(
+            self._last_table,
+            self.seats,
+            match.totals if match is not None else [0] * len(self.seats),
+            self.settings.bot_level,
             match.history if match is not None else [],
-            totals,
             match is not None and (match.over or self.status == "finished"),
             match.winners if match is not None else [],
+            self._deadline(),
         )
-        seats = frames.seat_states(self.seats, totals, self.settings.bot_level)
-        return Table(seats, scores, self._deadline())
+        return self._last_table
 
     def _deadline(self) -> float | None:
         state = self.round

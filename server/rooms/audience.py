@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,11 +62,67 @@ class Change:
 
 @dataclass(slots=True)
 class Table:
-    """What every connection sees alike at a version, besides the view."""
+    """What every connection sees alike at a version, besides the view; the JSON of
+    ``seats`` and ``scores`` is made once, and kept by the next version's table while
+    they do not change (:func:`next_table`: most moves change neither)."""
 
     seats: list[SeatState]
     scores: Scores
     deadline: float | None
+    seats_key: tuple[Any, ...] = ()
+    scores_key: tuple[Any, ...] = ()
+    _seats_json: bytes = b""
+    _scores_json: bytes = b""
+
+    @property
+    def seats_json(self) -> bytes:
+        if not self._seats_json:
+            self._seats_json = to_json(self.seats)
+        return self._seats_json
+
+    @property
+    def scores_json(self) -> bytes:
+        if not self._scores_json:
+            self._scores_json = to_json(self.scores)
+        return self._scores_json
+
+
+def next_table(
+    previous: Table | None,
+    slots: Sequence[frames.ShownSeat],
+    totals: Sequence[int],
+    default_level: str,
+    rounds: Sequence[Sequence[int]],
+    over: bool,
+    winners: Sequence[int],
+    deadline: float | None,
+) -> Table:
+    """The table at a new version (:func:`frames.seat_states`, :func:`frames.scores`),
+    with ``previous``'s ``seats`` and ``scores`` and their JSON where they are unchanged."""
+    seats_key = (
+        tuple((s.seat, s.player_id, s.name, s.bot_level, s.away, s.unresponsive) for s in slots),
+        tuple(totals),
+        default_level,
+    )
+    scores_key = (tuple(map(tuple, rounds)), tuple(totals), over, tuple(winners) if over else ())
+    same_seats = previous is not None and previous.seats_key == seats_key
+    same_scores = previous is not None and previous.scores_key == scores_key
+    table = Table(
+        previous.seats
+        if same_seats and previous
+        else frames.seat_states(slots, totals, default_level),
+        previous.scores
+        if same_scores and previous
+        else frames.scores(rounds, totals, over, winners),
+        deadline,
+        seats_key,
+        scores_key,
+    )
+    if same_seats and previous:
+        table._seats_json = previous._seats_json
+    if same_scores and previous:
+        table._scores_json = previous._scores_json
+    return table
 
 
 def view_fields(view: SeatView, shared: dict[int, Any]) -> dict[str, Any]:
@@ -97,8 +153,6 @@ class Shown:
     _fields: dict[int | None, dict[str, Any]] = field(default_factory=dict)
     _keys: dict[int | None, dict[str, bytes]] = field(default_factory=dict)
     _shared: dict[int, Any] = field(default_factory=dict)  # made once for every view
-    _seats_json: bytes = b""
-    _scores_json: bytes = b""
 
     def view(self, seat: int | None) -> dict[str, Any] | None:
         """The seat's view (None: no round); the spectator's for ``seat`` None."""
@@ -136,15 +190,11 @@ class Shown:
 
     @property
     def seats_json(self) -> bytes:
-        if not self._seats_json:
-            self._seats_json = to_json(self.table.seats)
-        return self._seats_json
+        return self.table.seats_json
 
     @property
     def scores_json(self) -> bytes:
-        if not self._scores_json:
-            self._scores_json = to_json(self.table.scores)
-        return self._scores_json
+        return self.table.scores_json
 
 
 @dataclass(slots=True)
