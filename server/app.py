@@ -78,9 +78,11 @@ def create_app(
         if freeze_after_start:
             gc.collect()
             gc.freeze()
+        services.metrics.gc.watch()
         try:
             yield
         finally:
+            services.metrics.gc.unwatch()
             await live.stop()
             await _shutdown(services)
 

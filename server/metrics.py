@@ -14,8 +14,11 @@ True
 
 from __future__ import annotations
 
+import gc
+import time
 from bisect import bisect_left
 from collections.abc import Iterator
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -25,6 +28,7 @@ from prometheus_client import (
 )
 from prometheus_client.metrics_core import (
     CounterMetricFamily,
+    GaugeMetricFamily,
     HistogramMetricFamily,
     Metric,
 )
@@ -119,6 +123,56 @@ class _HotPath(Collector):
         yield latency
 
 
+GC_PAUSE_BUCKETS = (0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+class GcPauses(Collector):
+    """How long CPython's cycle collector stops the process, by generation: a full
+    collection (generation 2) walks every object the collector tracks, so its pause
+    grows with the heap (the rooms and connections of the process); the event loop
+    answers nothing meanwhile. Measured by a ``gc.callbacks`` hook while watching."""
+
+    def __init__(self) -> None:
+        self.pauses = [LatencyHistogram(GC_PAUSE_BUCKETS) for _ in range(3)]
+        self.longest = [0.0, 0.0, 0.0]
+        self._started = 0.0
+
+    def watch(self) -> None:
+        if self._hook not in gc.callbacks:
+            gc.callbacks.append(self._hook)
+
+    def unwatch(self) -> None:
+        if self._hook in gc.callbacks:
+            gc.callbacks.remove(self._hook)
+
+    def _hook(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+            return
+        generation = info["generation"]
+        pause = time.perf_counter() - self._started
+        self.pauses[generation].observe(pause)
+        self.longest[generation] = max(self.longest[generation], pause)
+
+    def collect(self) -> Iterator[Metric]:
+        pauses = HistogramMetricFamily(
+            "remi_gc_pause_seconds",
+            "Pauses of the cycle collector by generation (2: full collections)",
+            labels=["generation"],
+        )
+        for generation, histogram in enumerate(self.pauses):
+            pauses.add_metric([str(generation)], histogram.cumulative(), histogram.total)
+        yield pauses
+        longest = GaugeMetricFamily(
+            "remi_gc_pause_longest_seconds",
+            "The longest pause of the cycle collector so far, by generation",
+            labels=["generation"],
+        )
+        for generation, seconds in enumerate(self.longest):
+            longest.add_metric([str(generation)], seconds)
+        yield longest
+
+
 class Metrics:
     """The server's metrics.
 
@@ -128,7 +182,9 @@ class Metrics:
     * ``moves_total{variant,source}``: accepted actions (source: player, bot, timeout);
     * ``rejected_total{code}``: refused actions by error code;
     * ``action_latency_seconds{stage}``: from an action's arrival to ``ack``
-      (committed) and to ``broadcast`` (last frame sent).
+      (committed) and to ``broadcast`` (last frame sent);
+    * ``gc_pause_seconds{generation}``, ``gc_pause_longest_seconds{generation}``: the
+      cycle collector's pauses (:class:`GcPauses`), while :meth:`watch_gc` is on.
     """
 
     def __init__(self) -> None:
@@ -142,6 +198,8 @@ class Metrics:
         r.register(self._hot)
         self._ack = self._hot.latency["ack"]
         self._broadcast = self._hot.latency["broadcast"]
+        self.gc = GcPauses()
+        r.register(self.gc)
 
     def move(self, variant: str, source: str) -> None:
         """Count one accepted action (``moves_total{variant,source}``)."""

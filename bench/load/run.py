@@ -164,9 +164,16 @@ def timed(server: Server, step: Any, *args: Any) -> dict[str, float]:
 
 def measure(server: Server, procs: ClientProcesses, command: tuple[Any, ...]) -> dict[str, Any]:
     """One measured phase: the clients' samples merged, the server's CPU meanwhile."""
-    cpu0 = server.cpu_s()
+    cpu0, (full0, paused0, _) = server.cpu_s(), server.gc_full()
     sample = Sample.merged(procs.all(*command))
-    return phase_figures(sample, server.cpu_s() - cpu0)
+    figures = phase_figures(sample, server.cpu_s() - cpu0)
+    full, paused, longest = server.gc_full()
+    figures["gc_full_collections"] = {
+        "count": full - full0,
+        "pause_s": round(paused - paused0, 3),
+        "longest_since_start_s": round(longest, 3),
+    }
+    return figures
 
 
 def targets(run: dict[str, Any]) -> dict[str, bool]:

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,6 +170,23 @@ class Server:
         """CPU seconds (user + system, every thread) of the server process."""
         fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(") ", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def gc_full(self) -> tuple[int, float, float]:
+        """The server's full collections so far: how many, their pauses' total and the
+        longest pause, in seconds (``remi_gc_pause_*{generation="2"}`` of ``/metrics``)."""
+        url = f"http://127.0.0.1:{self.port}/metrics"
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            text = answer.read().decode()
+        values: dict[str, float] = {}
+        for line in text.splitlines():
+            name, _, value = line.rpartition(" ")
+            if name.endswith('{generation="2"}'):
+                values[name.split("{")[0]] = float(value)
+        return (
+            int(values.get("remi_gc_pause_seconds_count", 0)),
+            values.get("remi_gc_pause_seconds_sum", 0.0),
+            values.get("remi_gc_pause_longest_seconds", 0.0),
+        )
 
     def kill(self) -> None:
         """SIGKILL the server's process group: nothing it has not committed survives

@@ -116,6 +116,13 @@ def text_report(result: dict[str, Any]) -> str:
             )
             lines.append("    ack ms  " + " ".join(f"{k} {v}" for k, v in ack.items()))
             lines.append("    last ms " + " ".join(f"{k} {v}" for k, v in last.items()))
+            gc_full = phase.get("gc_full_collections")
+            if gc_full:
+                lines.append(
+                    f"    full GC collections {gc_full['count']}, paused "
+                    f"{gc_full['pause_s']} s in all (longest since start "
+                    f"{gc_full['longest_since_start_s']} s)"
+                )
         c = run["commits"]
         lines.append(
             f"  commits: {c['acked']} acked moves, {c['player_actions_in_database']} player "

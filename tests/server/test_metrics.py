@@ -1,8 +1,10 @@
 """server/metrics.py: the per-move metrics kept as plain numbers expose exactly what
-``prometheus_client``'s own Counter and Histogram would for the same observations."""
+``prometheus_client``'s own Counter and Histogram would for the same observations; the
+cycle collector's pauses are counted while watched, and only then."""
 
 from __future__ import annotations
 
+import gc
 import random
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
@@ -64,3 +66,20 @@ def test_counters_match_prometheus_client() -> None:
     for prefix in ("remi_moves", "remi_rejected"):
         assert _samples(text, prefix) == _samples(reference, prefix)
     assert 'remi_moves_total{source="player",variant="remi"} 3.0' in text
+
+
+def test_gc_pauses_are_measured_while_watched() -> None:
+    metrics = Metrics()
+    metrics.gc.watch()
+    try:
+        gc.collect(2)
+    finally:
+        metrics.gc.unwatch()
+    full = metrics.gc.pauses[2].counts[:]
+    assert sum(full) >= 1  # the collection above (the allocator may have run others)
+    assert metrics.gc.longest[2] > 0
+    gc.collect(2)  # not watched any more: not counted
+    assert metrics.gc.pauses[2].counts == full
+    text = metrics.render()[0].decode()
+    assert f'remi_gc_pause_seconds_count{{generation="2"}} {float(sum(full))}' in text
+    assert 'remi_gc_pause_longest_seconds{generation="2"}' in text
