@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
-from fastapi import APIRouter, Response, status
+from fastapi import APIRouter, Path, Response, status
 from pydantic import BaseModel, Field, field_validator
 
 from server.api.deps import CurrentPlayer, ServicesDep
 from server.errors import Code, ServerError
 from server.identity import DISPLAY_NAME_MAX, PlayerInfo, clean_display_name
+from server.ids import ID_MAX, ID_PATTERN, TOKEN_MAX
 from server.rooms.service import MatchSummary
 from server.settings import Settings
 
@@ -49,7 +51,7 @@ class PlayerCreated(BaseModel):
 class SessionIn(BaseModel):
     """A token to turn into this browser's cookie (same player on another device)."""
 
-    token: str = Field(min_length=1, max_length=256)
+    token: str = Field(min_length=1, max_length=TOKEN_MAX, pattern=ID_PATTERN)
 
 
 class MatchHistory(BaseModel):
@@ -110,7 +112,10 @@ async def close_session(response: Response, services: ServicesDep) -> None:
 
 
 @router.get("/players/{player_id}/matches")
-async def player_matches(player_id: str, services: ServicesDep) -> MatchHistory:
+async def player_matches(
+    player_id: Annotated[str, Path(min_length=1, max_length=ID_MAX, pattern=ID_PATTERN)],
+    services: ServicesDep,
+) -> MatchHistory:
     """A player's finished matches with totals and winners."""
     matches = await services.rooms.player_matches(player_id)
     return MatchHistory(player_id=player_id, matches=matches)
