@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Response, status
+from fastapi import APIRouter, Depends, Path, Response, status
 from pydantic import BaseModel, Field, field_validator
 
 from server.api.deps import CurrentPlayer, ServicesDep
+from server.api.limits import limit_players, limit_sessions
 from server.errors import Code, ServerError
 from server.identity import DISPLAY_NAME_MAX, PlayerInfo, clean_display_name
 from server.ids import ID_MAX, ID_PATTERN, TOKEN_MAX
@@ -73,7 +74,9 @@ def _set_cookie(response: Response, settings: Settings, token: str) -> None:
     )
 
 
-@router.post("/players", status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/players", status_code=status.HTTP_201_CREATED, dependencies=[Depends(limit_players)]
+)
 async def create_player(
     body: PlayerCreate, response: Response, services: ServicesDep
 ) -> PlayerCreated:
@@ -89,12 +92,13 @@ async def me(player: CurrentPlayer) -> PlayerOut:
     return PlayerOut.of(player)
 
 
-@router.post("/session")
+@router.post("/session", dependencies=[Depends(limit_sessions)])
 async def open_session(body: SessionIn, response: Response, services: ServicesDep) -> PlayerOut:
     """Set the cookie from a token obtained elsewhere: the same player on this device."""
     player = await services.identity.authenticate(body.token)
     if player is None:
         raise ServerError(Code.INVALID_TOKEN, "the token is not valid")
+    services.limits.per_player("session", player.id)
     _set_cookie(response, services.settings, body.token)
     return PlayerOut.of(player)
 

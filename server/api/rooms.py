@@ -8,6 +8,7 @@ from fastapi import APIRouter, Path, Query, status
 from pydantic import BaseModel, Field
 
 from server.api.deps import CurrentPlayer, OptionalPlayer, ServicesDep
+from server.api.limits import LimitedCreator
 from server.ids import CODE_MAX, ID_MAX, ID_PATTERN
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomView, ScoreSheet
@@ -46,7 +47,7 @@ class SeatRequest(BaseModel):
 
 @router.post("", status_code=status.HTTP_201_CREATED)
 async def create_room(
-    settings: RoomSettings, player: CurrentPlayer, services: ServicesDep
+    settings: RoomSettings, player: LimitedCreator, services: ServicesDep
 ) -> RoomView:
     """Create a room with these settings; the creator owns it and sits on seat 0."""
     return await services.rooms.create_room(player, settings)
