@@ -78,6 +78,7 @@ def test_kill_9_of_the_server_leaves_no_worker_or_resource_tracker(tmp_path: Pat
         "REMI_BOT_SEARCHES": "process",
         "REMI_BOT_DELAY_SECONDS": "0",
         "REMI_RECONNECT_GRACE_SECONDS": "0",  # the seat of a player never connected: a bot's
+        "REMI_ROUND_PAUSE_SECONDS": "0",
         "PYTHONPATH": str(ROOT),
     }
     log = (tmp_path / "server.log").open("wb")
@@ -108,12 +109,14 @@ def test_kill_9_of_the_server_leaves_no_worker_or_resource_tracker(tmp_path: Pat
                 "/api/rooms", json={"seats": 2, "fill_with_bots": True}, headers=auth
             ).json()["id"]
             assert http.post(f"/api/rooms/{room}/start", headers=auth).status_code == 200
-        # The bots play both seats: the search worker starts (and the resource tracker).
-        end = time.monotonic() + 30
-        while len(_descendants(server.pid)) < 2:
-            assert time.monotonic() < end, f"no worker started: {_descendants(server.pid)}"
-            time.sleep(0.1)
+            # The bots play both seats, their searches in the worker (beside it the
+            # resource tracker): once a round is over, the worker is up and searching.
+            end = time.monotonic() + 60
+            while not http.get(f"/api/rooms/{room}/scores").json()["rounds"]:
+                assert time.monotonic() < end, "the bots finished no round"
+                time.sleep(0.2)
         started = _descendants(server.pid)
+        assert len(started) >= 2, f"no worker and resource tracker: {started}"
 
         os.kill(server.pid, signal.SIGKILL)  # the crash: the server process alone
         server.wait(10)
