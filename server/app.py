@@ -23,6 +23,7 @@ from starlette.types import Receive, Scope, Send
 
 from server.api import health, lobby_events, players, rooms, variants
 from server.api.errors import install_error_handlers
+from server.api.limits import BodyLimit
 from server.api.lobby_events import LobbyPublisher
 from server.bus import RedisBus
 from server.rooms.service import RoomEvents
@@ -93,7 +94,8 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.services = services
-    app.add_middleware(
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(  # outside the body limit: its 413 gets the CORS headers too
         CORSMiddleware,
         allow_origins=settings.allowed_origins,
         allow_credentials=True,

@@ -43,6 +43,9 @@ class Code(StrEnum):
     NOT_OWNER = "not_owner"
     NO_PLAYERS = "no_players"
     SEATS_EMPTY = "seats_empty"
+    # any HTTP request (server/api/limits.py)
+    BODY_TOO_LARGE = "body_too_large"
+    TOO_MANY_REQUESTS = "too_many_requests"
 
     def describe(self) -> str:
         """What the code means (docs/protocol.md's table)."""
@@ -71,6 +74,9 @@ _MEANINGS: dict[Code, str] = {
     Code.NOT_OWNER: "Only the room's owner may do this.",
     Code.NO_PLAYERS: "Nobody is seated.",
     Code.SEATS_EMPTY: "Some seats are empty and the room does not fill them with bots.",
+    Code.BODY_TOO_LARGE: "The request body is larger than the server accepts; it was not read.",
+    Code.TOO_MANY_REQUESTS: "Too many requests that create something, from this address or "
+    "this player; retry after `Retry-After` seconds.",
 }
 
 
@@ -84,3 +90,12 @@ class ServerError(Exception):
         self.code = code
         self.message = message
         self.seq = seq
+
+
+class Throttled(ServerError):
+    """A request refused by a rate limit: ``retry_after`` is how many whole seconds to
+    wait before the same request can succeed (the HTTP edge sends it as ``Retry-After``)."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(Code.TOO_MANY_REQUESTS, message)
+        self.retry_after = retry_after

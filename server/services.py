@@ -8,6 +8,7 @@ from redis.asyncio import Redis
 
 from server.bus import Bus, InProcessBus
 from server.identity import IdentityService
+from server.limits import CreateLimits
 from server.metrics import Metrics
 from server.rooms.service import RoomEvents, RoomService
 from server.settings import Settings
@@ -25,6 +26,7 @@ class Services:
     identity: IdentityService
     rooms: RoomService
     gamelog: GameLog
+    limits: CreateLimits
     redis: Redis | None = field(default=None)
     bus: Bus = field(default_factory=InProcessBus)  # Redis pub/sub once Redis is configured
 
@@ -39,4 +41,5 @@ def build_services(settings: Settings, events: RoomEvents | None = None) -> Serv
         identity=IdentityService(db),
         rooms=RoomService(db, settings, events),
         gamelog=GameLog(db),
+        limits=CreateLimits(settings),
     )

@@ -81,6 +81,26 @@ class Settings(BaseSettings):
         description="Origins allowed on the WebSocket handshake and for CORS "
         "(comma-separated or a JSON list).",
     )
+    max_body_bytes: int = Field(
+        default=4096,
+        ge=256,
+        description="Largest HTTP request body accepted; a larger one (by Content-Length, or "
+        "counted as it streams in) is refused with 413 before it is read whole.",
+    )
+    create_limit_per_address: int = Field(
+        default=30,
+        ge=1,
+        description="Requests of each kind that create something (a player, a room, a "
+        "session) one client address may make per window (then 429 with Retry-After).",
+    )
+    create_limit_per_identity: int = Field(
+        default=10,
+        ge=1,
+        description="Rooms or sessions one player may create per window (then 429).",
+    )
+    create_limit_window_seconds: float = Field(
+        default=60.0, gt=0, description="Length of the window of the creation limits."
+    )
     cookie_name: str = Field(default="remi_token", description="Name of the identity cookie.")
     cookie_secure: bool = Field(
         default=False, description="Mark the identity cookie Secure (set true behind HTTPS)."

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 from fastapi import APIRouter, FastAPI, WebSocket
 from starlette.websockets import WebSocketState
 
-from server.errors import ServerError
+from server.errors import Code, ServerError
+from server.ids import is_code, is_id
 from server.protocol import (
     ActionMessage,
     Hello,
@@ -199,8 +200,12 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         )
         await websocket.close(code=4401)
         return
+    code = websocket.query_params.get("code")
     try:
-        await services.rooms.get_room(room_id, player.id, websocket.query_params.get("code"))
+        # A bad id or code (a NUL byte, any character no id has) is no room's.
+        if not is_id(room_id) or (code is not None and not is_code(code)):
+            raise ServerError(Code.ROOM_NOT_FOUND, "no such room")
+        await services.rooms.get_room(room_id, player.id, code)
     except ServerError:
         await websocket.send_text(error_frame(None, "room_not_found", f"no room {room_id!r}"))
         await websocket.close(code=4404)

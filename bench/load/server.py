@@ -40,6 +40,9 @@ BENCH_SETTINGS = {
     "REMI_IDLE_ACTOR_SECONDS": "3600",
     # The saturated phase sends far more than a human's message budget.
     "REMI_RATE_LIMIT_MESSAGES": "1000000",
+    # Every simulated player and room is created from this one address.
+    "REMI_CREATE_LIMIT_PER_ADDRESS": "1000000",
+    "REMI_CREATE_LIMIT_PER_IDENTITY": "1000000",
     # A round's end is followed by the next deal after this pause (5 s by default).
     "REMI_ROUND_PAUSE_SECONDS": "0.5",
 }

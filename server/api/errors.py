@@ -8,7 +8,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from server.errors import Code, ServerError
+from server.errors import Code, ServerError, Throttled
 from server.rules.errors import ErrorCode
 
 STATUS: dict[Code | ErrorCode, int] = {
@@ -26,7 +26,9 @@ STATUS: dict[Code | ErrorCode, int] = {
     Code.INVALID_SEAT: 422,
     Code.INVALID_REQUEST: 422,
     Code.BAD_MESSAGE: 422,
+    Code.BODY_TOO_LARGE: 413,
     Code.RATE_LIMITED: 429,
+    Code.TOO_MANY_REQUESTS: 429,
     Code.INTERNAL_ERROR: 503,
 }
 """The HTTP status of each code a request can be refused with; any other is 400."""
@@ -73,14 +75,25 @@ def _strip_union_tags(loc: list[Any]) -> list[Any]:
     return out
 
 
+def error_response(exc: ServerError, headers: dict[str, str] | None = None) -> JSONResponse:
+    """The response to a refused request: its status, the JSON body, and for a rate
+    limit the ``Retry-After`` header."""
+    extra = dict(headers or {})
+    if isinstance(exc, Throttled):
+        extra["Retry-After"] = str(exc.retry_after)
+    return JSONResponse(
+        {"detail": exc.message, "code": exc.code.value},
+        status_code=status_of(exc.code),
+        headers=extra or None,
+    )
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that give every error the same JSON shape."""
 
     async def on_server_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ServerError)
-        return JSONResponse(
-            {"detail": exc.message, "code": exc.code.value}, status_code=status_of(exc.code)
-        )
+        return error_response(exc)
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
-from fastapi import APIRouter, Response, status
+from fastapi import APIRouter, Depends, Path, Response, status
 from pydantic import BaseModel, Field, field_validator
 
 from server.api.deps import CurrentPlayer, ServicesDep
+from server.api.limits import limit_players, limit_sessions
 from server.errors import Code, ServerError
 from server.identity import DISPLAY_NAME_MAX, PlayerInfo, clean_display_name
+from server.ids import ID_MAX, ID_PATTERN, TOKEN_MAX
 from server.rooms.service import MatchSummary
 from server.settings import Settings
 
@@ -49,7 +52,7 @@ class PlayerCreated(BaseModel):
 class SessionIn(BaseModel):
     """A token to turn into this browser's cookie (same player on another device)."""
 
-    token: str = Field(min_length=1, max_length=256)
+    token: str = Field(min_length=1, max_length=TOKEN_MAX, pattern=ID_PATTERN)
 
 
 class MatchHistory(BaseModel):
@@ -71,7 +74,9 @@ def _set_cookie(response: Response, settings: Settings, token: str) -> None:
     )
 
 
-@router.post("/players", status_code=status.HTTP_201_CREATED)
+@router.post(
+    "/players", status_code=status.HTTP_201_CREATED, dependencies=[Depends(limit_players)]
+)
 async def create_player(
     body: PlayerCreate, response: Response, services: ServicesDep
 ) -> PlayerCreated:
@@ -87,12 +92,13 @@ async def me(player: CurrentPlayer) -> PlayerOut:
     return PlayerOut.of(player)
 
 
-@router.post("/session")
+@router.post("/session", dependencies=[Depends(limit_sessions)])
 async def open_session(body: SessionIn, response: Response, services: ServicesDep) -> PlayerOut:
     """Set the cookie from a token obtained elsewhere: the same player on this device."""
     player = await services.identity.authenticate(body.token)
     if player is None:
         raise ServerError(Code.INVALID_TOKEN, "the token is not valid")
+    services.limits.per_player("session", player.id)
     _set_cookie(response, services.settings, body.token)
     return PlayerOut.of(player)
 
@@ -110,7 +116,10 @@ async def close_session(response: Response, services: ServicesDep) -> None:
 
 
 @router.get("/players/{player_id}/matches")
-async def player_matches(player_id: str, services: ServicesDep) -> MatchHistory:
+async def player_matches(
+    player_id: Annotated[str, Path(min_length=1, max_length=ID_MAX, pattern=ID_PATTERN)],
+    services: ServicesDep,
+) -> MatchHistory:
     """A player's finished matches with totals and winners."""
     matches = await services.rooms.player_matches(player_id)
     return MatchHistory(player_id=player_id, matches=matches)

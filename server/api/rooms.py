@@ -8,14 +8,17 @@ from fastapi import APIRouter, Path, Query, status
 from pydantic import BaseModel, Field
 
 from server.api.deps import CurrentPlayer, OptionalPlayer, ServicesDep
+from server.api.limits import LimitedCreator
+from server.ids import CODE_MAX, ID_MAX, ID_PATTERN
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomView, ScoreSheet
 
 router = APIRouter(prefix="/api/rooms", tags=["rooms"])
 
-RoomId = Annotated[str, Path(min_length=1, max_length=32)]
+RoomId = Annotated[str, Path(min_length=1, max_length=ID_MAX, pattern=ID_PATTERN)]
 CodeQuery = Annotated[
-    str | None, Query(max_length=64, description="Invite code of a private room.")
+    str | None,
+    Query(max_length=CODE_MAX, pattern=ID_PATTERN, description="Invite code of a private room."),
 ]
 
 
@@ -28,20 +31,23 @@ class Lobby(BaseModel):
 class JoinByCode(BaseModel):
     """Body of POST /api/rooms/join-by-code."""
 
-    code: str = Field(min_length=1, max_length=64)
+    code: str = Field(min_length=1, max_length=CODE_MAX, pattern=ID_PATTERN)
 
 
 class SeatRequest(BaseModel):
     """Optional body of POST /api/rooms/{id}/seats/{seat}."""
 
     code: str | None = Field(
-        default=None, max_length=64, description="Invite code, for a private room."
+        default=None,
+        max_length=CODE_MAX,
+        pattern=ID_PATTERN,
+        description="Invite code, for a private room.",
     )
 
 
 @router.post("", status_code=status.HTTP_201_CREATED)
 async def create_room(
-    settings: RoomSettings, player: CurrentPlayer, services: ServicesDep
+    settings: RoomSettings, player: LimitedCreator, services: ServicesDep
 ) -> RoomView:
     """Create a room with these settings; the creator owns it and sits on seat 0."""
     return await services.rooms.create_room(player, settings)

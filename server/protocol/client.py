@@ -322,7 +322,7 @@ def parse_client(text: str | bytes) -> AnyClientMessage:
     try:
         valid: AnyClientMessage = _client_adapter.validate_json(text)
         return valid
-    except ValidationError:
+    except (ValidationError, RecursionError):
         pass
     return _parse_refused(text)
 
@@ -333,6 +333,8 @@ def _parse_refused(text: str | bytes) -> AnyClientMessage:
         data = json.loads(text)
     except (ValueError, UnicodeDecodeError):
         raise ProtocolError(Code.BAD_MESSAGE, "the frame is not valid JSON") from None
+    except RecursionError:  # e.g. 2,000 nested arrays: no message nests that deep
+        raise ProtocolError(Code.BAD_MESSAGE, "the frame's JSON is nested too deeply") from None
     if not isinstance(data, dict):
         raise ProtocolError(Code.BAD_MESSAGE, "a message is a JSON object with a 'type'")
     kind = data.get("type")

@@ -24,6 +24,9 @@ import asyncio
 import importlib
 import logging
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, Protocol
@@ -108,6 +111,28 @@ def search(bot: Bot, view: SeatView) -> tuple[dict[str, Any] | None, Bot]:
     return bot_choice(bot, view), bot
 
 
+PARENT_CHECK_SECONDS = 0.2
+"""How often the worker process checks that the server that started it still runs."""
+
+
+def exit_with_parent(parent: int) -> None:
+    """In the worker process: exit as soon as ``parent`` (the server) is gone.
+
+    A server killed with SIGKILL cannot stop its worker, and the worker would otherwise
+    wait on its queue for ever (with multiprocessing's resource tracker, which runs as
+    long as a process holds its pipe). A daemon thread checks the worker's parent every
+    :data:`PARENT_CHECK_SECONDS`: once it changes (the orphan was adopted), the worker
+    exits at once, and the tracker, its last user gone, after it.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="remi-parent-watch", daemon=True).start()
+
+
 class BotRunner:
     """Where the room actors' bots search (see the module doc).
 
@@ -115,7 +140,8 @@ class BotRunner:
     the bot and the seat's view go to it pickled, the bot comes back with its choice;
     the loop only pays the pickling, and the search runs on another core. ``thread``:
     one worker thread (no copies, but it shares the interpreter lock with the loop);
-    ``loop``: on the caller's thread. A worker process that dies is replaced; the
+    ``loop``: on the caller's thread. The worker process exits when the server does,
+    even on SIGKILL (:func:`exit_with_parent`). A worker process that dies is replaced; the
     search it was making, or one that cannot go to it (a bot that cannot be pickled),
     is done on the loop.
 
@@ -159,7 +185,12 @@ class BotRunner:
         if self.where == "thread":
             return ThreadPoolExecutor(1, thread_name_prefix="remi-bots")
         # spawn: a fresh interpreter (the server has threads; forking it is unsafe).
-        return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        return ProcessPoolExecutor(
+            1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=exit_with_parent,
+            initargs=(os.getpid(),),
+        )
 
     def close(self) -> None:
         """Stop the worker after the search under way (the ones queued are dropped)."""

@@ -1,7 +1,9 @@
 // The room's WebSocket (docs/protocol.md): hello with the last version, then snapshots
 // and events; actions, rack layouts and queries carry a per-connection sequence number and
-// are answered by ack / error / query_result. Reconnects by itself with a back-off.
+// are answered by ack / error / query_result. Reconnects by itself with a back-off
+// with jitter (backoff.ts).
 
+import { reconnectDelay } from "./backoff";
 import type { Ack, ActionMessage, ClientMessage, QueryMessage, QueryResult, RackMessage, ServerMessage } from "./protocol.gen";
 
 export interface ServerError {
@@ -111,7 +113,7 @@ export class RoomConnection {
 
   private scheduleRetry(): void {
     window.clearTimeout(this.retryTimer);
-    const delay = Math.min(5000, 300 * 2 ** this.attempts);
+    const delay = reconnectDelay(this.attempts); // with jitter: clients do not come back together
     this.attempts++;
     this.retryTimer = window.setTimeout(() => {
       if (!this.closedByUs) this.connect();

@@ -20,6 +20,8 @@ def test_every_http_code_has_its_status_and_socket_codes_fall_back_to_400() -> N
         Code.ROOM_NOT_WAITING: 409,
         Code.INVALID_SEAT: 422,
         Code.INVALID_REQUEST: 422,
+        Code.BODY_TOO_LARGE: 413,
+        Code.TOO_MANY_REQUESTS: 429,
     }
     for code, status in http_codes.items():
         assert status_of(code) == status, code

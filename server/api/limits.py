@@ -1,0 +1,119 @@
+"""Limits at the HTTP edge: how large a request body may be, how often a client may
+create things (the buckets: server/limits.py).
+
+:class:`BodyLimit` is a plain ASGI middleware: a body larger than
+``Settings.max_body_bytes`` is refused with 413 (``body_too_large``), by its
+``Content-Length`` before any of it is read, and for a chunked body as soon as the
+bytes counted so far pass the limit; the rest is never read (the connection closes).
+
+:class:`CreateLimits` are token buckets, per client address and per player, for the
+requests that create something (``POST /api/players``, ``/api/rooms``,
+``/api/session``): beyond ``create_limit_per_address`` (or ``..._per_identity``)
+per ``create_limit_window_seconds`` the request is refused with 429
+(``too_many_requests``) and ``Retry-After``. The buckets live in the process: each
+server of several keeps its own.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from server.api.deps import CurrentPlayer, ServicesDep
+from server.api.errors import error_response
+from server.errors import Code, ServerError
+from server.identity import PlayerInfo
+
+# --- request bodies ----------------------------------------------------------------
+
+
+class BodyLimit:
+    """ASGI middleware: HTTP request bodies of at most ``max_bytes`` (see the module doc).
+
+    Once a streamed body passes the limit, the 413 goes out, the application is told
+    the client left (``http.disconnect``) and whatever it answers is dropped.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.max_bytes
+        for name, value in scope["headers"]:
+            if name == b"content-length" and value.isdigit() and int(value) > limit:
+                await self._refuse(scope, receive, send)
+                return
+        received = 0
+        started = False
+        refused = False
+
+        async def counted() -> Message:
+            nonlocal received, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    refused = True
+                    if not started:
+                        await self._refuse(scope, receive, send)
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            if refused:
+                return  # the 413 went out: the application's answer is dropped
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except Exception:
+            if not refused:
+                raise
+            # the application gave up on the body cut short: the 413 has been sent
+
+    def _message(self) -> str:
+        return f"the request body is larger than {self.max_bytes} bytes"
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        refusal = ServerError(Code.BODY_TOO_LARGE, self._message())
+        response = error_response(refusal, headers={"Connection": "close"})
+        await response(scope, receive, send)
+
+
+def client_address(request: Request) -> str:
+    """The client's address as the server sees it (behind a proxy: the proxy's, unless
+    uvicorn is told to trust its forwarded headers)."""
+    return request.client.host if request.client else "unknown"
+
+
+async def limit_players(request: Request, services: ServicesDep) -> None:
+    """Dependency of ``POST /api/players``: per address."""
+    services.limits.per_address("player", client_address(request))
+
+
+async def limit_rooms(request: Request, services: ServicesDep, player: CurrentPlayer) -> PlayerInfo:
+    """Dependency of ``POST /api/rooms``: per address and per player; the player."""
+    services.limits.per_address("room", client_address(request))
+    services.limits.per_player("room", player.id)
+    return player
+
+
+async def limit_sessions(request: Request, services: ServicesDep) -> None:
+    """Dependency of ``POST /api/session``: per address (the handler counts the player's
+    once the token names one)."""
+    services.limits.per_address("session", client_address(request))
+
+
+LimitedCreator = Annotated[PlayerInfo, Depends(limit_rooms)]
+"""The authenticated player, once within the room-creation limits."""

@@ -1,0 +1,191 @@
+"""Limits at the HTTP edge (issue 23, item 5): request bodies over
+``REMI_MAX_BODY_BYTES`` are refused with 413 before they are read whole (eight 64 MB
+POSTs took the server to 1 GB), and the requests that create something are
+rate-limited per client address and per player with 429 and ``Retry-After``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from conftest import base_settings
+from fastapi import FastAPI
+from wsharness import running_server
+
+from server.app import create_app
+
+LIMIT = 1024
+
+
+@pytest.fixture
+def make_client(tmp_path: Path) -> Callable[..., Any]:
+    """An in-process client of an app with these settings, from this client address."""
+
+    def make(address: str = "127.0.0.1", **overrides: Any) -> Any:
+        return _Client(base_settings(data_dir=tmp_path, database_url="", **overrides), address)
+
+    return make
+
+
+class _Client:
+    """The app of a test and an in-process HTTP client to it (async context manager)."""
+
+    def __init__(self, settings: Any, address: str) -> None:
+        self.app: FastAPI = create_app(settings)
+        self.address = address
+
+    async def __aenter__(self) -> httpx.AsyncClient:
+        self._life = self.app.router.lifespan_context(self.app)
+        await self._life.__aenter__()
+        transport = httpx.ASGITransport(app=self.app, client=(self.address, 4000))
+        self._http = httpx.AsyncClient(transport=transport, base_url="http://testserver")
+        return self._http
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._http.aclose()
+        await self._life.__aexit__(*exc)
+
+
+# --- request bodies ----------------------------------------------------------------
+
+
+async def test_a_body_over_the_limit_by_content_length_is_413(make_client: Any) -> None:
+    async with make_client(max_body_bytes=LIMIT) as http:
+        body = '{"display_name": "' + "a" * LIMIT + '"}'
+        response = await http.post(
+            "/api/players", content=body, headers={"Content-Type": "application/json"}
+        )
+        assert response.status_code == 413, response.text
+        assert response.json()["code"] == "body_too_large"
+        # a body within the limit still works
+        ok = await http.post("/api/players", json={"display_name": "Ana"})
+        assert ok.status_code == 201, ok.text
+
+
+async def test_a_chunked_body_over_the_limit_is_413_before_it_is_read_whole(
+    make_client: Any,
+) -> None:
+    pulled = 0
+
+    async def chunks() -> AsyncIterator[bytes]:
+        nonlocal pulled
+        yield b'{"display_name": "'
+        for _ in range(10_000):  # 10 MB, in 1 KB chunks, with no Content-Length
+            pulled += 1
+            yield b"a" * 1024
+        yield b'"}'
+
+    async with make_client(max_body_bytes=LIMIT) as http:
+        response = await http.post(
+            "/api/players", content=chunks(), headers={"Content-Type": "application/json"}
+        )
+        assert "content-length" not in response.request.headers
+        assert response.status_code == 413, response.text
+        assert response.json()["code"] == "body_too_large"
+        assert pulled <= 2, f"{pulled} KB were read of a body refused after {LIMIT} bytes"
+
+
+async def test_a_64_mb_content_length_is_refused_by_the_real_server_unread(
+    tmp_path: Path,
+) -> None:
+    settings = base_settings(data_dir=tmp_path, database_url="")
+    async with running_server(settings) as srv:
+        host, port = srv.base.removeprefix("http://").split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(
+            b"POST /api/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 67108864\r\n\r\n" + b"a" * 4096
+        )
+        await writer.drain()
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+        assert head.startswith(b"HTTP/1.1 413"), head
+        writer.close()
+
+
+# --- creation rates ----------------------------------------------------------------
+
+
+async def test_creating_players_is_limited_per_address_with_retry_after(
+    make_client: Any,
+) -> None:
+    async with make_client(create_limit_per_address=3, create_limit_window_seconds=60) as http:
+        for i in range(3):
+            ok = await http.post("/api/players", json={"display_name": f"P{i}"})
+            assert ok.status_code == 201, ok.text
+        refused = await http.post("/api/players", json={"display_name": "P3"})
+        assert refused.status_code == 429, refused.text
+        assert refused.json()["code"] == "too_many_requests"
+        # one player per 20 s: the next one in 20 s
+        assert refused.headers["Retry-After"] == "20"
+
+
+async def test_another_address_has_its_own_budget(tmp_path: Path) -> None:
+    settings = base_settings(data_dir=tmp_path, database_url="", create_limit_per_address=1)
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        answers = []
+        for address in ("10.0.0.1", "10.0.0.1", "10.0.0.2"):
+            transport = httpx.ASGITransport(app=app, client=(address, 4000))
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+                r = await http.post("/api/players", json={"display_name": "Ana"})
+                answers.append(r.status_code)
+        assert answers == [201, 429, 201]
+
+
+async def test_creating_rooms_is_limited_per_player(make_client: Any) -> None:
+    async with make_client(create_limit_per_identity=2, create_limit_per_address=100) as http:
+        tokens = []
+        for name in ("Ana", "Bob"):
+            r = await http.post("/api/players", json={"display_name": name})
+            tokens.append(r.json()["token"])
+        http.cookies.clear()
+        ana, bob = ({"Authorization": f"Bearer {t}"} for t in tokens)
+        codes = [(await http.post("/api/rooms", json={}, headers=ana)).status_code for _ in "abc"]
+        assert codes == [201, 201, 429]
+        # the same address, another player: within its own limit
+        assert (await http.post("/api/rooms", json={}, headers=bob)).status_code == 201
+        refused = await http.post("/api/rooms", json={}, headers=ana)
+        assert refused.json()["code"] == "too_many_requests"
+        assert int(refused.headers["Retry-After"]) >= 1
+
+
+async def test_creating_rooms_is_limited_per_address(make_client: Any) -> None:
+    async with make_client(create_limit_per_identity=100, create_limit_per_address=2) as http:
+        r = await http.post("/api/players", json={"display_name": "Ana"})
+        ana = {"Authorization": f"Bearer {r.json()['token']}"}
+        http.cookies.clear()
+        codes = [(await http.post("/api/rooms", json={}, headers=ana)).status_code for _ in "abc"]
+        assert codes == [201, 201, 429]
+
+
+async def test_opening_sessions_is_limited_per_address_and_per_player(
+    make_client: Any,
+) -> None:
+    async with make_client(create_limit_per_identity=2, create_limit_per_address=4) as http:
+        r = await http.post("/api/players", json={"display_name": "Ana"})
+        token = r.json()["token"]
+        http.cookies.clear()
+        codes = [
+            (await http.post("/api/session", json={"token": token})).status_code for _ in "abc"
+        ]
+        assert codes == [200, 200, 429]  # the player's limit
+        wrong = await http.post("/api/session", json={"token": "not-a-token"})
+        assert wrong.status_code == 401  # the address's third
+        guess = await http.post("/api/session", json={"token": "another-guess"})
+        assert guess.status_code == 429  # guessing tokens is limited per address
+        assert guess.headers["Retry-After"]
+
+
+async def test_a_budget_refills_with_time(make_client: Any) -> None:
+    async with make_client(create_limit_per_address=2, create_limit_window_seconds=0.4) as http:
+        codes = [
+            (await http.post("/api/players", json={"display_name": "A"})).status_code
+            for _ in "abc"
+        ]
+        assert codes == [201, 201, 429]
+        await asyncio.sleep(0.3)  # one request per 0.2 s
+        assert (await http.post("/api/players", json={"display_name": "A"})).status_code == 201
