@@ -23,7 +23,6 @@ import logging
 import time
 from collections import deque
 from dataclasses import asdict
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from server.protocol import ActionMessage, Hello, RackMessage, action_dict
@@ -45,7 +44,7 @@ from server.rules import Match, RoundState, RuleError, new_round, replay
 if TYPE_CHECKING:
     from server.rooms.live import LiveContext
     from server.rooms.service import RoomView
-    from server.storage.gamelog import RoundRecord, SeatRecord
+    from server.storage.gamelog import RoomRecord, RoundRecord, SeatRecord
 
 __all__ = ["PONG", "RoomActor", "error_frame"]
 # PONG and error_frame: what server/ws.py answers without the actor (server/rooms/frames.py).
@@ -199,7 +198,7 @@ class RoomActor:
         self.timers.empty_since = now
         current = record.current_round
         if current is not None:
-            self._restore_round(current, record.last_alive)
+            self._restore_round(current, record)
             if self.round is not None and self.round.over:
                 await self._finish_round()
         elif self.match is not None and self.match.over:
@@ -217,18 +216,14 @@ class RoomActor:
         self.match = restored_match(self.settings, players, history)
         self.round_number = len(history)
 
-    def _restore_round(self, current: RoundRecord, last_alive: datetime | None = None) -> None:
+    def _restore_round(self, current: RoundRecord, record: RoomRecord) -> None:
         self.round = restored_round(current, len(self.seats))
         self.round_id = current.id
         self.round_number = current.number
-        left = restored_turn_left(current, last_alive, self.turn_seconds, self.room_id)
+        left = restored_turn_left(
+            current, record.last_alive, self.turn_seconds, self.room_id, record.clock
+        )
         self.timers.start_turn(self.loop.time(), left)
-        # Resends of the logged moves are answered as accepted.
-        by_seat = {s.seat: s.player_id for s in self.seats if s.player_id}
-        for a in current.actions:
-            pid = by_seat.get(a.seat)
-            if a.client_seq is not None and a.source == "player" and pid:
-                self.replies.restored(pid, a.client_seq, self.version)
 
     # ------------------------------------------------------------------ commands
 
