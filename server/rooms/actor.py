@@ -73,7 +73,7 @@ class RoomActor:
         self.reserved = 0
         self.conns: list[Conn] = []
         self.audience = Audience(ctx.settings.replay_buffer_events)
-        self.replies = Replies()
+        self.replies = Replies(ctx.db, room_id)
         self.takeover = Takeover(room_id, ctx.bots)
         self.timers = Timers()
         self.stopped = False
@@ -215,6 +215,7 @@ class RoomActor:
         history = await round_lines(self.ctx.db, self.room_id, players)
         self.match = restored_match(self.settings, players, history)
         self.round_number = len(history)
+        await self.replies.load()
 
     def _restore_round(self, current: RoundRecord, record: RoomRecord) -> None:
         self.round = restored_round(current, len(self.seats))
@@ -282,7 +283,7 @@ class RoomActor:
                 shown,
                 self._room_info(),
                 self._rack(conn.seat),
-                self.replies.last_seq(conn.player_id),
+                self.replies.last_seq(conn.player_id, conn.seat),
             )
         if conn.seat is not None:
             self._take_back(conn.seat)
@@ -356,16 +357,17 @@ class RoomActor:
 
     # ------------------------------------------------------------------ moves
 
-    def _resent(self, conn: Conn, msg: ActionMessage | RackMessage) -> bool:
-        """A seq already answered gets its answer again, never a second apply."""
-        reply = self.replies.resend(conn.player_id, msg.seq, msg)
+    async def _resent(self, conn: Conn, msg: ActionMessage | RackMessage) -> bool:
+        """A seq already answered gets its answer again, never a second apply (from
+        memory, or from the room's log: :mod:`server.rooms.replies`)."""
+        reply = await self.replies.resend(conn.player_id, conn.seat, msg.seq, msg, self.version)
         if reply is None:
             return False
         conn.send(reply)
         return True
 
     async def _on_action(self, conn: Conn, msg: ActionMessage, t0: float) -> None:
-        if self._resent(conn, msg):
+        if await self._resent(conn, msg):
             return
         reply = await self._player_move(conn, msg, t0)
         self.replies.put(conn.player_id, msg.seq, msg, reply)
@@ -400,6 +402,7 @@ class RoomActor:
             return self._refuse(conn, msg.seq, err.code.value, err.message)
         if not await self._commit(seat, msg.seq, "player"):
             return self._refuse(conn, msg.seq, "internal_error", "the move could not be stored")
+        self.replies.logged(seat, msg.seq)
         reply = frames.ack(msg.seq, self.version + 1)
         conn.send(reply)  # before the event: the client knows its move is in
         t_ack = time.perf_counter()
@@ -450,7 +453,7 @@ class RoomActor:
         action = state.log[-1][1]
         try:
             await self.ctx.journal.append_action(
-                self.round_id, len(state.log), seat, action, client_seq, source
+                self.round_id, len(state.log), seat, action, client_seq, source, self.version + 1
             )
         except Exception:
             log.exception("action_write_failed", extra={"room_id": self.room_id})
@@ -620,7 +623,7 @@ class RoomActor:
     # ------------------------------------------------------------------ rack and queries
 
     async def _on_rack(self, conn: Conn, msg: RackMessage) -> None:
-        if self._resent(conn, msg):
+        if await self._resent(conn, msg):
             return
         reply = await self._set_rack(conn, msg)
         conn.send(reply)
