@@ -89,9 +89,8 @@ def restored_turn_left(
     ):
         mark, had = last_alive, min(clock.left, turn_seconds)
     seen = current.actions[-1].created_at if current.actions else current.created_at
-    seen = max(seen, mark)
-    if clock is None and last_alive is not None and last_alive > seen:
-        seen = last_alive  # a heartbeat with no clock (before migration 0004)
+    if last_alive is not None and last_alive > seen:
+        seen = last_alive
     used = max(0.0, (seen - mark).total_seconds())
     downtime = max(0.0, (datetime.now(UTC) - seen).total_seconds())
     left = max(had - used, min(turn_seconds, 5.0))
