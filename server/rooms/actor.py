@@ -447,7 +447,8 @@ class RoomActor:
         return state is not None and not state.over and state.turn == seat
 
     async def _commit(self, seat: int, client_seq: int | None, source: str) -> bool:
-        """Write the move just applied; on failure undo it in memory."""
+        """Write the move just applied, with the version its event gets (its ack's, what
+        a resend is answered with); on failure undo it in memory."""
         state = self.round
         assert state is not None and self.round_id is not None
         action = state.log[-1][1]
