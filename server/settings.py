@@ -155,8 +155,8 @@ class Settings(BaseSettings):
     heartbeat_seconds: float = Field(
         default=10.0,
         gt=0,
-        description="How often the live rooms record that the server is alive (also at "
-        "shutdown); after a restart, turn deadlines are extended by the downtime since.",
+        description="How often the live rooms record that the server is alive, with each "
+        "turn's clock (also at shutdown); a restarted turn has the time it had then.",
     )
     send_queue_limit: int = Field(
         default=512,

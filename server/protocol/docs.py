@@ -121,9 +121,16 @@ def render_markdown() -> str:
         "server commits the move to the database, then answers `ack{seq, version}` and "
         "broadcasts the `event` to every connection. A refused move gets "
         "`error{seq, code, message}`.",
-        "4. Resending a `seq` (after a reconnect, say) returns the original `ack`/`error` "
-        "and applies nothing. A move based on another version than the current one is "
-        "refused with `stale_version`.",
+        "4. Resending a `seq` (after a reconnect, say) applies nothing and returns the "
+        "original answer. An accepted move's `ack`, with its original `version`, is "
+        "returned for as long as the room exists, across rounds and server restarts (the "
+        "move is in the room's log). The answer to a refused message or to a `rack` "
+        "message is kept for the player's last 64 messages and until a restart; resent "
+        "later, the message is judged again as a new one (a refused move then gets "
+        "`stale_version` once the room has moved on; a rack layout is saved again and "
+        "acked with the current version). Another message with the `seq` of an accepted "
+        "move, or of an answer still kept, gets `seq_reused`. A move based on another "
+        "version than the current one is refused with `stale_version`.",
         "5. Turn time: `deadline` is when the current turn ends. Then a bot, seeing only "
         'that seat\'s view, finishes the turn (`timeout` event, `by: "timeout"`). After 2 '
         "timeouts in a row the seat is `unresponsive` and the bot plays its turns at once "

@@ -23,7 +23,6 @@ import logging
 import time
 from collections import deque
 from dataclasses import asdict
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from server.protocol import ActionMessage, Hello, RackMessage, action_dict
@@ -45,7 +44,7 @@ from server.rules import Match, RoundState, RuleError, new_round, replay
 if TYPE_CHECKING:
     from server.rooms.live import LiveContext
     from server.rooms.service import RoomView
-    from server.storage.gamelog import RoundRecord, SeatRecord
+    from server.storage.gamelog import RoomRecord, RoundRecord, SeatRecord
 
 __all__ = ["PONG", "RoomActor", "error_frame"]
 # PONG and error_frame: what server/ws.py answers without the actor (server/rooms/frames.py).
@@ -75,7 +74,7 @@ class RoomActor:
         self.conns: list[Conn] = []
         self.audience = Audience(ctx.settings.replay_buffer_events)
         self._last_table: Table | None = None
-        self.replies = Replies()
+        self.replies = Replies(ctx.db, room_id)
         self.takeover = Takeover(room_id, ctx.bots)
         self.timers = Timers()
         self.stopped = False
@@ -200,7 +199,7 @@ class RoomActor:
         self.timers.empty_since = now
         current = record.current_round
         if current is not None:
-            self._restore_round(current, record.last_alive)
+            self._restore_round(current, record)
             if self.round is not None and self.round.over:
                 await self._finish_round()
         elif self.match is not None and self.match.over:
@@ -217,19 +216,16 @@ class RoomActor:
         history = await round_lines(self.ctx.db, self.room_id, players)
         self.match = restored_match(self.settings, players, history)
         self.round_number = len(history)
+        await self.replies.load()
 
-    def _restore_round(self, current: RoundRecord, last_alive: datetime | None = None) -> None:
+    def _restore_round(self, current: RoundRecord, record: RoomRecord) -> None:
         self.round = restored_round(current, len(self.seats))
         self.round_id = current.id
         self.round_number = current.number
-        left = restored_turn_left(current, last_alive, self.turn_seconds, self.room_id)
+        left = restored_turn_left(
+            current, record.last_alive, self.turn_seconds, self.room_id, record.clock
+        )
         self.timers.start_turn(self.loop.time(), left)
-        # Resends of the logged moves are answered as accepted.
-        by_seat = {s.seat: s.player_id for s in self.seats if s.player_id}
-        for a in current.actions:
-            pid = by_seat.get(a.seat)
-            if a.client_seq is not None and a.source == "player" and pid:
-                self.replies.restored(pid, a.client_seq, self.version)
 
     # ------------------------------------------------------------------ commands
 
@@ -288,7 +284,7 @@ class RoomActor:
                 shown,
                 self._room_info(),
                 self._rack(conn.seat),
-                self.replies.last_seq(conn.player_id),
+                self.replies.last_seq(conn.player_id, conn.seat),
             )
         if conn.seat is not None:
             self._take_back(conn.seat)
@@ -362,16 +358,17 @@ class RoomActor:
 
     # ------------------------------------------------------------------ moves
 
-    def _resent(self, conn: Conn, msg: ActionMessage | RackMessage) -> bool:
-        """A seq already answered gets its answer again, never a second apply."""
-        reply = self.replies.resend(conn.player_id, msg.seq, msg)
+    async def _resent(self, conn: Conn, msg: ActionMessage | RackMessage) -> bool:
+        """A seq already answered gets its answer again, never a second apply (from
+        memory, or from the room's log: :mod:`server.rooms.replies`)."""
+        reply = await self.replies.resend(conn.player_id, conn.seat, msg.seq, msg, self.version)
         if reply is None:
             return False
         conn.send(reply)
         return True
 
     async def _on_action(self, conn: Conn, msg: ActionMessage, t0: float) -> None:
-        if self._resent(conn, msg):
+        if await self._resent(conn, msg):
             return
         reply = await self._player_move(conn, msg, t0)
         self.replies.put(conn.player_id, msg.seq, msg, reply)
@@ -406,6 +403,7 @@ class RoomActor:
             return self._refuse(conn, msg.seq, err.code.value, err.message)
         if not await self._commit(seat, msg.seq, "player"):
             return self._refuse(conn, msg.seq, "internal_error", "the move could not be stored")
+        self.replies.logged(seat, msg.seq)
         reply = frames.ack(msg.seq, self.version + 1)
         conn.send(reply)  # before the event: the client knows its move is in
         t_ack = time.perf_counter()
@@ -450,13 +448,14 @@ class RoomActor:
         return state is not None and not state.over and state.turn == seat
 
     async def _commit(self, seat: int, client_seq: int | None, source: str) -> bool:
-        """Write the move just applied; on failure undo it in memory."""
+        """Write the move just applied, with the version its event gets (its ack's, what
+        a resend is answered with); on failure undo it in memory."""
         state = self.round
         assert state is not None and self.round_id is not None
         action = state.log[-1][1]
         try:
             await self.ctx.journal.append_action(
-                self.round_id, len(state.log), seat, action, client_seq, source
+                self.round_id, len(state.log), seat, action, client_seq, source, self.version + 1
             )
         except Exception:
             log.exception("action_write_failed", extra={"room_id": self.room_id})
@@ -626,7 +625,7 @@ class RoomActor:
     # ------------------------------------------------------------------ rack and queries
 
     async def _on_rack(self, conn: Conn, msg: RackMessage) -> None:
-        if self._resent(conn, msg):
+        if await self._resent(conn, msg):
             return
         reply = await self._set_rack(conn, msg)
         conn.send(reply)

@@ -152,8 +152,10 @@ class Journal:
         action: dict[str, Any],
         client_seq: int | None,
         source: str,
+        version: int | None = None,
     ) -> None:
-        """Append one action to its round's log; returns once committed."""
+        """Append one action to its round's log (``version``: the room's after it, the
+        one its ack carries); returns once committed."""
         values = {
             "round_id": round_id,
             "seq": seq,
@@ -161,6 +163,7 @@ class Journal:
             "action": action,
             "client_seq": client_seq,
             "source": source,
+            "version": version,
             "created_at": utcnow(),
         }
         await self._submit("action", values)

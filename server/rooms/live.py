@@ -107,15 +107,16 @@ class LiveRooms:
         # Only now: every restored room has read the last_alive of the previous run.
         self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
 
-    def _playing(self) -> list[str]:
-        return [i for i, a in self.actors.items() if a.status == "playing" and not a.stopped]
+    def _playing(self) -> list[RoomActor]:
+        return [a for a in self.actors.values() if a.status == "playing" and not a.stopped]
 
-    async def heartbeat(self, room_ids: list[str] | None = None) -> None:
-        """Record that this server is playing its rooms now (``rooms.last_alive``)."""
+    async def heartbeat(self, actors: list[RoomActor] | None = None) -> None:
+        """Record that this server is playing its rooms now (``rooms.last_alive``), with
+        each room's turn clock (what a restart gives the turn)."""
+        playing = self._playing() if actors is None else actors
+        clocks = {a.room_id: a.timers.clock(a.loop.time()) for a in playing}
         try:
-            await self.services.gamelog.mark_alive(
-                self._playing() if room_ids is None else room_ids
-            )
+            await self.services.gamelog.mark_alive(clocks)
         except Exception as exc:  # the database is down: the next beat will do
             log.warning("heartbeat_failed", extra={"error": repr(exc)})
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from server.rooms.options import RoomSettings
 from server.rules import Deal, EndCondition, Match, RoundOptions, RoundState, get_variant, replay
 from server.rules.state import deal_tiles
-from server.storage.gamelog import RoundRecord
+from server.storage.gamelog import RoundRecord, TurnClock
 
 log = logging.getLogger(__name__)
 
@@ -58,28 +58,45 @@ def restored_match(settings: RoomSettings, players: int, history: list[list[int]
 
 
 def restored_turn_left(
-    current: RoundRecord, last_alive: datetime | None, turn_seconds: float, room_id: str = ""
+    current: RoundRecord,
+    last_alive: datetime | None,
+    turn_seconds: float,
+    room_id: str = "",
+    clock: TurnClock | None = None,
 ) -> float:
-    """Seconds left of the restored turn: its deadline extended by the downtime.
+    """Seconds left of the restored turn: the time it had when the server was last seen
+    alive, whatever the number of restarts within the turn (the downtime is not charged).
 
-    The turn started with the round or its last discard; it ran until the server
-    stopped (``rooms.last_alive``: written at shutdown and every heartbeat; after a
-    crash the last logged action may be later); the time it had left then is what it
-    has now. At least a few seconds, so that a returning player can still act.
+    What the turn had left is known at its start (the round's, or the discard that
+    ended the turn before: all of it) and at the last heartbeat (``rooms.last_alive``,
+    written every ``heartbeat_seconds`` and at shutdown, with ``clock``: the time left
+    then and when that clock was started; a heartbeat of an earlier turn, or one read
+    while the turn's first move was being committed, is older than the turn and is not
+    used). From the later of the two, the time until the server was last seen alive
+    (that point or a later logged action) is used up; the downtime after it is not.
+    At least a few seconds, so that a returning player can still act.
     """
     turn_start = current.created_at
     for a in current.actions:
         if a.action.get("do") == "discard":
             turn_start = a.created_at
-    stopped = current.actions[-1].created_at if current.actions else current.created_at
-    if last_alive is not None and last_alive > stopped:
-        stopped = last_alive
-    used = max(0.0, (stopped - turn_start).total_seconds())
-    downtime = max(0.0, (datetime.now(UTC) - stopped).total_seconds())
-    left = max(turn_seconds - used, min(turn_seconds, 5.0))
+    mark, had = turn_start, turn_seconds
+    if (
+        clock is not None
+        and last_alive is not None
+        and clock.since >= turn_start
+        and last_alive >= turn_start
+    ):
+        mark, had = last_alive, min(clock.left, turn_seconds)
+    seen = current.actions[-1].created_at if current.actions else current.created_at
+    if last_alive is not None and last_alive > seen:
+        seen = last_alive
+    used = max(0.0, (seen - mark).total_seconds())
+    downtime = max(0.0, (datetime.now(UTC) - seen).total_seconds())
+    left = max(had - used, min(turn_seconds, 5.0))
     log.info(
         "turn_deadline_restored",
-        extra={"room_id": room_id, "downtime_s": round(downtime, 3), "left_s": left},
+        extra={"room_id": room_id, "downtime_s": round(downtime, 3), "left_s": round(left, 3)},
     )
     return left
 

@@ -12,7 +12,10 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import Enum
+
+from server.storage.gamelog import TurnClock
 
 
 class Due(Enum):
@@ -30,6 +33,8 @@ class Timers:
 
     deadline: float | None = None
     deadline_wall: float | None = None
+    started_wall: float | None = None
+    """When the turn's clock was last (re)started, unix seconds."""
     timed_out: bool = False
     bot_at: float = 0.0
     next_round_at: float | None = None
@@ -40,12 +45,23 @@ class Timers:
         """A turn starts now (or restarts with its whole time): its deadline, not timed out."""
         self.timed_out = False
         self.deadline = now + seconds
-        self.deadline_wall = round(time.time() + seconds, 3)
+        wall = time.time()
+        self.started_wall = wall
+        self.deadline_wall = round(wall + seconds, 3)
 
     def stop_turn(self) -> None:
         """No turn is running (the round is over)."""
         self.deadline = None
         self.deadline_wall = None
+        self.started_wall = None
+
+    def clock(self, now: float) -> TurnClock | None:
+        """The running turn's clock at ``now`` (event-loop seconds) as a heartbeat
+        records it (None: no turn running): a restart gives the turn that time."""
+        if self.deadline is None or self.started_wall is None:
+            return None
+        since = datetime.fromtimestamp(self.started_wall, UTC)
+        return TurnClock(max(0.0, self.deadline - now), since)
 
 
 def due(

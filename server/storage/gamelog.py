@@ -17,21 +17,33 @@ it acknowledges or broadcasts anything (the round, action and rack writes throug
 On start-up :meth:`GameLog.unfinished_rooms` and :meth:`GameLog.load` give
 everything needed to rebuild each live room by replaying its current round;
 :meth:`GameLog.mark_alive` (periodically and at shutdown) records until when the
-rooms were being played, so that the turn deadlines are extended by the downtime.
+rooms were being played and each turn's clock then, so that a restarted turn has the
+time it had left when the server was last seen alive (the downtime is not charged).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 
 from server.storage.database import Database
 from server.storage.models import Action, MatchResult, Room, Round, RoundScore, Seat, utcnow
+
+_ROOMS = cast(Table, Room.__table__)
+_MARK_ALIVE = (
+    update(_ROOMS)
+    .where(_ROOMS.c.id == bindparam("b_id"), _ROOMS.c.status == "playing")
+    .values(
+        last_alive=bindparam("last_alive"),
+        turn_left=bindparam("turn_left"),
+        turn_since=bindparam("turn_since"),
+    )
+)
 
 
 class DuplicateAction(Exception):
@@ -48,6 +60,17 @@ class LoggedAction:
     client_seq: int | None
     source: str
     created_at: datetime
+    version: int | None = None
+    """The room version after the action (its ack's); None on rows logged before 0004."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnClock:
+    """A running turn's clock as a heartbeat saw it: the seconds it had ``left`` and
+    when it was (re)started (``since``: its start, a player's return, a restart)."""
+
+    left: float
+    since: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +115,8 @@ class RoomRecord:
     """Sum of the finished rounds' scores, per seat."""
     last_alive: datetime | None = None
     """When the server playing the room was last known alive (None: never recorded)."""
+    clock: TurnClock | None = None
+    """The turn's clock at ``last_alive`` (None: no turn running, or not recorded)."""
 
     @property
     def current_round(self) -> RoundRecord | None:
@@ -139,6 +164,7 @@ class GameLog:
         *,
         client_seq: int | None = None,
         source: str = "player",
+        version: int | None = None,
     ) -> None:
         """Append one accepted action; committed when this returns."""
         try:
@@ -151,6 +177,7 @@ class GameLog:
                         action=action,
                         client_seq=client_seq,
                         source=source,
+                        version=version,
                     )
                 )
         except IntegrityError as exc:
@@ -222,16 +249,29 @@ class GameLog:
                 .values(version=version)
             )
 
-    async def mark_alive(self, room_ids: Sequence[str], when: datetime | None = None) -> None:
-        """Record that the server playing these rooms is alive (``rooms.last_alive``)."""
-        if not room_ids:
+    async def mark_alive(
+        self,
+        rooms: Sequence[str] | Mapping[str, TurnClock | None],
+        when: datetime | None = None,
+    ) -> None:
+        """Record that the server playing these rooms is alive (``rooms.last_alive``) and,
+        for each room, its turn's clock now (``turn_left``, ``turn_since``; a bare list of
+        ids: none known, cleared)."""
+        clocks = rooms if isinstance(rooms, Mapping) else dict.fromkeys(rooms)
+        if not clocks:
             return
+        now = when or utcnow()
+        rows = [
+            {
+                "b_id": room_id,
+                "last_alive": now,
+                "turn_left": clock.left if clock is not None else None,
+                "turn_since": clock.since if clock is not None else None,
+            }
+            for room_id, clock in clocks.items()
+        ]
         async with self._db.transaction() as session:
-            await session.execute(
-                update(Room)
-                .where(Room.id.in_(list(room_ids)), Room.status == "playing")
-                .values(last_alive=when or utcnow())
-            )
+            await session.execute(_MARK_ALIVE, rows)
 
     async def unfinished_rooms(self) -> list[str]:
         """Ids of rooms whose match is being played."""
@@ -305,6 +345,7 @@ class GameLog:
                         client_seq=a.client_seq,
                         source=a.source,
                         created_at=a.created_at,
+                        version=a.version,
                     )
                     for a in actions
                 ],
@@ -322,4 +363,9 @@ class GameLog:
             rounds=records,
             totals=totals,
             last_alive=room.last_alive,
+            clock=(
+                TurnClock(room.turn_left, room.turn_since)
+                if room.turn_left is not None and room.turn_since is not None
+                else None
+            ),
         )

@@ -17,6 +17,7 @@ from sqlalchemy import (
     CheckConstraint,
     DateTime,
     Dialect,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -93,7 +94,9 @@ class Room(Base):
 
     ``version`` increases with every change of the room's persisted state.
     ``last_alive`` (while playing) is when the server running the room was last
-    known alive: a restart extends the turn deadlines by the downtime since then.
+    known alive; ``turn_left`` the seconds the turn being played had left then and
+    ``turn_since`` when that turn's clock was (re)started (null: no turn running).
+    A restarted server gives the turn the time it had left at ``last_alive``.
     """
 
     __tablename__ = "rooms"
@@ -113,6 +116,8 @@ class Room(Base):
     finished_at: Mapped[datetime | None] = mapped_column(default=None)
     version: Mapped[int] = mapped_column(Integer, default=0)
     last_alive: Mapped[datetime | None] = mapped_column(default=None)
+    turn_left: Mapped[float | None] = mapped_column(Float, default=None)
+    turn_since: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class Seat(Base):
@@ -161,7 +166,12 @@ class Round(Base):
 
 
 class Action(Base):
-    """Append-only action log of a round; ``seq`` counts from 1 within the round."""
+    """Append-only action log of a round; ``seq`` counts from 1 within the round.
+
+    ``client_seq`` is the player's ``seq`` (null for a bot's move) and ``version`` the
+    room version after the move, the one its ``ack`` carried (null on rows logged
+    before migration 0004): a resend of the move is answered from them.
+    """
 
     __tablename__ = "actions"
 
@@ -173,6 +183,7 @@ class Action(Base):
     action: Mapped[dict[str, Any]] = mapped_column(JsonType)
     client_seq: Mapped[int | None] = mapped_column(BigInteger)  # any 64-bit client seq
     source: Mapped[str] = mapped_column(String(16), default="player")
+    version: Mapped[int | None] = mapped_column(Integer, default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

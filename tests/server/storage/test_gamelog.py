@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -14,7 +15,7 @@ from server.rooms.options import RoomSettings
 from server.rooms.service import RoomService
 from server.settings import Settings
 from server.storage.database import Database
-from server.storage.gamelog import DuplicateAction, GameLog
+from server.storage.gamelog import DuplicateAction, GameLog, TurnClock
 from server.storage.migrate import migrate
 
 
@@ -122,3 +123,26 @@ async def test_concurrent_seat_grab_has_one_winner(env: Env) -> None:
     final = await env.rooms.get_room(room.id)
     assert final.seats[1].player is not None
     assert final.seats[1].player.id == winners[0].seats[1].player.id  # type: ignore[union-attr]
+
+
+async def test_a_heartbeat_keeps_each_rooms_turn_clock(env: Env) -> None:
+    """mark_alive with clocks: load gives the turn's clock back (what a restart gives the
+    turn); a bare list of ids clears it, a room with no turn running has none."""
+    room_id, _ = await _playing_room(env)
+    other, _ = await _playing_room(env)
+    since = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
+    when = since + timedelta(seconds=3)
+    await env.log.mark_alive({room_id: TurnClock(27.25, since), other: None}, when)
+    record = await env.log.load(room_id)
+    assert record.last_alive == when and record.clock == TurnClock(27.25, since)
+    assert (await env.log.load(other)).clock is None
+    await env.log.mark_alive([room_id])
+    assert (await env.log.load(room_id)).clock is None
+
+
+async def test_a_logged_move_keeps_its_version(env: Env) -> None:
+    room_id, _ = await _playing_room(env)
+    rid = await env.log.begin_round(room_id, 1, "remi", "12345678901234567890", 0, {})
+    await env.log.append_action(rid, 1, 0, {"do": "draw"}, client_seq=5, version=42)
+    current = (await env.log.load(room_id)).current_round
+    assert current is not None and current.actions[0].version == 42

@@ -150,3 +150,44 @@ async def test_client_seq_becomes_bigint_keeping_the_rows(settings: Settings) ->
             assert rows.all() == [(1, 7)]
     finally:
         await engine.dispose()
+
+
+async def test_resend_and_clock_columns_come_and_go_keeping_the_rows(settings: Settings) -> None:
+    """0004 adds actions.version, rooms.turn_left and rooms.turn_since in place: the rows
+    stay (a logged move's version is null: answered as before), and go again on downgrade."""
+    engine = build_engine(settings)
+    try:
+        await migrate(settings, engine, "0003")
+        async with engine.begin() as conn:
+            for sql in (
+                "INSERT INTO players (id, display_name, token_hash, created_at) "
+                "VALUES ('p', 'Ana', 'h', CURRENT_TIMESTAMP)",
+                "INSERT INTO rooms (id, owner_id, public, settings, status, created_at, "
+                "version) VALUES ('r', 'p', true, '{}', 'playing', CURRENT_TIMESTAMP, 1)",
+                "INSERT INTO seats (room_id, seat) VALUES ('r', 0)",
+                "INSERT INTO rounds (id, room_id, number, variant, seed, first_seat, options, "
+                "finished, created_at) VALUES (1, 'r', 1, 'remi', 's', 0, '{}', false, "
+                "CURRENT_TIMESTAMP)",
+                "INSERT INTO actions (round_id, seq, seat, action, client_seq, source, "
+                "created_at) VALUES (1, 1, 0, '{}', 7, 'player', CURRENT_TIMESTAMP)",
+            ):
+                await conn.execute(text(sql))
+        assert await migrate(settings, engine) == head_revision(settings)
+        async with engine.begin() as conn:
+            rows = await conn.execute(text("SELECT client_seq, version FROM actions"))
+            assert rows.all() == [(7, None)]
+            await conn.execute(text("UPDATE rooms SET turn_left = 12.5, turn_since = created_at"))
+            assert (await conn.execute(text("SELECT turn_left FROM rooms"))).scalar() == 12.5
+            await conn.run_sync(_downgrade_to, settings, "0003")
+        async with engine.connect() as conn:
+            rooms = await conn.run_sync(
+                lambda c: {col["name"] for col in inspect(c).get_columns("rooms")}
+            )
+            actions = await conn.run_sync(
+                lambda c: {col["name"] for col in inspect(c).get_columns("actions")}
+            )
+            assert not {"turn_left", "turn_since"} & rooms and "version" not in actions
+            assert (await conn.execute(text("SELECT count(*) FROM seats"))).scalar() == 1
+            assert (await conn.execute(text("SELECT count(*) FROM actions"))).scalar() == 1
+    finally:
+        await engine.dispose()
