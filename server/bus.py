@@ -22,14 +22,46 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 log = logging.getLogger(__name__)
 
 SUBSCRIBER_QUEUE = 256  # messages a slow subscriber may lag behind before dropping
+
+RESUBSCRIBED: dict[str, Any] = {"bus": "resubscribed"}
+"""What a subscription receives after it lost its connection and subscribed again:
+messages published in between are lost, so state built from the messages is refetched."""
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Delays between reconnect attempts: exponential up to a cap, with jitter.
+
+    Attempt *n* waits a random time in [d/2, d], d = min(cap, base × 2ⁿ), so the
+    instances that lost the same Redis at the same instant do not all come back in the
+    same instant.
+
+    >>> b = Backoff(base=0.1, cap=5.0)
+    >>> 0.05 <= b.delay(0) <= 0.1, 2.5 <= b.delay(50) <= 5.0
+    (True, True)
+    """
+
+    base: float = 0.1
+    cap: float = 5.0
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait before attempt ``attempt`` (0 for the first retry)."""
+        whole = self.cap if attempt >= 64 else min(self.cap, self.base * 2**attempt)
+        return random.uniform(whole / 2, whole)
 
 
 class Subscription:
@@ -88,27 +120,59 @@ class InProcessBus:
 
 
 class RedisBus:
-    """Redis pub/sub: every instance connected to the same Redis hears every message."""
+    """Redis pub/sub: every instance connected to the same Redis hears every message.
 
-    def __init__(self, redis: Redis, prefix: str = "remi:") -> None:
+    Redis may restart under it. A subscription then reconnects by itself, waiting
+    :class:`Backoff` delays between attempts for as long as Redis is away, and once
+    subscribed again puts :data:`RESUBSCRIBED` in its queue (what was published
+    meanwhile is lost, so a subscriber that keeps state refetches it). A publish on a
+    connection Redis closed is sent again once on a fresh connection.
+    """
+
+    def __init__(
+        self, redis: Redis, prefix: str = "remi:", backoff: Backoff | None = None
+    ) -> None:
         self._redis = redis
         self._prefix = prefix
+        self._backoff = backoff or Backoff()
 
     async def publish(self, topic: str, message: dict[str, Any]) -> None:
-        await self._redis.publish(self._prefix + topic, json.dumps(message))
+        data = json.dumps(message)
+        try:
+            await self._redis.publish(self._prefix + topic, data)
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            # The pooled connection was closed under us (Redis restarted): the pool
+            # dropped it, so the second try opens a new one; if Redis is still away
+            # it raises to the caller.
+            log.info("bus_publish_retried", extra={"topic": topic, "error": repr(exc)})
+            await self._redis.publish(self._prefix + topic, data)
 
     @contextlib.asynccontextmanager
     async def subscribe(self, topic: str) -> AsyncIterator[Subscription]:
         sub = Subscription()
-        pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
-        await pubsub.subscribe(self._prefix + topic)
+        channel = self._prefix + topic
+        pubsub: PubSub | None = await self._try_subscribe(channel)  # None: Redis is away
 
         async def pump() -> None:
-            async for raw in pubsub.listen():
+            nonlocal pubsub
+            attempt = 0
+            while True:
+                if pubsub is None:
+                    await asyncio.sleep(self._backoff.delay(attempt))
+                    attempt += 1
+                    pubsub = await self._try_subscribe(channel)
+                    if pubsub is None:
+                        continue
+                    log.info("bus_resubscribed", extra={"topic": topic, "attempts": attempt})
+                    attempt = 0
+                    sub.put(RESUBSCRIBED)
                 try:
-                    sub.put(json.loads(raw["data"]))
-                except (ValueError, TypeError, KeyError):
-                    log.warning("bus_bad_message", extra={"topic": topic})
+                    await self._listen(pubsub, sub, topic)
+                except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+                    log.warning("bus_subscription_lost", extra={"topic": topic,
+                                                                "error": repr(exc)})
+                await _close_quietly(pubsub)
+                pubsub = None
 
         task = asyncio.create_task(pump())
         try:
@@ -117,11 +181,37 @@ class RedisBus:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            await pubsub.unsubscribe()
-            await pubsub.aclose()  # type: ignore[no-untyped-call]
+            if pubsub is not None:
+                with contextlib.suppress(RedisError, OSError):
+                    await pubsub.unsubscribe()
+                await _close_quietly(pubsub)
+
+    async def _try_subscribe(self, channel: str) -> PubSub | None:
+        """A pub/sub connection subscribed to ``channel``, or None if Redis is away."""
+        pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+        try:
+            await pubsub.subscribe(channel)
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            log.warning("bus_subscribe_failed", extra={"channel": channel, "error": repr(exc)})
+            await _close_quietly(pubsub)
+            return None
+        return pubsub
+
+    @staticmethod
+    async def _listen(pubsub: PubSub, sub: Subscription, topic: str) -> None:
+        async for raw in pubsub.listen():
+            try:
+                sub.put(json.loads(raw["data"]))
+            except (ValueError, TypeError, KeyError):
+                log.warning("bus_bad_message", extra={"topic": topic})
 
     async def close(self) -> None:
         return None
+
+
+async def _close_quietly(pubsub: PubSub) -> None:
+    with contextlib.suppress(RedisError, OSError):
+        await pubsub.aclose()  # type: ignore[no-untyped-call]
 
 
 def make_bus(redis: Redis | None) -> Bus:

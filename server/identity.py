@@ -18,7 +18,7 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from server.storage.database import Database
 from server.storage.models import Player
@@ -94,6 +94,18 @@ class IdentityService:
         async with self._db.transaction() as session:
             row = await session.scalar(select(Player).where(Player.token_hash == hash_token(token)))
         return PlayerInfo.of(row) if row is not None else None
+
+    async def revoke_all(self, player_id: str) -> str:
+        """Replace the player's token: every copy of the old one stops working at once.
+
+        Returns the new token (the only time it exists)."""
+        token = new_token()
+        async with self._db.transaction() as session:
+            await session.execute(
+                update(Player).where(Player.id == player_id).values(token_hash=hash_token(token))
+            )
+        log.info("tokens_revoked", extra={"player_id": player_id})
+        return token
 
     async def get(self, player_id: str) -> PlayerInfo | None:
         """A player by id, or None."""

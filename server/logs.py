@@ -6,7 +6,8 @@ Log with a short event name as the message and the details as ``extra``::
 
 :func:`configure_logging` (called by the CLI, never on import) installs one
 handler on the root logger that writes either one JSON object per line or
-``key=value`` text.
+``key=value`` text, with the values of ``code`` and ``token`` query parameters
+redacted (:mod:`server.logsecrets`).
 
 >>> import logging
 >>> record = logging.LogRecord("remi", logging.INFO, __file__, 1, "seat_taken", None, None)
@@ -26,6 +27,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
+from server.logsecrets import RedactSecrets
 from server.settings import Settings
 
 # Attributes every LogRecord has; anything else was passed through ``extra``.
@@ -87,6 +89,7 @@ def configure_logging(settings: Settings) -> None:
     """Send every log record to stderr in the configured format and level."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if settings.log_format == "json" else KeyValueFormatter())
+    handler.addFilter(RedactSecrets())  # no ?code= or ?token= value from any logger
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)

@@ -3,9 +3,10 @@
 Every instance publishes the public rooms whose seats or status changed (created,
 seated, started, finished) on the ``lobby`` topic of the bus (:mod:`server.bus`);
 ``GET /api/lobby/events`` streams them, so a lobby refreshes when something
-changes on any instance instead of polling. A message only names the room and its status: the client
-refetches the lobby, whose answer is filtered for it. Private rooms are never
-announced.
+changes on any instance instead of polling. A message only names the room and its
+status: the client refetches the lobby, whose answer is filtered for it. Private rooms
+are never announced. When the bus lost Redis and subscribed again, the stream sends
+``{"event": "resync"}``: changes may have been missed, refetch.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
 from server.api.deps import ServicesDep
+from server.bus import RESUBSCRIBED
 from server.rooms.service import RoomEvents, RoomView
 from server.services import Services
 
 log = logging.getLogger(__name__)
 
 LOBBY_TOPIC = "lobby"
+RESYNC = {"event": "resync"}
 KEEPALIVE_SECONDS = 15.0
 
 router = APIRouter(prefix="/api/lobby", tags=["rooms"])
@@ -70,8 +73,9 @@ class LobbyPublisher:
 )
 async def lobby_events(request: Request, services: ServicesDep) -> StreamingResponse:
     """``data: {"event", "room", "status", "free_seats"}`` per change (``event``:
-    ``changed``, ``started`` or ``finished``); a comment line
-    every 15 s keeps proxies from closing the stream."""
+    ``changed``, ``started`` or ``finished``); ``data: {"event": "resync"}`` after the
+    bus reconnected to Redis (refetch the lobby); a comment line every 15 s keeps proxies
+    from closing the stream."""
 
     async def stream() -> AsyncIterator[str]:
         async with services.bus.subscribe(LOBBY_TOPIC) as sub:
@@ -82,6 +86,8 @@ async def lobby_events(request: Request, services: ServicesDep) -> StreamingResp
                 except TimeoutError:
                     yield ": keep-alive\n\n"
                     continue
+                if message == RESUBSCRIBED:
+                    message = RESYNC
                 yield f"data: {json.dumps(message)}\n\n"
 
     return StreamingResponse(stream(), media_type="text/event-stream",

@@ -115,6 +115,18 @@ async def close_session(response: Response, services: ServicesDep) -> None:
     )
 
 
+@router.post("/session/revoke-all")
+async def revoke_all_sessions(
+    player: CurrentPlayer, response: Response, services: ServicesDep
+) -> PlayerCreated:
+    """Sign out everywhere: the player's token is replaced, so every device holding it
+    is signed out; the new token comes back once and as this device's cookie."""
+    services.limits.per_player("session", player.id)
+    token = await services.identity.revoke_all(player.id)
+    _set_cookie(response, services.settings, token)
+    return PlayerCreated(player=PlayerOut.of(player), token=token)
+
+
 @router.get("/players/{player_id}/matches")
 async def player_matches(
     player_id: Annotated[str, Path(min_length=1, max_length=ID_MAX, pattern=ID_PATTERN)],

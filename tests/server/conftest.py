@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
-from collections.abc import AsyncIterator
+import shutil
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from redis.asyncio import Redis
+from redisproc import RedisProcess, redis_process
 
 from server.app import create_app
 from server.settings import Settings
@@ -116,6 +118,15 @@ async def redis_url(redis_problem: str | None) -> str:
     if redis_problem is not None:
         _unavailable("Redis", redis_problem)
     return REDIS_URL
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[RedisProcess]:
+    """A redis-server of this test's own on a free port, which it may restart."""
+    if shutil.which("redis-server") is None:
+        _unavailable("redis-server", "not installed")
+    with redis_process(tmp_path) as proc:
+        yield proc
 
 
 @pytest.fixture

@@ -8,8 +8,19 @@ from collections.abc import AsyncIterator
 
 import pytest
 from redis.asyncio import Redis
+from redisproc import RedisProcess
 
-from server.bus import Bus, InProcessBus, RedisBus, Subscription, make_bus
+from server.bus import (
+    RESUBSCRIBED,
+    Backoff,
+    Bus,
+    InProcessBus,
+    RedisBus,
+    Subscription,
+    make_bus,
+)
+
+FAST_BACKOFF = Backoff(base=0.05, cap=0.5)
 
 REDIS_URL = os.environ.get("REMI_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
@@ -76,3 +87,75 @@ async def test_make_bus_picks_redis_only_when_configured(redis_url: str) -> None
         assert isinstance(make_bus(client), RedisBus)
     finally:
         await client.aclose()
+
+
+# Redis loss: a redis-server of the test's own (tests/server/redisproc.py), killed and
+# started again on the same port; the shared Redis is never touched.
+
+
+async def _until_resubscribed(sub: Subscription, timeout: float = 10) -> None:
+    """Wait for the marker a subscription receives once it is subscribed again."""
+    async with asyncio.timeout(timeout):
+        while (await sub.get()) != RESUBSCRIBED:
+            pass
+
+
+async def test_a_subscription_survives_a_redis_restart(own_redis: RedisProcess) -> None:
+    client = Redis.from_url(own_redis.url)
+    bus = RedisBus(client, backoff=FAST_BACKOFF)
+    try:
+        async with bus.subscribe("lobby") as sub:
+            await asyncio.sleep(0.05)
+            await bus.publish("lobby", {"n": 1})
+            assert await _next(sub) == {"n": 1}
+            own_redis.restart()
+            await _until_resubscribed(sub)
+            await bus.publish("lobby", {"n": 2})
+            assert await _next(sub) == {"n": 2}
+    finally:
+        await client.aclose()
+
+
+async def test_a_subscription_keeps_retrying_while_redis_is_down(
+    own_redis: RedisProcess,
+) -> None:
+    client = Redis.from_url(own_redis.url)
+    bus = RedisBus(client, backoff=FAST_BACKOFF)
+    try:
+        async with bus.subscribe("lobby") as sub:
+            await asyncio.sleep(0.05)
+            own_redis.stop()
+            await asyncio.sleep(1.0)  # several failed attempts, none of them fatal
+            own_redis.start()
+            await _until_resubscribed(sub)
+            await bus.publish("lobby", {"n": 3})
+            assert await _next(sub) == {"n": 3}
+    finally:
+        await client.aclose()
+
+
+async def test_the_first_publish_after_a_redis_restart_is_delivered(
+    own_redis: RedisProcess,
+) -> None:
+    publisher = Redis.from_url(own_redis.url)
+    listener = Redis.from_url(own_redis.url)
+    try:
+        await RedisBus(publisher).publish("lobby", {"warm": True})  # a pooled connection
+        own_redis.restart()
+        async with RedisBus(listener).subscribe("lobby") as sub:
+            await asyncio.sleep(0.05)
+            await RedisBus(publisher).publish("lobby", {"n": 1})  # on the stale connection
+            assert await _next(sub) == {"n": 1}
+    finally:
+        await publisher.aclose()
+        await listener.aclose()
+
+
+def test_the_reconnect_delays_grow_to_the_cap_with_jitter() -> None:
+    backoff = Backoff(base=0.1, cap=2.0)
+    for attempt in range(12):
+        whole = min(2.0, 0.1 * 2**attempt)
+        draws = [backoff.delay(attempt) for _ in range(200)]
+        assert all(whole / 2 <= d <= whole for d in draws)
+        assert len(set(draws)) > 100  # spread out, not one instant for every instance
+    assert backoff.delay(10_000) <= 2.0

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from conftest import base_settings
+from redisproc import RedisProcess
 from wsharness import Server, running_server
 
 from server.rooms.service import RoomView
@@ -153,3 +154,18 @@ async def test_a_room_on_one_instance_reaches_a_lobby_on_another_through_redis(
             if message["room"] == room:
                 break
         assert message["status"] == "waiting"
+
+
+async def test_a_lobby_stream_open_across_a_redis_restart_receives_later_events(
+    tmp_path: Path, own_redis: RedisProcess
+) -> None:
+    settings = base_settings(data_dir=tmp_path, database_url="", redis_url=own_redis.url)
+    async with running_server(settings) as server, lobby_stream(server) as events:
+        _, token = await server.player("Ana")
+        before = await server.room(token, variant="remi45", seats=2)
+        assert (await asyncio.wait_for(events.get(), 5))["room"] == before
+        own_redis.restart()  # the stream's subscription and the publisher's connection drop
+        assert await asyncio.wait_for(events.get(), 10) == {"event": "resync"}
+        after = await server.room(token, variant="remi45", seats=2)  # the first publish
+        message = await asyncio.wait_for(events.get(), 5)
+        assert (message["room"], message["event"]) == (after, "changed")

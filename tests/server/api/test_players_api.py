@@ -133,3 +133,27 @@ async def test_cookie_settings_are_applied(settings: Settings) -> None:
             assert "secure" in cookie
             assert "samesite=strict" in cookie
             assert (await c.get("/api/me")).status_code == 200
+
+
+async def test_sign_out_everywhere_revokes_every_copy_of_the_token(
+    client: httpx.AsyncClient,
+) -> None:
+    created = await client.post("/api/players", json={"display_name": "Ana"})
+    old = created.json()["token"]
+    client.cookies.clear()
+    other_device = {"Authorization": f"Bearer {old}"}  # the same token, on another device
+    assert (await client.get("/api/me", headers=other_device)).status_code == 200
+    revoked = await client.post("/api/session/revoke-all", headers=other_device)
+    assert revoked.status_code == 200, revoked.text
+    new = revoked.json()["token"]
+    assert new != old
+    assert revoked.headers["set-cookie"].startswith(f"remi_token={new};")
+    client.cookies.clear()
+    gone = await client.get("/api/me", headers=other_device)
+    assert (gone.status_code, gone.json()["code"]) == (401, "invalid_token")
+    reopened = await client.post("/api/session", json={"token": old})
+    assert (reopened.status_code, reopened.json()["code"]) == (401, "invalid_token")
+    client.cookies.clear()
+    me = await client.get("/api/me", headers={"Authorization": f"Bearer {new}"})
+    assert me.json()["id"] == created.json()["player"]["id"]
+    assert (await client.post("/api/session/revoke-all")).status_code == 401
