@@ -8,25 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from wsharness import Client, Server, running_server, simple_move
+from wsharness import Client, running_server, simple_move, two_player_room
 
 from server.rooms.replies import RESULT_CACHE
 from server.settings import Settings
-
-
-async def _two_player_room(srv: Server) -> tuple[str, Client, Client, str, str]:
-    _, ana = await srv.player("Ana")
-    _, bob = await srv.player("Bob")
-    room = await srv.room(ana, variant="remi", seats=2, turn_seconds=60)
-    await srv.sit(bob, room, 1)
-    a = await srv.client(ana, room)
-    b = await srv.client(bob, room)
-    await a.hello()
-    await b.hello()
-    await srv.start(ana, room)
-    for c in (a, b):
-        await c.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "round_start")
-    return room, a, b, ana, bob
 
 
 async def _answer(c: Client, msg: dict[str, Any]) -> dict[str, Any]:
@@ -40,7 +25,7 @@ async def _answer(c: Client, msg: dict[str, Any]) -> dict[str, Any]:
 
 async def test_a_resend_after_64_later_messages_gets_the_original_ack(settings: Settings) -> None:
     async with running_server(settings) as srv:
-        _room, a, b, _, _ = await _two_player_room(srv)
+        _room, a, b, _, _ = await two_player_room(srv)
         assert a.view is not None and a.version is not None
         move = {
             "type": "action",

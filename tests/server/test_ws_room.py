@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import base_settings
-from wsharness import FAST, Client, Server, play_until, running_server, simple_move
+from wsharness import FAST, Client, Server, play_until, running_server, simple_move, two_player_room
 
 from server.settings import Settings
 
@@ -24,27 +24,12 @@ async def srv(sqlite_settings: Settings) -> AsyncIterator[Server]:
         yield server
 
 
-async def _two_player_room(srv: Server, **settings: object) -> tuple[str, Client, Client, str, str]:
-    _, ana = await srv.player("Ana")
-    _, bob = await srv.player("Bob")
-    room = await srv.room(ana, **{"variant": "remi", "seats": 2, "turn_seconds": 60, **settings})
-    await srv.sit(bob, room, 1)
-    a = await srv.client(ana, room)
-    b = await srv.client(bob, room)
-    await a.hello()
-    await b.hello()
-    await srv.start(ana, room)
-    for c in (a, b):
-        await c.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "round_start")
-    return room, a, b, ana, bob
-
-
 def _events(c: Client, do: str) -> list[dict[str, object]]:
     return [m for m in c.frames if m["type"] == "event" and m["event"].get("do") == do]
 
 
 async def test_resend_is_answered_from_cache_and_never_applied_twice(srv: Server) -> None:
-    _room, a, b, _, _ = await _two_player_room(srv)
+    _room, a, b, _, _ = await two_player_room(srv)
     assert a.view is not None and a.view["turn"] == 0 and a.view["phase"] == "build"
     tile = simple_move(a.view)["tile"]
     msg = {
@@ -78,7 +63,7 @@ async def test_resend_is_answered_from_cache_and_never_applied_twice(srv: Server
 
 
 async def test_stale_base_version_is_refused(srv: Server) -> None:
-    _room, a, b, _, _ = await _two_player_room(srv)
+    _room, a, b, _, _ = await two_player_room(srv)
     assert a.version is not None
     stale = await a.act({"do": "discard", "tile": a.view["hand"][0]}, base=a.version - 1)  # type: ignore[index]
     assert stale["type"] == "error" and stale["code"] == "stale_version"
@@ -92,7 +77,7 @@ async def test_stale_base_version_is_refused(srv: Server) -> None:
 
 
 async def test_reconnect_replays_missed_events_or_sends_a_snapshot(srv: Server) -> None:
-    room, a, b, ana, _ = await _two_player_room(srv)
+    room, a, b, ana, _ = await two_player_room(srv)
     await a.act(simple_move(a.view))  # type: ignore[arg-type]
     held = a.version
     await a.close()
@@ -129,7 +114,7 @@ async def test_timeout_bot_unresponsive_and_return(sqlite_settings: Settings) ->
     config = {**FAST, "turn_time_scale": 0.02, "idle_actor_seconds": 1}  # 15 s turns: 0.3 s
     settings = sqlite_settings.model_copy(update={"rate_limit_messages": 100_000})
     async with running_server(settings, config) as srv:
-        _room, a, b, _, _ = await _two_player_room(srv, turn_seconds=15)
+        _room, a, b, _, _ = await two_player_room(srv, turn_seconds=15)
         assert a.deadline is not None
         stop = asyncio.Event()
         bob = asyncio.create_task(play_until(b, stop.is_set, timeout=30))
@@ -186,7 +171,7 @@ async def test_leave_and_take_back_mid_turn_from_another_device(
 ) -> None:
     config = {**FAST, "bot_delay_seconds": 0.6, "idle_actor_seconds": 1}
     async with running_server(sqlite_settings, config) as srv:
-        room, a, b, _, bob = await _two_player_room(srv)
+        room, a, b, _, bob = await two_player_room(srv)
         await a.act(simple_move(a.view))  # type: ignore[arg-type]
         # Bob arranges his rack, then leaves (back arrow) at the start of his turn.
         await b.wait(lambda m: b.my_turn())
@@ -222,7 +207,7 @@ async def test_leave_and_take_back_mid_turn_from_another_device(
 
 
 async def test_rack_keeps_every_slot_when_the_bot_plays_for_an_away_seat(srv: Server) -> None:
-    room, a, b, _, bob = await _two_player_room(srv)
+    room, a, b, _, bob = await two_player_room(srv)
     await a.act(simple_move(a.view))  # type: ignore[arg-type]
     await b.wait(lambda m: b.my_turn())
     hand = list(b.view["hand"])  # type: ignore[index]
@@ -265,7 +250,7 @@ async def test_rack_keeps_every_slot_when_the_bot_plays_for_an_away_seat(srv: Se
 
 
 async def test_spectator_sees_no_hand(srv: Server) -> None:
-    room, a, b, _, _ = await _two_player_room(srv)
+    room, a, b, _, _ = await two_player_room(srv)
     _, eve = await srv.player("Eve")
     s = await srv.client(eve, room)
     snap = await s.hello()
@@ -281,7 +266,7 @@ async def test_spectator_sees_no_hand(srv: Server) -> None:
 
 
 async def test_query_answers_from_the_seat_view(srv: Server) -> None:
-    _room, a, _b, _, _ = await _two_player_room(srv)
+    _room, a, _b, _, _ = await two_player_room(srv)
     hand = a.view["hand"]  # type: ignore[index]
     await a.send({"type": "query", "seq": 1, "query": "formations", "formations": [hand[:3]]})
     res = await a.wait(lambda m: m["type"] == "query_result")
@@ -323,7 +308,7 @@ async def test_empty_room_ends_after_grace_with_scores(tmp_path: Path) -> None:
 async def test_the_event_that_starts_a_turn_carries_its_deadline(srv: Server) -> None:
     """Issue 18.1: the next turn's clock starts before the move's event is made, so the
     discard that passes the turn shows the new turn's deadline (the one a snapshot shows)."""
-    room, a, b, ana, _ = await _two_player_room(srv)
+    room, a, b, ana, _ = await two_player_room(srv)
     start = _events(a, "round_start")[-1]
     await asyncio.sleep(0.3)  # the next turn starts measurably later than the round
     reply = await a.act(simple_move(a.view))  # type: ignore[arg-type]
@@ -351,7 +336,7 @@ async def test_saving_the_rack_is_not_acting(sqlite_settings: Settings) -> None:
     config = {**FAST, "turn_time_scale": 0.02, "idle_actor_seconds": 1}  # 15 s turns: 0.3 s
     settings = sqlite_settings.model_copy(update={"rate_limit_messages": 100_000})
     async with running_server(settings, config) as srv:
-        _room, a, b, _, _ = await _two_player_room(srv, turn_seconds=15)
+        _room, a, b, _, _ = await two_player_room(srv, turn_seconds=15)
         stop = asyncio.Event()
         bob = asyncio.create_task(play_until(b, stop.is_set, timeout=30))
         p = await a.wait(

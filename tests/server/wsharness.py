@@ -298,6 +298,24 @@ class Client:
                 await asyncio.wait_for(self._task, 5)
 
 
+async def two_player_room(srv: Server, **settings: object) -> tuple[str, Client, Client, str, str]:
+    """A started ``remi`` room of two players, Ana (seat 0) and Bob, both said ``hello``
+    and got the round's start (``settings``: the room's, over these); the room's id, the
+    two clients and their tokens."""
+    _, ana = await srv.player("Ana")
+    _, bob = await srv.player("Bob")
+    room = await srv.room(ana, **{"variant": "remi", "seats": 2, "turn_seconds": 60, **settings})
+    await srv.sit(bob, room, 1)
+    a = await srv.client(ana, room)
+    b = await srv.client(bob, room)
+    await a.hello()
+    await b.hello()
+    await srv.start(ana, room)
+    for c in (a, b):
+        await c.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "round_start")
+    return room, a, b, ana, bob
+
+
 def simple_move(view: dict[str, Any]) -> dict[str, Any]:
     """Draw, then discard the newest non-joker tile."""
     if view["phase"] == "take":
