@@ -23,6 +23,7 @@ from starlette.types import Receive, Scope, Send
 
 from server.api import health, lobby_events, players, rooms, variants
 from server.api.errors import install_error_handlers
+from server.api.headers import SecurityHeaders
 from server.api.limits import BodyLimit
 from server.api.lobby_events import LobbyPublisher
 from server.bus import RedisBus
@@ -102,6 +103,9 @@ def create_app(
         allow_methods=["GET", "POST", "DELETE"],
         allow_headers=["Authorization", "Content-Type"],
     )
+    docs = [app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url]
+    # outermost: every answer (the page, static files, the API, a 413, a preflight) has them
+    app.add_middleware(SecurityHeaders, docs_paths=[p for p in docs if p])
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(players.router)

@@ -33,6 +33,19 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return el;
 }
 
+/** A player's display name on the page: its own text node (never markup) in a `<bdi>`, so
+ * a right-to-left name does not reorder the words around it, wrapping anywhere (CSS
+ * `.name`) so that one long word does not widen its box. `cls` adds classes; `titled` also
+ * gives it the name as a tooltip (where the box cuts it short with an ellipsis). */
+export function nameEl(name: string, cls = "", titled = false): HTMLElement {
+  return h("bdi", { class: cls ? `name ${cls}` : "name", title: titled ? name : null }, name);
+}
+
+/** Several names, each a {@link nameEl}, comma-separated. */
+export function namesEl(names: string[]): Child[] {
+  return names.flatMap((n, i) => (i ? [", ", nameEl(n)] : [nameEl(n)]));
+}
+
 export function append(el: Node, children: Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;

@@ -438,6 +438,24 @@ export function t(key: string, params: Record<string, string | number> = {}): st
   );
 }
 
+/** `t` with parameters that are not text (a name's element): the translation as its
+ * pieces, each parameter in its place, for an element builder to append. */
+export function tParts<T>(key: string, params: Record<string, string | number | T>): (string | T)[] {
+  const dict = lang === "ro" ? ro : en;
+  const text = dict[key] ?? en[key] ?? ro[key] ?? key;
+  const out: (string | T)[] = [];
+  let last = 0;
+  for (const m of text.matchAll(/\{(\w+)\}/g)) {
+    if (!(m[1] in params)) continue;
+    out.push(text.slice(last, m.index));
+    const v = params[m[1]];
+    out.push(typeof v === "number" ? String(v) : v);
+    last = m.index! + m[0].length;
+  }
+  out.push(text.slice(last));
+  return out.filter((x) => x !== "");
+}
+
 /** The server's reason for a refusal, in the chosen language.
  * Romanian uses our translation of the code (the server writes English); English shows
  * the server's own message, which names the exact reason. */

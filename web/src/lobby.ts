@@ -1,7 +1,7 @@
 import * as api from "./api";
 import { loadCatalogue, variantFacts, variantName, variants } from "./catalogue";
-import { clear, h, toast } from "./dom";
-import { reason, t } from "./i18n";
+import { clear, h, nameEl, toast } from "./dom";
+import { reason, t, tParts } from "./i18n";
 import type { App } from "./main";
 
 const TURN_TIMES = [15, 30, 60, 120];
@@ -101,7 +101,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
   }
 
   function welcome(): HTMLElement {
-    return h("p", { class: "hello", "data-testid": "hello" }, t("lobby.hello", { name: app.player!.display_name }));
+    return h("p", { class: "hello", "data-testid": "hello" }, tParts("lobby.hello", { name: nameEl(app.player!.display_name) }));
   }
 
   function practiceBox(): HTMLElement {
@@ -195,7 +195,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
               "li",
               { class: "room-item" },
               h("span", { class: "room-name" }, variantName(r.settings.variant)),
-              h("span", { class: "muted" }, t("lobby.room.by", { name: r.owner.display_name })),
+              h("span", { class: "muted" }, tParts("lobby.room.by", { name: nameEl(r.owner.display_name) })),
               h("span", { class: "muted" }, t("lobby.room.seats", { taken, seats: r.seats.length })),
               h("span", { class: "muted" }, endText(r.settings.end)),
               h(

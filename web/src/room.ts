@@ -4,8 +4,8 @@
 import * as api from "./api";
 import { loadCatalogue, variantFacts, variantName } from "./catalogue";
 import { RoomConnection, type ServerError } from "./conn";
-import { clear, h, toast } from "./dom";
-import { reason, t } from "./i18n";
+import { clear, h, nameEl, namesEl, toast } from "./dom";
+import { reason, t, tParts } from "./i18n";
 import { endText, showApiError } from "./lobby";
 import type { App } from "./main";
 import type { GameAction, ServerMessage } from "./protocol.gen";
@@ -188,7 +188,7 @@ export class RoomPage {
     const seats = h("ol", { class: "wait-seats" });
     for (const s of room.seats) {
       let who: (string | HTMLElement)[];
-      if (s.player) who = [s.player.display_name, s.player.id === me ? ` (${t("room.seat.you")})` : ""];
+      if (s.player) who = [nameEl(s.player.display_name), s.player.id === me ? ` (${t("room.seat.you")})` : ""];
       else if (s.bot_level) who = [t("room.seat.bot", { level: t(`settings.bot.${s.bot_level}`) })];
       else
         who = [
@@ -372,7 +372,7 @@ export class RoomPage {
     const s = this.state.scores;
     const n = this.state.view?.players ?? this.state.seats.length ?? 0;
     const name = (i: number) => this.table?.seatName(i) ?? t("room.seat", { n: i + 1 });
-    const head = h("tr", null, h("th", { scope: "col" }, t("scores.round")), Array.from({ length: n }, (_, i) => h("th", { scope: "col" }, name(i))));
+    const head = h("tr", null, h("th", { scope: "col" }, t("scores.round")), Array.from({ length: n }, (_, i) => h("th", { scope: "col" }, nameEl(name(i)))));
     const body = h("tbody");
     (s?.rounds ?? []).forEach((line, k) => {
       body.append(h("tr", { "data-testid": `scores-round-${k + 1}` }, h("th", { scope: "row" }, String(k + 1)), line.map((x) => h("td", { class: (x ?? 0) < 0 ? "neg" : "pos" }, x === null ? "—" : x > 0 ? `+${x}` : String(x)))));
@@ -391,7 +391,7 @@ export class RoomPage {
         h("h2", null, t("scores.title")),
         s && s.rounds.length ? null : h("p", { class: "muted" }, t("scores.none")),
         h("div", { class: "scroll-x" }, h("table", { class: "score-table" }, h("thead", null, head), body, foot)),
-        s?.over && s.winners.length ? h("p", { class: "winners", "data-testid": "winners" }, t("scores.winners", { names: s.winners.map(name).join(", ") })) : null,
+        s?.over && s.winners.length ? h("p", { class: "winners", "data-testid": "winners" }, tParts("scores.winners", { names: h("span", null, namesEl(s.winners.map(name))) })) : null,
         h("div", { class: "row end" }, h("button", { type: "button", class: "primary", "data-testid": "scores-close", onclick: close }, t("common.close"))),
       ),
     );

@@ -5,9 +5,9 @@
 // turns into the reducer's events.
 
 import { variantName } from "../catalogue";
-import { clear, h } from "../dom";
+import { clear, h, nameEl, namesEl } from "../dom";
 import { faceOf } from "../faces";
-import { getLang, reason, t } from "../i18n";
+import { getLang, reason, t, tParts } from "../i18n";
 import type { VariantFacts } from "../protocol.gen";
 import { sortSymbols, tileEl, tileShort, type Faces } from "../tiles";
 import type { OpeningLock, SeatView } from "../types";
@@ -24,6 +24,16 @@ export function seatName(s: TableState, seat: number): string {
   if (meta?.name) return meta.name;
   if (meta?.is_bot) return `${t("table.bot")} ${seat + 1}`;
   return t("room.seat", { n: seat + 1 });
+}
+
+/** The seat's name as an element: the player's name isolated (a `<bdi>`, dom.ts `nameEl`),
+ * with "(you)" after it outside the isolation on this player's own seat; `cls` and
+ * `titled` as for `nameEl` (on the whole). */
+export function seatNameEl(s: TableState, seat: number, cls = "", titled = false): HTMLElement {
+  const meta = s.room.seats.find((x) => x.seat === seat);
+  if (seat !== (s.room.view?.seat ?? null) || !meta?.name) return nameEl(seatName(s, seat), cls, titled);
+  const full = seatName(s, seat);
+  return h("span", { class: cls || null, title: titled ? full : null }, nameEl(meta.name), ` (${t("table.you")})`);
 }
 
 function ownerInitial(s: TableState, seat: number): string {
@@ -70,13 +80,13 @@ function layText(s: TableState, variant: VariantFacts): { enabled: boolean; labe
   return { enabled: lay.enabled, label: s.room.view?.over ? t("table.lay") : label, reason: why[lay.block] };
 }
 
-function statusText(s: TableState, v: SeatView, variant: VariantFacts): string {
-  if (v.over) return t("summary.title");
-  if (v.seat === null || !myTurn(s)) return t("table.turn.other", { name: seatName(s, v.turn) });
+function statusText(s: TableState, v: SeatView, variant: VariantFacts): (string | HTMLElement)[] {
+  if (v.over) return [t("summary.title")];
+  if (v.seat === null || !myTurn(s)) return tParts("table.turn.other", { name: seatNameEl(s, v.turn) });
   const mine = v.seats[v.seat];
   let phase = v.phase === "take" ? (takesRow(variant) ? t("table.phase.take") : t("table.phase.takeDiscard")) : t("table.phase.build");
   if (variant.first_turn_restricted && mine?.first_turn) phase = t("table.phase.first");
-  return `${t("table.turn.you")}: ${phase}`;
+  return [`${t("table.turn.you")}: ${phase}`];
 }
 
 /** The hint line's text while a row preview is shown. */
@@ -200,7 +210,7 @@ export class TableView {
         h(
           "li",
           { class: `seat${turn ? " turn" : ""}${seat === me ? " mine" : ""}`, "data-seat": seat, "data-testid": `seat-${seat}`, "aria-current": turn ? "true" : null },
-          h("div", { class: "seat-name" }, h("span", { class: `owner-dot owner${seat}`, "aria-hidden": "true" }, ownerInitial(s, seat)), h("span", { class: "nm" }, seatName(s, seat))),
+          h("div", { class: "seat-name" }, h("span", { class: `owner-dot owner${seat}`, "aria-hidden": "true" }, ownerInitial(s, seat)), seatNameEl(s, seat, "nm", true)),
           h(
             "div",
             { class: "seat-info" },
@@ -249,7 +259,7 @@ export class TableView {
       if (!taken && !s.atuOnRack) el.dataset.drag = "atu";
       el.setAttribute("type", "button");
       atuBox.append(el);
-      if (taken) atuBox.append(h("span", { class: "muted small" }, t("table.atu.taken", { name: seatName(s, v.atu_taken_by!) })));
+      if (taken) atuBox.append(h("span", { class: "muted small" }, tParts("table.atu.taken", { name: seatNameEl(s, v.atu_taken_by!) })));
     } else {
       atuBox.hidden = !variant.atu;
     }
@@ -471,7 +481,7 @@ export class TableView {
           "div",
           { class: "sum-head" },
           h("span", { class: `owner-dot owner${b.seat}` }, ownerInitial(s, b.seat)),
-          h("strong", null, seatName(s, b.seat)),
+          h("strong", null, seatNameEl(s, b.seat)),
           h("span", { class: "muted" }, note),
           h("span", { class: `sum-total ${b.total >= 0 ? "pos" : "neg"}` }, b.total > 0 ? `+${b.total}` : String(b.total)),
         ),
@@ -479,7 +489,7 @@ export class TableView {
         h("div", { class: "sum-hand" }, hand.length ? hand : h("span", { class: "muted" }, "—")),
       );
     });
-    const winners = s.room.matchOver && s.room.winners ? h("p", { class: "winners" }, t("scores.winners", { names: s.room.winners.map((x) => seatName(s, x)).join(", ") })) : null;
+    const winners = s.room.matchOver && s.room.winners ? h("p", { class: "winners" }, tParts("scores.winners", { names: h("span", null, namesEl(s.room.winners.map((x) => seatName(s, x)))) })) : null;
     return h(
       "div",
       { class: "modal-back", "data-act": "summary-close" },
@@ -487,7 +497,7 @@ export class TableView {
         "div",
         { class: "modal", role: "dialog", "aria-modal": "true", "aria-label": title, "data-testid": "summary" },
         h("h2", null, title),
-        h("p", null, res.out !== null ? t("summary.out", { name: seatName(s, res.out) }) : t("summary.stock")),
+        h("p", null, res.out !== null ? tParts("summary.out", { name: seatNameEl(s, res.out) }) : t("summary.stock")),
         winners,
         h("ol", { class: "sum-list" }, rows),
         h(
