@@ -22,7 +22,12 @@ of its writes, so no write of a batch depends on another one of it.
 
 A batch that fails is written again one write per transaction, so that only the
 faulty write fails (say an ``IntegrityError`` for a ``seq`` already taken) and
-the others are committed.
+the others are committed. A write whose outcome is unknown (the connection was lost
+with the commit's answer: the commit may have reached the database) is never
+answered as failed: it is written again until the database answers, and a copy
+found committed with the same values counts as the write (``Journal._write_one``).
+So the room waits for the truth, its state stays the log's, and a move is in the
+log once.
 
 The round writes have :class:`~server.storage.gamelog.GameLog`'s meaning:
 :meth:`Journal.begin_round` returns the new round's id; :meth:`Journal.finish_round`
@@ -48,6 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from sqlalchemy import Connection, Table, bindparam, insert, select, update
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.storage.database import Database
@@ -68,6 +74,11 @@ _SET_RACK = (
 )
 _INSERT_ROUND = insert(_ROUNDS).returning(_ROUNDS.c.id)
 _INSERT_SCORE = insert(_SCORES)
+
+
+_RETRY_FIRST = 0.05
+_RETRY_MOST = 2.0
+"""Seconds between the attempts at a write whose outcome is unknown: doubling, at most."""
 
 
 class JournalStopped(RuntimeError):
@@ -244,19 +255,44 @@ class Journal:
         try:
             await conn.write(batch)
         except Exception as exc:
-            if len(batch) == 1:
+            if len(batch) == 1 and not _uncertain(exc):
                 _fail(batch[0].done, exc)
                 return
             log.warning("journal_batch_failed", extra={"size": len(batch), "error": repr(exc)})
             for w in batch:
-                try:
-                    await conn.write([w])
-                except Exception as one:
-                    _fail(w.done, one)
-                else:
-                    self._committed([w])
+                await self._write_one(conn, w)
             return
         self._committed(batch)
+
+    async def _write_one(self, conn: _Connection, w: _Write) -> None:
+        """The write in a transaction of its own, its outcome certain before it is answered.
+
+        A write whose transaction's fate is unknown (the connection was lost with the
+        commit's answer) is written again until the database answers: a copy already
+        committed then refuses it (a duplicate key) and is found with the same values
+        (:func:`_made_already`), so the write is answered as made, and never twice."""
+        delay = _RETRY_FIRST
+        while True:
+            try:
+                await conn.write([w])
+            except Exception as exc:
+                if _uncertain(exc) and self._state == "running":
+                    log.warning("journal_write_uncertain", extra={"error": repr(exc)})
+                    await asyncio.sleep(delay)
+                    delay = min(2 * delay, _RETRY_MOST)
+                    continue
+                if _uncertain(exc):
+                    _fail(
+                        w.done,
+                        JournalStopped("the journal stopped during the write: it may be made"),
+                    )
+                elif await conn.made_already(w):
+                    self._committed([w])
+                else:
+                    _fail(w.done, exc)
+                return
+            self._committed([w])
+            return
 
     def _committed(self, batch: list[_Write]) -> None:
         self.commits += 1
@@ -313,6 +349,20 @@ class _Connection:
                 await conn.close()
             raise
 
+    async def made_already(self, w: _Write) -> bool:
+        """Whether the write is in the database already (see :func:`_made_already`)."""
+        if self._thread is not None:
+            return await asyncio.get_running_loop().run_in_executor(
+                self._thread, self._sync_made_already, w
+            )
+        async with self._db.engine.connect() as conn:
+            return await conn.run_sync(_made_already, w)
+
+    def _sync_made_already(self, w: _Write) -> bool:
+        assert self._sync_engine is not None
+        with self._sync_engine.connect() as conn:
+            return _made_already(conn, w)
+
     def _sync_write(self, batch: list[_Write], abandoned: threading.Event) -> None:
         """SQLite, on the writer's thread: the batch in one transaction, rolled back
         if the writer stopped waiting for it (a stop that timed out, say while another
@@ -357,6 +407,44 @@ def _write(conn: Connection, batch: list[_Write]) -> None:
             w.result = conn.execute(_INSERT_ROUND, w.values).scalar_one()
         elif w.kind == "finish_round":
             _finish_round(conn, **w.values)
+
+
+def _made_already(conn: Connection, w: _Write) -> bool:
+    """Whether an action or a round is in the database with the write's values (a
+    transaction committed although its answer was lost); ``begin_round`` then gets the
+    round's id. Rack layouts and round finishes are the same written twice."""
+    v = w.values
+    if w.kind == "action":
+        row = conn.execute(
+            select(
+                _ACTIONS.c.seat, _ACTIONS.c.action, _ACTIONS.c.client_seq, _ACTIONS.c.source
+            ).where(_ACTIONS.c.round_id == v["round_id"], _ACTIONS.c.seq == v["seq"])
+        ).first()
+        return row is not None and tuple(row) == (
+            v["seat"],
+            v["action"],
+            v["client_seq"],
+            v["source"],
+        )
+    if w.kind == "begin_round":
+        found = conn.execute(
+            select(_ROUNDS.c.id, _ROUNDS.c.seed).where(
+                _ROUNDS.c.room_id == v["room_id"], _ROUNDS.c.number == v["number"]
+            )
+        ).first()
+        if found is None or found.seed != v["seed"]:
+            return False
+        w.result = found.id
+        return True
+    return False
+
+
+def _uncertain(exc: BaseException) -> bool:
+    """The write may or may not be committed: the connection to the database was lost
+    during it (the commit may have reached the database, its answer did not come back)."""
+    if isinstance(exc, DBAPIError):
+        return exc.connection_invalidated
+    return isinstance(exc, (OSError, TimeoutError))
 
 
 def _finish_round(

@@ -37,20 +37,20 @@ def _in_ci() -> bool:
     return os.environ.get("CI", "").lower() == "true"
 
 
-def _unavailable(what: str, why: str) -> None:
+def unavailable(what: str, why: str) -> None:
     message = f"{what} is not reachable: {why}"
     if _in_ci():
         pytest.fail(f"{message} (CI=true: this test is required)")
     pytest.skip(message)
 
 
-def _plain_pg_dsn() -> str:
+def plain_pg_dsn() -> str:
     return PG_URL.replace("postgresql+asyncpg://", "postgresql://", 1)
 
 
 async def _pg_probe() -> str | None:
     try:
-        conn = await asyncpg.connect(_plain_pg_dsn(), timeout=5)
+        conn = await asyncpg.connect(plain_pg_dsn(), timeout=5)
     except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
         return repr(exc)
     await conn.close()
@@ -102,10 +102,10 @@ async def settings(
         yield base_settings(data_dir=tmp_path, database_url="")
         return
     if postgres_problem is not None:
-        _unavailable("PostgreSQL", postgres_problem)
+        unavailable("PostgreSQL", postgres_problem)
     schema = f"t_{secrets.token_hex(6)}"
     yield base_settings(data_dir=tmp_path, database_url=PG_URL, database_schema=schema)
-    conn = await asyncpg.connect(_plain_pg_dsn(), timeout=5)
+    conn = await asyncpg.connect(plain_pg_dsn(), timeout=5)
     try:
         await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
     finally:
@@ -116,7 +116,7 @@ async def settings(
 async def redis_url(redis_problem: str | None) -> str:
     """A reachable Redis URL (skips locally, fails in CI, when there is none)."""
     if redis_problem is not None:
-        _unavailable("Redis", redis_problem)
+        unavailable("Redis", redis_problem)
     return REDIS_URL
 
 
@@ -124,7 +124,7 @@ async def redis_url(redis_problem: str | None) -> str:
 def own_redis(tmp_path: Path) -> Iterator[RedisProcess]:
     """A redis-server of this test's own on a free port, which it may restart."""
     if shutil.which("redis-server") is None:
-        _unavailable("redis-server", "not installed")
+        unavailable("redis-server", "not installed")
     with redis_process(tmp_path) as proc:
         yield proc
 

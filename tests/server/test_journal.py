@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import asyncpg
 import pytest
-from conftest import PG_URL
+from conftest import PG_URL, base_settings, plain_pg_dsn, unavailable
+from pgproxy import PgProxy
 from sqlalchemy import exc as sa_exc
-from sqlalchemy import func, select
+from sqlalchemy import func, make_url, select
 
 from server.identity import IdentityService
 from server.protocol.common import MAX_SEQ
@@ -45,21 +48,25 @@ class Env:
     round_id: int
 
 
+async def _env(db: Database, settings: Settings) -> Env:
+    await migrate(settings, db.engine)
+    owner, _ = await IdentityService(db).create_player("Owner")
+    rooms = RoomService(db, settings)
+    room = await rooms.create_room(
+        owner, RoomSettings(seats=2, fill_with_bots=True, variant="remi")
+    )
+    await rooms.start(room.id, owner)
+    gamelog = GameLog(db)
+    round_id = await gamelog.begin_round(room.id, 1, "remi", "seed", 0, {})
+    return Env(db, gamelog, room.id, round_id)
+
+
 @pytest.fixture
 async def env(settings: Settings) -> AsyncIterator[Env]:
     """A database (SQLite file or PostgreSQL schema) with a playing room and its first round."""
     db = Database(settings)
     try:
-        await migrate(settings, db.engine)
-        owner, _ = await IdentityService(db).create_player("Owner")
-        rooms = RoomService(db, settings)
-        room = await rooms.create_room(
-            owner, RoomSettings(seats=2, fill_with_bots=True, variant="remi")
-        )
-        await rooms.start(room.id, owner)
-        gamelog = GameLog(db)
-        round_id = await gamelog.begin_round(room.id, 1, "remi", "seed", 0, {})
-        yield Env(db, gamelog, room.id, round_id)
+        yield await _env(db, settings)
     finally:
         await db.dispose()
 
@@ -472,3 +479,54 @@ async def test_several_writers(env: Env) -> None:
     assert journal.writes == 100
     assert journal.commits >= 100 // 7
     assert [a[0] for a in await _actions(env)] == list(range(1, 101))
+
+
+@pytest.fixture
+async def proxied(
+    tmp_path: Path, postgres_problem: str | None
+) -> AsyncIterator[tuple[Env, PgProxy]]:
+    """A PostgreSQL schema reached through a :class:`PgProxy`, with a room and its round."""
+    if postgres_problem is not None:
+        unavailable("PostgreSQL", postgres_problem)
+    url = make_url(PG_URL)
+    proxy = PgProxy(url.host or "127.0.0.1", url.port or 5432)
+    await proxy.start()
+    schema = f"t_{secrets.token_hex(6)}"
+    through = url.set(port=proxy.port).render_as_string(hide_password=False)
+    settings = base_settings(data_dir=tmp_path, database_url=through, database_schema=schema)
+    db = Database(settings)
+    try:
+        yield await _env(db, settings), proxy
+    finally:
+        await db.dispose()
+        await proxy.stop()
+        conn = await asyncpg.connect(plain_pg_dsn(), timeout=5)
+        try:
+            await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        finally:
+            await conn.close()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("reached", [True, False], ids=["commit_reached", "commit_lost"])
+async def test_a_commit_whose_answer_is_lost_is_resolved_against_the_database(
+    proxied: tuple[Env, PgProxy], reached: bool
+) -> None:
+    """Issue 23 item 1: the connection drops after the COMMIT is sent, before its answer
+    (``reached``: PostgreSQL got it and committed; else it never got it and rolled back).
+    The write's outcome is found out from the database before anything else: the move
+    is answered as committed (its row there once either way), and the room goes on (the
+    next seq is free). Before, the move was answered as failed with its row committed,
+    and the room jammed on the duplicate seq."""
+    env, proxy = proxied
+    journal = Journal(env.db)
+    journal.start()
+    try:
+        await journal.append_action(env.round_id, 1, 0, ACTION, 1, "player")
+        proxy.cut_at_next_commit(after=reached)
+        await asyncio.wait_for(journal.append_action(env.round_id, 2, 1, ACTION, 2, "player"), 30)
+        assert proxy.cuts == 1
+        await journal.append_action(env.round_id, 3, 0, ACTION, 3, "player")
+    finally:
+        await journal.stop()
+    assert [row[0] for row in await _actions(env)] == [1, 2, 3]
