@@ -100,12 +100,10 @@ def test_a_host_header_unfit_for_the_policy_is_left_out() -> None:
     assert _directives(page_policy(b"[::1]:8000"))["connect-src"][1] == "ws://[::1]:8000"
 
 
-@pytest.mark.parametrize("page", ["web/index.html", "web/dist/index.html"])
-def test_the_client_page_has_no_inline_script_or_style(page: str) -> None:
-    path = ROOT / page
-    if not path.is_file():
-        pytest.skip(f"{page} is not built")
-    html = path.read_text(encoding="utf-8")
+def test_the_client_page_has_no_inline_script_or_style() -> None:
+    """The page's source (the suite runs before the client is built: the built page is
+    held to the policy by web/e2e/hostile.test.mjs, where any CSP violation fails)."""
+    html = (ROOT / "web/index.html").read_text(encoding="utf-8")
     scripts = re.findall(r"<script\b([^>]*)>(.*?)</script>", html, re.S | re.I)
     assert scripts, "the page loads its script"
     for attrs, body in scripts:
