@@ -7,16 +7,13 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from serverproc import start_server
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
@@ -60,48 +57,17 @@ def _alive(pids: set[int], group: int) -> set[int]:
     }
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def test_kill_9_of_the_server_leaves_no_worker_or_resource_tracker(tmp_path: Path) -> None:
-    port = _free_port()
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("REMI_")},
-        "REMI_DATA_DIR": str(tmp_path),
+    settings = {
         "REMI_LOG_FORMAT": "text",
         "REMI_BOT_SEARCHES": "process",
         "REMI_BOT_DELAY_SECONDS": "0",
         "REMI_RECONNECT_GRACE_SECONDS": "0",  # the seat of a player never connected: a bot's
         "REMI_ROUND_PAUSE_SECONDS": "0",
-        "PYTHONPATH": str(ROOT),
     }
-    log = (tmp_path / "server.log").open("wb")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # its own process group: what it starts is in it
-    )
+    server, base = start_server(tmp_path, settings, own_group=True)
     group = server.pid
     try:
-        base = f"http://127.0.0.1:{port}"
-        end = time.monotonic() + 60
-        while True:
-            assert server.poll() is None, (tmp_path / "server.log").read_text()
-            try:
-                httpx.get(f"{base}/healthz", timeout=1)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < end, "the server did not start"
-                time.sleep(0.1)
         with httpx.Client(base_url=base, timeout=10) as http:
             token = http.post("/api/players", json={"display_name": "Ana"}).json()["token"]
             auth = {"Authorization": f"Bearer {token}"}
@@ -128,4 +94,3 @@ def test_kill_9_of_the_server_leaves_no_worker_or_resource_tracker(tmp_path: Pat
         with contextlib.suppress(ProcessLookupError):
             os.killpg(group, signal.SIGKILL)
         server.wait(10)
-        log.close()
