@@ -121,6 +121,9 @@ class Journal:
         """Transactions committed by the writer tasks."""
         self.writes = 0
         """Writes committed by the writer tasks."""
+        self.uncertain = 0
+        """Attempts whose outcome was unknown (the connection lost during the write), each
+        written again until the database answered."""
 
     def start(self) -> None:
         """Start the writer task(s) on the running event loop (again after a stop)."""
@@ -277,6 +280,7 @@ class Journal:
                 await conn.write([w])
             except Exception as exc:
                 if _uncertain(exc) and self._state == "running":
+                    self.uncertain += 1
                     log.warning("journal_write_uncertain", extra={"error": repr(exc)})
                     await asyncio.sleep(delay)
                     delay = min(2 * delay, _RETRY_MOST)

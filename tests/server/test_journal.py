@@ -21,6 +21,7 @@ from typing import Any
 import asyncpg
 import pytest
 from conftest import PG_URL, base_settings, plain_pg_dsn, unavailable
+from pgcluster import PgCluster, cluster_problem
 from pgproxy import PgProxy
 from sqlalchemy import exc as sa_exc
 from sqlalchemy import func, make_url, select
@@ -530,3 +531,45 @@ async def test_a_commit_whose_answer_is_lost_is_resolved_against_the_database(
     finally:
         await journal.stop()
     assert [row[0] for row in await _actions(env)] == [1, 2, 3]
+
+
+@pytest.mark.postgres
+async def test_writes_go_on_across_an_immediate_stop_of_postgresql(tmp_path: Path) -> None:
+    """Issue 23 item 1, the database itself crashing: a private PostgreSQL cluster is
+    stopped with ``pg_ctl stop -m immediate`` while moves are being committed, and
+    started again a second later. Every move is answered as committed (none as failed,
+    none lost), each row is in the database exactly once and in order, and the journal
+    did meet writes whose outcome it had to find out again."""
+    problem = cluster_problem()
+    if problem is not None:
+        unavailable("a private PostgreSQL cluster", problem)
+    cluster = await asyncio.to_thread(PgCluster.create)
+    settings = base_settings(data_dir=tmp_path, database_url=cluster.url)
+    db = Database(settings)
+    journal = Journal(db)
+    try:
+        env = await _env(db, settings)
+        journal.start()
+        answered: list[int] = []
+
+        async def moves() -> None:
+            for s in range(1, 121):
+                await journal.append_action(env.round_id, s, s % 2, ACTION, s, "player")
+                answered.append(s)
+
+        mover = asyncio.create_task(moves())
+        while len(answered) < 30:
+            await asyncio.sleep(0.01)
+        await asyncio.to_thread(cluster.crash)
+        down_at = len(answered)
+        await asyncio.sleep(1.0)
+        assert len(answered) <= down_at + 1  # nothing was answered while it was down
+        await asyncio.to_thread(cluster.start)
+        await asyncio.wait_for(mover, 60)
+        assert answered == list(range(1, 121))
+        assert journal.uncertain >= 1
+        assert [row[0] for row in await _actions(env)] == list(range(1, 121))
+    finally:
+        await journal.stop()
+        await db.dispose()
+        await asyncio.to_thread(cluster.destroy)
