@@ -131,6 +131,13 @@ _SEATS_EXAMPLE: Any = [
 _SCORES_EXAMPLE: Any = {"rounds": [], "totals": [0, 0], "over": False, "winners": []}
 
 
+class RecentEvent(Model):
+    """One of the round's last events, as in the ``event`` frame that brought it."""
+
+    version: Version
+    event: dict[str, Any] = Field(description="What happened; see 'Events' below.")
+
+
 class Snapshot(Model):
     """The whole state this connection may see (§D): after ``hello`` when a replay is impossible."""
 
@@ -155,6 +162,12 @@ class Snapshot(Model):
                     "server_time": 1767225571.2,
                     "scores": _SCORES_EXAMPLE,
                     "last_seq": 11,
+                    "recent": [
+                        {
+                            "version": 1040,
+                            "event": {"seat": 1, "do": "discard", "tile": 77, "by": "bot"},
+                        }
+                    ],
                 }
             ]
         }
@@ -177,6 +190,12 @@ class Snapshot(Model):
     server_time: float = Field(description="The server's clock when sending, unix seconds.")
     scores: Scores
     last_seq: int | None = Field(description="The highest seq this player has used, if any.")
+    recent: list[RecentEvent] = Field(
+        default_factory=list,
+        description="The current round's last events (from its ``round_start`` on, at most "
+        "the server's ``snapshot_recent_events``), oldest first, each as this seat sees it "
+        "(RULES.md §D): for the move log of a client that missed them.",
+    )
 
 
 class EventMessage(Model):
