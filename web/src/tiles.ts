@@ -73,13 +73,15 @@ export function tileEl(faces: Faces, id: number, opts: TileOpts = {}): HTMLEleme
     el.classList.add("joker");
     if (opts.consumed) el.classList.add("consumed");
     if (stands) {
+      // The face it stands for, as large as a natural tile's, inside a joker's frame with
+      // its star in the corner; a set's joker shows the rank and each missing suit.
       el.classList.add("stands");
       const first = faceOf(stands[0]);
       const suits = stands.map((x) => faceOf(x).suit);
-      const stand = part(`sf ${cards(faces) ? "s" : "c"}${suits.length === 1 ? first.suit : "x"}${suits.length > 2 ? " many" : ""}`, "");
-      stand.append(part("sfr", rankText(faces, first.rank)));
-      for (const suit of suits) stand.append(part(`sfs ${cards(faces) ? "s" : "c"}${suit}`, symbol(faces, suit)));
-      el.append(part("rk jk", "★"), stand);
+      const pre = cards(faces) ? "s" : "c";
+      const st = part(`st${suits.length > 1 ? " many" : ""}`, "");
+      for (const suit of suits) st.append(part(`sfs ${pre}${suit}`, symbol(faces, suit)));
+      el.append(part(suits.length === 1 ? `rk sfs ${pre}${first.suit}` : "rk", rankText(faces, first.rank)), st, part("jk-mark", "★"));
     } else {
       el.append(part("rk jk", "★"), part("st jl", "JOKER"));
     }
