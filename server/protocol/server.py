@@ -59,6 +59,7 @@ _VIEW_EXAMPLE: Any = {
     "result": None,
     "hands": None,
     "opened_with": [None, None],
+    "row_by": [],
 }
 
 
@@ -404,12 +405,20 @@ EVENT_KINDS: list[tuple[str, str, dict[str, Any]]] = [
     ),
     (
         "lay",
-        "New melds (as on the table: kind, tiles, owners, low, suit).",
+        "New melds (as on the table: kind, tiles, owners, low, suit, and `stands_for`: per "
+        "position null, or for a joker the faces that buy it back).",
         {
             "seat": 0,
             "do": "lay",
             "melds": [
-                {"kind": "run", "tiles": [0, 1, 2], "owners": [0, 0, 0], "low": 1, "suit": 0}
+                {
+                    "kind": "run",
+                    "tiles": [0, 104, 2],
+                    "owners": [0, 0, 0],
+                    "low": 1,
+                    "suit": 0,
+                    "stands_for": [None, [1], None],
+                }
             ],
             "atu": False,
             "opened": True,
