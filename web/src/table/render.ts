@@ -11,7 +11,7 @@ import { getLang, reason, t, tParts } from "../i18n";
 import type { VariantFacts } from "../protocol.gen";
 import { sortSymbols, tileEl, tileShort, type Faces } from "../tiles";
 import type { OpeningLock, SeatView } from "../types";
-import { describe, FLASH_MS, type Described, type Flash, type LogEntry } from "./movelog";
+import { describe, describeText, FLASH_MS, type Described, type Flash, type LogEntry } from "./movelog";
 import { answerOf, COLS, formations, layState, myTurn, takesRow, type TableState } from "./state";
 
 export interface RenderHost {
@@ -127,7 +127,8 @@ function entryEl(s: TableState, d: Described, version: number, fresh: boolean): 
   if (d.seat !== null) params.name = seatNameEl(s, d.seat);
   return h(
     "li",
-    { class: `move${fresh ? " fresh" : ""}${d.seat !== null ? ` owner${d.seat}` : ""}`, "data-testid": `move-${version}`, "data-version": version },
+    // The whole line as its tooltip: a line cut short on a narrow screen can be read.
+    { class: `move${fresh ? " fresh" : ""}${d.seat !== null ? ` owner${d.seat}` : ""}`, "data-testid": `move-${version}`, "data-version": version, title: describeText(d, (x) => seatName(s, x)) },
     d.seat !== null ? h("span", { class: `owner-dot owner${d.seat}`, "aria-hidden": "true" }, ownerInitial(s, d.seat)) : h("span", { class: "owner-dot none", "aria-hidden": "true" }, "•"),
     h("span", { class: "move-text" }, tParts(d.key, params), d.bot ? h("span", { class: "badge bot" }, t("move.byBot")) : null),
   );
