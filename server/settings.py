@@ -130,10 +130,20 @@ class Settings(BaseSettings):
     replay_buffer_events: int = Field(
         default=512, ge=0, description="Events a room keeps to replay to a reconnecting client."
     )
+    snapshot_recent_events: int = Field(
+        default=40,
+        ge=0,
+        description="Most of the current round's last events a snapshot carries (``recent``, "
+        "each as its seat sees it) for the client's move log; 0 for none.",
+    )
 
     # --- live rooms (pacing, memory) ----------------------------------------
     bot_delay_seconds: float = Field(
-        default=0.8, ge=0, description="Pause before each move of a bot (0 in tests)."
+        default=0.8,
+        ge=0,
+        description="Pause before each move of a bot, counted from the room's last move: "
+        "consecutive bot actions (a draw, a lay, a discard) are at least this far apart, "
+        "so a person can follow them (0 in tests).",
     )
     bot_searches: Literal["process", "thread", "loop"] = Field(
         default="process",

@@ -21,6 +21,7 @@ from server.protocol.server import (
     ERROR_CODES,
     EVENT_KINDS,
     SERVER_MODELS,
+    RecentEvent,
     RoomInfo,
     Scores,
     SeatState,
@@ -165,6 +166,7 @@ def render_markdown() -> str:
     out += ["### Seat entries (`seats[]`)", "", *_field_rows(SeatState), ""]
     out += ["### Score sheet (`scores`)", "", *_field_rows(Scores), ""]
     out += ["### Room (`room`)", "", *_field_rows(RoomInfo), ""]
+    out += ["### Recent events (`recent[]` of a snapshot)", "", *_field_rows(RecentEvent), ""]
     view_fields = ", ".join(f"`{f.name}`" for f in dataclasses.fields(SeatView))
     out += [
         "### The view (`view`)",

@@ -59,6 +59,7 @@ _VIEW_EXAMPLE: Any = {
     "result": None,
     "hands": None,
     "opened_with": [None, None],
+    "row_by": [],
 }
 
 
@@ -131,6 +132,13 @@ _SEATS_EXAMPLE: Any = [
 _SCORES_EXAMPLE: Any = {"rounds": [], "totals": [0, 0], "over": False, "winners": []}
 
 
+class RecentEvent(Model):
+    """One of the round's last events, as in the ``event`` frame that brought it."""
+
+    version: Version
+    event: dict[str, Any] = Field(description="What happened; see 'Events' below.")
+
+
 class Snapshot(Model):
     """The whole state this connection may see (§D): after ``hello`` when a replay is impossible."""
 
@@ -155,6 +163,12 @@ class Snapshot(Model):
                     "server_time": 1767225571.2,
                     "scores": _SCORES_EXAMPLE,
                     "last_seq": 11,
+                    "recent": [
+                        {
+                            "version": 1040,
+                            "event": {"seat": 1, "do": "discard", "tile": 77, "by": "bot"},
+                        }
+                    ],
                 }
             ]
         }
@@ -177,6 +191,12 @@ class Snapshot(Model):
     server_time: float = Field(description="The server's clock when sending, unix seconds.")
     scores: Scores
     last_seq: int | None = Field(description="The highest seq this player has used, if any.")
+    recent: list[RecentEvent] = Field(
+        default_factory=list,
+        description="The current round's last events (from its ``round_start`` on, at most "
+        "the server's ``snapshot_recent_events``), oldest first, each as this seat sees it "
+        "(RULES.md §D): for the move log of a client that missed them.",
+    )
 
 
 class EventMessage(Model):
@@ -385,12 +405,20 @@ EVENT_KINDS: list[tuple[str, str, dict[str, Any]]] = [
     ),
     (
         "lay",
-        "New melds (as on the table: kind, tiles, owners, low, suit).",
+        "New melds (as on the table: kind, tiles, owners, low, suit, and `stands_for`: per "
+        "position null, or for a joker the faces that buy it back).",
         {
             "seat": 0,
             "do": "lay",
             "melds": [
-                {"kind": "run", "tiles": [0, 1, 2], "owners": [0, 0, 0], "low": 1, "suit": 0}
+                {
+                    "kind": "run",
+                    "tiles": [0, 104, 2],
+                    "owners": [0, 0, 0],
+                    "low": 1,
+                    "suit": 0,
+                    "stands_for": [None, [1], None],
+                }
             ],
             "atu": False,
             "opened": True,

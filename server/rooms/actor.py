@@ -72,7 +72,9 @@ class RoomActor:
         self.version = 0
         self.reserved = 0
         self.conns: list[Conn] = []
-        self.audience = Audience(ctx.settings.replay_buffer_events)
+        self.audience = Audience(
+            ctx.settings.replay_buffer_events, ctx.settings.snapshot_recent_events
+        )
         self._last_table: Table | None = None
         self.replies = Replies(ctx.db, room_id)
         self.takeover = Takeover(room_id, ctx.bots)

@@ -211,8 +211,9 @@ class Seen:
 class Audience:
     """The connections of one room (see the module docstring)."""
 
-    def __init__(self, replay_events: int) -> None:
+    def __init__(self, replay_events: int, recent_events: int = 0) -> None:
         self.buffer: deque[Stored] = deque(maxlen=replay_events)
+        self.recent_events = recent_events
         self.seen: dict[Conn, Seen] = {}
 
     def hello(self, conn: Conn, patching: bool) -> None:
@@ -295,9 +296,25 @@ class Audience:
                 server_time=shown.server_time,
                 scores=table.scores,
                 last_seq=last_seq,
+                recent=self.recent(conn.seat),
             )
         )
         self._caught_up(conn, shown)
+
+    def recent(self, seat: int | None) -> list[tuple[int, dict[str, Any]]]:
+        """The current round's last buffered events as ``seat`` sees them (the copy the
+        engine made for it, as in a replay), oldest first: at most ``recent_events``,
+        none before the round's ``round_start``."""
+        out: list[tuple[int, dict[str, Any]]] = []
+        for version, actor, public, own in reversed(self.buffer):
+            if len(out) >= self.recent_events:
+                break
+            change = json.loads(own if own is not None and seat == actor else public)
+            out.append((version, change))
+            if change.get("do") == "round_start":
+                break
+        out.reverse()
+        return out
 
     # ------------------------------------------------------------------ internals
 

@@ -24,6 +24,7 @@ from server.protocol.server import (
     EventMessage,
     Pong,
     QueryResult,
+    RecentEvent,
     RoomInfo,
     Scores,
     SeatState,
@@ -181,8 +182,10 @@ def snapshot(
     server_time: float,
     scores: Scores,
     last_seq: int | None,
+    recent: Sequence[tuple[int, dict[str, Any]]] = (),
 ) -> str:
-    """A ``snapshot``: everything this connection may see of the room at ``version``."""
+    """A ``snapshot``: everything this connection may see of the room at ``version``;
+    ``recent``: the round's last events (version, this seat's copy)."""
     return Snapshot(
         type="snapshot",
         version=version,
@@ -195,4 +198,5 @@ def snapshot(
         server_time=server_time,
         scores=scores,
         last_seq=last_seq,
+        recent=[RecentEvent.model_construct(version=v, event=e) for v, e in recent],
     ).model_dump_json()

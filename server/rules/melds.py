@@ -100,6 +100,25 @@ class TableMeld:
     def natural_suits(self) -> set[int]:
         return {suit_of(face_of(t)) for t in self.tiles if face_of(t) != JOKER}
 
+    def replacements(self, index: int) -> list[int]:
+        """The faces that may take the place of the joker at ``index`` (A.11, B.10): the
+        one face it stands for in a run or a double, any missing suit of the rank in a
+        set; ``[]`` for a natural tile.
+
+        >>> from server.rules.tiles import make_face as f
+        >>> TableMeld("run", [f(4, 1), 104, f(6, 1)], [0, 0, 0], 4, 1).replacements(1)
+        [17]
+        >>> TableMeld("set", [f(9, 0), 105, f(9, 2)], [0, 0, 0], 9, 0).replacements(1)
+        [21, 47]
+        """
+        if face_of(self.tiles[index]) != JOKER:
+            return []
+        stands = self.stands_for(index)
+        if stands is not None:
+            return [stands]
+        taken = self.natural_suits()
+        return [make_face(self.low, suit) for suit in range(4) if suit not in taken]
+
 
 def _read_run(tiles: Sequence[int], rules: MeldRules) -> MeldShape | None:
     n = len(tiles)

@@ -42,8 +42,8 @@ from server.rules.actions import (
     parse_action,
 )
 from server.rules.errors import ErrorCode, RuleError
-from server.rules.melds import SET, MeldShape, TableMeld, fit_layoff, read_meld
-from server.rules.tiles import JOKER, face_of, rank_of, shuffled, suit_of
+from server.rules.melds import MeldShape, TableMeld, fit_layoff, read_meld
+from server.rules.tiles import JOKER, face_of, shuffled
 from server.rules.variants import RoundResult, Variant, get_variant
 
 TAKE = "take"
@@ -159,6 +159,9 @@ class RoundState:
         self.hands: list[list[int]] = [list(h) for h in deal.hands]
         self.stock: list[int] = list(reversed(deal.stock))  # top at the end
         self.row: list[int] = []
+        # Who discarded each row tile, aligned on the row's newest end (a row set
+        # from outside, as a test or the shadow state does, may have it shorter).
+        self.row_by: list[int] = []
         self.table: list[TableMeld] = []
         self.atu = deal.atu
         self.atu_taken_by: int | None = None
@@ -349,6 +352,7 @@ class RoundState:
                             "a joker can be discarded only when you hold nothing but jokers")
         hand.remove(action.tile)
         self.row.append(action.tile)
+        self.row_by.append(seat)
         public: dict[str, Any] = {"tile": action.tile}
         if not hand:  # going out (A.14, B.11)
             self.out = seat
@@ -411,6 +415,7 @@ class RoundState:
         if len(self.hands[seat]) + len(coming) - len(tiles) < 1:
             raise RuleError(ErrorCode.MUST_KEEP_DISCARD, "keep one tile to discard")
         del self.row[index:]
+        del self.row_by[max(0, len(self.row_by) - len(coming)):]
         self.hands[seat].extend(coming)
         self._remove(seat, tiles)
         first = len(self.table)
@@ -460,14 +465,7 @@ class RoundState:
         face = face_of(action.tile)
         matches: list[int] = []
         if face != JOKER:
-            for i, t in enumerate(meld.tiles):
-                if face_of(t) != JOKER:
-                    continue
-                stands = meld.stands_for(i)
-                if stands == face or (stands is None and meld.kind == SET
-                                      and rank_of(face) == meld.low
-                                      and suit_of(face) not in meld.natural_suits()):
-                    matches.append(i)
+            matches = [i for i in range(len(meld.tiles)) if face in meld.replacements(i)]
         if not matches:
             raise RuleError(ErrorCode.WRONG_REPLACEMENT,
                             "that tile is not the one a joker of this meld stands for")
@@ -521,6 +519,8 @@ class RoundState:
         if len(self.hands[seat]) + 1 - len(tiles) < 1:
             raise RuleError(ErrorCode.MUST_KEEP_DISCARD, "keep one tile to discard")
         self.row.pop()
+        if self.row_by:
+            self.row_by.pop()
         self.hands[seat].append(top)
         self._remove(seat, tiles)
         first = len(self.table)
@@ -570,9 +570,14 @@ class RoundState:
 
 
 def meld_public(meld: TableMeld) -> dict[str, Any]:
-    """A table meld as every seat sees it (§D: tiles with their credits)."""
+    """A table meld as every seat sees it (§D: tiles with their credits); ``stands_for``
+    gives, for each position, null for a natural tile and for a joker the faces that may
+    buy it back (:meth:`~server.rules.melds.TableMeld.replacements`: one face in a run,
+    the missing suits of the rank in a set)."""
     return {"kind": meld.kind, "tiles": list(meld.tiles), "owners": list(meld.owners),
-            "low": meld.low, "suit": meld.suit}
+            "low": meld.low, "suit": meld.suit,
+            "stands_for": [meld.replacements(i) if face_of(t) == JOKER else None
+                           for i, t in enumerate(meld.tiles)]}
 
 
 # Each action class's handler.

@@ -66,6 +66,8 @@ class SeatView:
     result: dict[str, Any] | None = None
     hands: list[list[int]] | None = None  # revealed when the round is over
     opened_with: list[str | None] = field(default_factory=list)
+    row_by: list[int | None] = field(default_factory=list)
+    """Who discarded each tile of ``row`` (None: not known)."""
 
     @property
     def variant(self) -> Variant:
@@ -88,6 +90,21 @@ class SeatView:
 def _row_offset(state: RoundState) -> int:
     depth = state.options.row_depth
     return 0 if depth is None else max(0, len(state.row) - depth)
+
+
+def _row_by(state: RoundState, offset: int) -> list[int | None]:
+    """Who discarded each visible row tile: ``state.row_by`` is aligned on the row's
+    newest end and may be shorter than the row (a row set from outside).
+
+    >>> from server.rules.state import new_round
+    >>> s = new_round("remi", players=2, seed=1)
+    >>> s.row, s.row_by = [5, 6, 7], [1, 0]
+    >>> _row_by(s, 0), _row_by(s, 2)
+    ([None, 1, 0], [0])
+    """
+    known: list[int | None] = list(state.row_by[-len(state.row):]) if state.row else []
+    whole = [None] * (len(state.row) - len(known)) + known
+    return whole[offset:]
 
 
 def _result(state: RoundState) -> dict[str, Any] | None:
@@ -141,6 +158,7 @@ def _public(state: RoundState) -> SeatView:
         ],
         table=[meld_public(m) for m in state.table],
         row=state.row[offset:],
+        row_by=_row_by(state, offset),
         row_offset=offset,
         row_length=len(state.row),
         row_depth=state.options.row_depth,

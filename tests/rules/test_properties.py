@@ -87,7 +87,7 @@ SCALAR_NOT_TILE = {
     "last_points_opening", "last_doubles_opening", "joker_credits", "out", "total", "laid",
     "hand", "bonus", "atu_pair", "multiplier",
 }
-LIST_NOT_TILE = {"owners", "scores"}
+LIST_NOT_TILE = {"owners", "scores", "row_by", "stands_for"}  # seats, faces (not ids)
 
 
 def view_tile_ids(node: Any, key: str | None = None, out: set[int] | None = None,
@@ -126,6 +126,7 @@ def check_views(state: RoundState, seed: str) -> None:
         if seat is not None:
             assert view.hand == state.hands[seat]
         assert [s.tiles for s in view.seats] == [len(h) for h in state.hands]
+        assert len(view.row_by) == len(view.row) and None not in view.row_by
 
 
 def check_sizes(before: Mapping[str, Any], state: RoundState, seat: int,

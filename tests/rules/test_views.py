@@ -79,10 +79,39 @@ def test_d_table_with_credits_atu_consumed_and_seat_flags() -> None:
     act(s, 0, "buy_joker", tile="4H", meld=0)
     v = view_for(s, 1)
     assert v.table[0] == {"kind": "run", "tiles": [tid("4H"), tid("5H"), tid("6H")],
-                          "owners": [0, 1, 1], "low": 4, "suit": 1}
+                          "owners": [0, 1, 1], "low": 4, "suit": 1,
+                          "stands_for": [None, None, None]}
     assert v.consumed == [104] and v.atu == tid("7S") and v.atu_taken_by is None
     assert [(x.opened, x.credits, x.tiles) for x in v.seats] == [(True, 35, 3), (True, 10, 2)]
     assert v.opened == [True, True] and v.opened_with == ["points", "points"]
+
+
+def test_d_table_jokers_show_what_they_stand_for() -> None:
+    """A.11: a run's joker stands for one face, a set's for the rank in a missing suit;
+    the view says so, so buying it back needs no arithmetic in the client."""
+    s = make_round(["4H 2C 3C", "8D 9D"], table=[(1, "JK 5H 6H"), (0, "9C JK 9S")],
+                   phase=BUILD)
+    v = view_for(s, 1)
+    face = s.family.notation.parse
+    assert v.table[0]["stands_for"] == [[face("4H")], None, None]
+    assert v.table[1]["stands_for"] == [None, sorted([face("9H"), face("9D")]), None]
+    assert spectator_view(s).table == v.table
+
+
+def test_d_row_by_names_each_discarder() -> None:
+    """§D: who discarded each row tile is public; a take removes theirs with the tiles."""
+    s = new_round("remi45", 3, seed=4)
+    for seat in (0, 1, 2):
+        if seat:
+            s.apply(seat, {"do": "draw"})
+        s.apply(seat, {"do": "discard", "tile": s.hands[seat][0]})
+    assert view_for(s, 0).row_by == [0, 1, 2] and len(view_for(s, 0).row) == 3
+    s2 = new_round("remi45", 3, seed=4, options=RoundOptions(row_depth=2))
+    for seat in (0, 1, 2):
+        if seat:
+            s2.apply(seat, {"do": "draw"})
+        s2.apply(seat, {"do": "discard", "tile": s2.hands[seat][0]})
+    assert view_for(s2, 1).row_by == [1, 2]
 
 
 @pytest.mark.parametrize(("depth", "visible", "offset"), [

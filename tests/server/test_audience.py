@@ -255,3 +255,39 @@ def test_frames_match_the_protocol_models() -> None:
     plain, patched = json.loads(texts[6]), json.loads(texts[7])
     assert "patch" not in plain and plain["view"] == view
     assert patched["patch"] == {"turn": 1} and patched["view"] is None
+
+
+async def test_a_snapshot_carries_the_rounds_recent_events_as_its_seat_sees_them() -> None:
+    """``recent``: the current round's last events (from its ``round_start``, at most
+    ``recent_events``), each seat's own copy for its own move (a drawn tile) and the
+    public copy otherwise (RULES.md §D)."""
+    audience = Audience(512, recent_events=4)
+    state = new_round("remi", 2, seed="recent")
+    audience.record(1, Change({"do": "round_start", "round": 1, "first": 0}))
+    audience.record(2, Change.of_move(state.apply(0, {"do": "discard",
+                                                       "tile": state.hands[0][0]}), "player"))
+    drawn = state.apply(1, {"do": "draw"})
+    audience.record(3, Change.of_move(drawn, "bot"))
+    table = _Seats(2).table(None)
+    shown = Shown(3, state, 1, table)
+    room = frames.room_info("r", "playing", {"variant": "remi"}, 1, 30.0)
+    got: dict[int | None, Any] = {}
+    for seat in (0, 1, None):
+        out: list[str] = []
+        conn = _conn(seat, out)
+        audience.hello(conn, False)
+        audience.snapshot(conn, shown, room, None, None)
+        await conn.drained(1.0)
+        frame = json.loads(out[0])
+        validate_server(frame)
+        got[seat] = frame["recent"]
+    assert [r["version"] for r in got[0]] == [1, 2, 3]
+    assert [r["event"]["do"] for r in got[0]] == ["round_start", "discard", "draw"]
+    assert got[1][2]["event"]["tile"] == drawn.private["tile"]
+    assert "tile" not in got[0][2]["event"] and "tile" not in got[None][2]["event"]
+    for version in range(4, 10):  # a long round: only the last four
+        audience.record(version, Change({"do": "presence", "seat": 1, "away": False,
+                                         "unresponsive": False}))
+    assert [v for v, _ in audience.recent(0)] == [6, 7, 8, 9]
+    audience.record(10, Change({"do": "round_start", "round": 2, "first": 1}))
+    assert [v for v, _ in audience.recent(0)] == [10]

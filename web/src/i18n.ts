@@ -166,6 +166,40 @@ const ro: Dict = {
 
   "tile.joker": "joker",
   "tile.consumed": "joker cumpărat (alb)",
+  "tile.jokerFor": "joker, ține locul: {tiles}",
+  "tile.jokerOr": " sau ",
+  "table.row.by": "aruncată de {name}",
+  "table.moves": "Mutări",
+  "table.moves.open": "Toate mutările",
+  "table.moves.none": "Nicio mutare încă",
+  "table.moves.title": "Mutările rundei",
+  "move.draw": "{name} a tras din talon",
+  "move.draw.own": "{name} a tras {tile} din talon",
+  "move.draw.empty": "{name} a vrut să tragă: talonul s-a terminat",
+  "move.discard": "{name} a aruncat {tile}",
+  "move.discard.out": "{name} a aruncat {tile} și a închis",
+  "move.lay": "{name} a etalat {melds}{atu}",
+  "move.lay.open": "{name} a deschis cu {melds}{atu}",
+  "move.atu": " (cu atuul)",
+  "move.opening": " (deschidere)",
+  "move.takeRow.top": "{name} a luat {tile} din rând și a etalat {melds}{open}",
+  "move.takeRow.deep": "{name} a rupt rândul: {n} piese, până la {tile}, și a etalat {melds}{open}",
+  "move.takeDiscard": "{name} a luat ultima aruncată, {tile}: {what}{open}",
+  "move.laid": "a etalat {melds}",
+  "move.laidOff": "a adăugat {tile} la formația {n}",
+  "move.layoff": "{name} a adăugat {tile} la formația {n}",
+  "move.buyJoker": "{name} a cumpărat jokerul din formația {n} cu {tile}",
+  "move.jokerButton": "{name} a folosit butonul de joker",
+  "move.timeout": "Timpul lui {name} a expirat: botul îi termină tura",
+  "move.timeout.again": "Timpul lui {name} a expirat a {n}-a oară la rând: botul îi termină tura",
+  "move.away": "{name} a plecat: joacă un bot în locul lui",
+  "move.unresponsive": "{name} nu răspunde: joacă un bot în locul lui",
+  "move.back": "{name} s-a întors la masă",
+  "move.roundStart": "Runda {n} a fost împărțită: începe {name}",
+  "move.roundOver": "Runda {n} s-a încheiat",
+  "move.matchOver": "Meciul s-a încheiat",
+  "move.matchAbandoned": "Meciul s-a oprit: niciun jucător la masă",
+  "move.byBot": "(bot)",
   "tile.label": "{rank} de {suit}",
   "rank.1": "as", "rank.2": "2", "rank.3": "3", "rank.4": "4", "rank.5": "5", "rank.6": "6",
   "rank.7": "7", "rank.8": "8", "rank.9": "9", "rank.10": "10", "rank.11": "valet",
@@ -381,6 +415,40 @@ const en: Dict = {
 
   "tile.joker": "joker",
   "tile.consumed": "bought-back joker (white)",
+  "tile.jokerFor": "joker, standing for: {tiles}",
+  "tile.jokerOr": " or ",
+  "table.row.by": "discarded by {name}",
+  "table.moves": "Moves",
+  "table.moves.open": "All moves",
+  "table.moves.none": "No moves yet",
+  "table.moves.title": "This round's moves",
+  "move.draw": "{name} drew from the stock",
+  "move.draw.own": "{name} drew {tile} from the stock",
+  "move.draw.empty": "{name} went to draw: the stock has run out",
+  "move.discard": "{name} discarded {tile}",
+  "move.discard.out": "{name} discarded {tile} and went out",
+  "move.lay": "{name} laid {melds}{atu}",
+  "move.lay.open": "{name} opened with {melds}{atu}",
+  "move.atu": " (with the atu)",
+  "move.opening": " (opening)",
+  "move.takeRow.top": "{name} took {tile} from the row and laid {melds}{open}",
+  "move.takeRow.deep": "{name} broke the row {n} tiles deep, down to {tile}, and laid {melds}{open}",
+  "move.takeDiscard": "{name} took the last discard, {tile}: {what}{open}",
+  "move.laid": "laid {melds}",
+  "move.laidOff": "laid off {tile} on meld {n}",
+  "move.layoff": "{name} laid off {tile} on meld {n}",
+  "move.buyJoker": "{name} bought back the joker of meld {n} with {tile}",
+  "move.jokerButton": "{name} used the joker button",
+  "move.timeout": "{name}'s time ran out: the bot finishes the turn",
+  "move.timeout.again": "{name}'s time ran out, {n} times in a row: the bot finishes the turn",
+  "move.away": "{name} left: a bot plays for them",
+  "move.unresponsive": "{name} is not responding: a bot plays for them",
+  "move.back": "{name} is back at the table",
+  "move.roundStart": "Round {n} dealt: {name} starts",
+  "move.roundOver": "Round {n} is over",
+  "move.matchOver": "The match is over",
+  "move.matchAbandoned": "The match stopped: no player at the table",
+  "move.byBot": "(bot)",
   "tile.label": "{rank} of {suit}",
   "rank.1": "ace", "rank.2": "2", "rank.3": "3", "rank.4": "4", "rank.5": "5", "rank.6": "6",
   "rank.7": "7", "rank.8": "8", "rank.9": "9", "rank.10": "10", "rank.11": "jack",
@@ -418,7 +486,7 @@ export function setLang(next: Lang): void {
   } catch {
     /* ignore */
   }
-  document.documentElement.lang = next;
+  if (typeof document !== "undefined") document.documentElement.lang = next;
   for (const fn of listeners) fn();
 }
 
@@ -469,4 +537,5 @@ export function reason(code: string | null | undefined, message: string | null |
   return code ?? t("common.error");
 }
 
-document.documentElement.lang = lang;
+// (no document under node's unit tests)
+if (typeof document !== "undefined") document.documentElement.lang = lang;

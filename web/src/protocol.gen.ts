@@ -213,6 +213,14 @@ export interface RackMessage {
   layout: (number | null)[];
 }
 
+/** One of the round's last events, as in the `event` frame that brought it. */
+export interface RecentEvent {
+  /** A room version. */
+  version: number;
+  /** What happened; see 'Events' below. */
+  event: { [key: string]: unknown };
+}
+
 /** The room as a whole. */
 export interface RoomInfo {
   id: string;
@@ -283,6 +291,8 @@ export interface Snapshot {
   scores: Scores;
   /** The highest seq this player has used, if any. */
   last_seq: number | null;
+  /** The current round's last events (from its `round_start` on, at most the server's `snapshot_recent_events`), oldest first, each as this seat sees it (RULES.md §D): for the move log of a client that missed them. */
+  recent?: RecentEvent[];
 }
 
 /** Family B: take the last discard and use it at once (B.4). */

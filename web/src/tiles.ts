@@ -46,6 +46,8 @@ export function sortSymbols(faces: Faces): { suit: string; rank: string } {
 
 export interface TileOpts {
   consumed?: boolean;
+  /** A table joker: the faces that may buy it back (the view's `stands_for`). */
+  stands?: number[] | null;
   owner?: number | null;
   small?: boolean;
   tag?: "span" | "button";
@@ -58,13 +60,34 @@ export function tileEl(faces: Faces, id: number, opts: TileOpts = {}): HTMLEleme
   el.className = "tile";
   if (opts.small) el.classList.add("small");
   el.dataset.tile = String(id);
+  const part = (cls: string, text: string) => {
+    const span = document.createElement("span");
+    span.className = cls;
+    span.textContent = text;
+    return span;
+  };
+  const stands = f.joker && opts.stands && opts.stands.length ? opts.stands : null;
   if (f.joker) {
+    // A joker's own face (a star on its own colours, never a letter that reads as a jack);
+    // on the table, the face it stands for below the star.
     el.classList.add("joker");
     if (opts.consumed) el.classList.add("consumed");
-    el.innerHTML = `<span class="rk">J</span><span class="st">★</span>`;
+    if (stands) {
+      // The face it stands for, as large as a natural tile's, inside a joker's frame with
+      // its star in the corner; a set's joker shows the rank and each missing suit.
+      el.classList.add("stands");
+      const first = faceOf(stands[0]);
+      const suits = stands.map((x) => faceOf(x).suit);
+      const pre = cards(faces) ? "s" : "c";
+      const st = part(`st${suits.length > 1 ? " many" : ""}`, "");
+      for (const suit of suits) st.append(part(`sfs ${pre}${suit}`, symbol(faces, suit)));
+      el.append(part(suits.length === 1 ? `rk sfs ${pre}${first.suit}` : "rk", rankText(faces, first.rank)), st, part("jk-mark", "★"));
+    } else {
+      el.append(part("rk jk", "★"), part("st jl", "JOKER"));
+    }
   } else {
     el.classList.add(cards(faces) ? `s${f.suit}` : `c${f.suit}`);
-    el.innerHTML = `<span class="rk">${rankText(faces, f.rank)}</span><span class="st">${symbol(faces, f.suit)}</span>`;
+    el.append(part("rk", rankText(faces, f.rank)), part("st", symbol(faces, f.suit)));
   }
   if (opts.owner !== undefined && opts.owner !== null) {
     el.classList.add(`owner${opts.owner}`);
@@ -73,7 +96,7 @@ export function tileEl(faces: Faces, id: number, opts: TileOpts = {}): HTMLEleme
     mark.setAttribute("aria-hidden", "true");
     el.append(mark);
   }
-  let label = tileLabel(faces, id);
+  let label = stands ? t("tile.jokerFor", { tiles: stands.map((x) => tileLabel(faces, x)).join(t("tile.jokerOr")) }) : tileLabel(faces, id);
   if (opts.consumed) label += `, ${t("tile.consumed")}`;
   el.setAttribute("aria-label", label);
   el.title = label;

@@ -19,6 +19,8 @@ export interface TableMeld {
   owners: number[];
   low?: number | null;
   suit?: number | null;
+  /** Per position: null for a natural tile; for a joker, the faces that may buy it back. */
+  stands_for?: (number[] | null)[];
 }
 
 export interface SeatScore {
@@ -67,6 +69,8 @@ export interface SeatView {
   result: RoundResult | null;
   hands: number[][] | null;
   opened_with: (string | null)[];
+  /** Who discarded each tile of `row` (null: not known). */
+  row_by?: (number | null)[];
 }
 
 export interface FormationAnswer {

@@ -1,9 +1,12 @@
 // The room's data (state.ts RoomData) from the socket's messages, as a pure function: a
 // snapshot replaces it, an event changes what it carries (the whole view, or a patch of
-// the view's top-level keys, docs/protocol.md), anything else leaves it alone.
+// the view's top-level keys, docs/protocol.md), anything else leaves it alone. Each event
+// also goes into the move log (a snapshot brings the round's `recent` events), and a move
+// of another seat says where it happened (movelog.ts).
 
 import type { ServerMessage } from "../protocol.gen";
 import type { Scores, SeatView } from "../types";
+import { flashOf, logEvent, logRecent } from "./movelog";
 import type { RoomData } from "./state";
 
 export interface Applied {
@@ -39,6 +42,7 @@ export function applyMessage(room: RoomData, m: ServerMessage, now: number): App
     next.rack = m.rack ?? null;
     next.deadline = local(m.deadline);
     scores(m.scores);
+    next.log = logRecent(room.log, m.recent ?? []);
     return { room: next, version: m.version, refresh: true, scoresChanged: true };
   }
   const ev = m.event;
@@ -56,5 +60,7 @@ export function applyMessage(room: RoomData, m: ServerMessage, now: number): App
   if (m.view || m.patch || m.seats) next.deadline = local(m.deadline);
   scores(m.scores);
   next.rack = null; // a saved layout comes with a snapshot only
+  next.log = logEvent(room.log, m.version, ev);
+  if (!m.replay) next.flash = flashOf(ev, next.view, m.version, now * 1000) ?? room.flash;
   return { room: next, version: m.version, refresh: !(m.replay && !m.view), scoresChanged: !!m.scores };
 }

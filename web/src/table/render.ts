@@ -11,6 +11,7 @@ import { getLang, reason, t, tParts } from "../i18n";
 import type { VariantFacts } from "../protocol.gen";
 import { sortSymbols, tileEl, tileShort, type Faces } from "../tiles";
 import type { OpeningLock, SeatView } from "../types";
+import { describe, describeText, FLASH_MS, type Described, type Flash, type LogEntry } from "./movelog";
 import { answerOf, COLS, formations, layState, myTurn, takesRow, type TableState } from "./state";
 
 export interface RenderHost {
@@ -95,6 +96,44 @@ export function previewText(faces: Faces, tiles: number[]): string {
   return along.length ? t("table.takeRow.preview", { tiles: along.map((x) => tileShort(faces, x)).join(" ") }) : t("table.takeRow.only");
 }
 
+/** Mark `el` as where the last move of another seat happened: `data-flashed` holds the
+ * move's version (kept), the `flash` class fades out over FLASH_MS (the animation starts
+ * where it was, so a redraw does not start it again). */
+function flashEl(el: HTMLElement, flash: Flash): void {
+  el.dataset.flashed = String(flash.version);
+  const age = Date.now() - flash.at;
+  if (age >= FLASH_MS) return;
+  el.classList.add("flash");
+  el.style.animationDelay = `-${Math.max(0, age)}ms`;
+}
+
+/** The seats people play (a bot's move on such a seat says "(bot)"). */
+function humanSeats(s: TableState): Set<number> {
+  return new Set(s.room.seats.filter((x) => !x.is_bot).map((x) => x.seat));
+}
+
+/** The log's entries of the current round (from its `round_start` on). */
+export function roundEntries(entries: readonly LogEntry[]): LogEntry[] {
+  let from = 0;
+  entries.forEach((e, i) => {
+    if (e.event.do === "round_start") from = i;
+  });
+  return entries.slice(from);
+}
+
+/** One log entry as an element: the words, each seat's name an isolated text element. */
+function entryEl(s: TableState, d: Described, version: number, fresh: boolean): HTMLElement {
+  const params: Record<string, string | number | HTMLElement> = { ...d.params };
+  if (d.seat !== null) params.name = seatNameEl(s, d.seat);
+  return h(
+    "li",
+    // The whole line as its tooltip: a line cut short on a narrow screen can be read.
+    { class: `move${fresh ? " fresh" : ""}${d.seat !== null ? ` owner${d.seat}` : ""}`, "data-testid": `move-${version}`, "data-version": version, title: describeText(d, (x) => seatName(s, x)) },
+    d.seat !== null ? h("span", { class: `owner-dot owner${d.seat}`, "aria-hidden": "true" }, ownerInitial(s, d.seat)) : h("span", { class: "owner-dot none", "aria-hidden": "true" }, "•"),
+    h("span", { class: "move-text" }, tParts(d.key, params), d.bot ? h("span", { class: "badge bot" }, t("move.byBot")) : null),
+  );
+}
+
 /** Draws the table into its root; keeps the focus, the row's and the melds' scroll. */
 export class TableView {
   private focusKey: string | null = null;
@@ -115,6 +154,7 @@ export class TableView {
     } else if (active && root.contains(active) && active.dataset.key) this.focusKey = active.dataset.key;
     const scrollRow = root.querySelector(".row-tiles")?.scrollLeft ?? null;
     const scrollMelds = root.querySelector(".melds")?.scrollTop ?? null;
+    const scrollLog = root.querySelector(".log-list")?.scrollTop ?? null;
     clear(root);
     const v = s.room.view;
     const variant = s.variant;
@@ -128,17 +168,20 @@ export class TableView {
     }
     if (v.seat === null || !s.rack) {
       // A spectator: the table without a rack.
-      page.append(this.seats(s, v), this.center(s, v, variant), h("section", { class: "controls" }, h("div", { class: "status" }, statusText(s, v, variant))));
+      page.append(this.seats(s, v), this.moves(s, variant), this.center(s, v, variant), h("section", { class: "controls" }, h("div", { class: "status" }, statusText(s, v, variant))));
     } else {
-      page.append(this.seats(s, v), this.center(s, v, variant), this.controls(s, v, variant), this.rack(s, v, variant));
+      page.append(this.seats(s, v), this.moves(s, variant), this.center(s, v, variant), this.controls(s, v, variant), this.rack(s, v, variant));
     }
     root.append(page);
+    if (s.logOpen) root.append(this.logPanel(s, variant));
     if (s.summaryOpen && s.summary) root.append(this.summary(s, variant.faces));
     this.banner(s);
     const rowEl = root.querySelector(".row-tiles");
     if (rowEl) rowEl.scrollLeft = scrollRow === null ? rowEl.scrollWidth : Math.max(scrollRow, rowEl.scrollWidth);
     const meldsEl = root.querySelector(".melds");
     if (meldsEl && scrollMelds !== null) meldsEl.scrollTop = scrollMelds;
+    const logEl = root.querySelector(".log-list");
+    if (logEl) logEl.scrollTop = scrollLog === null ? logEl.scrollHeight : scrollLog;
     if (this.focusKey) {
       const el = root.querySelector<HTMLElement>(`[data-key="${CSS.escape(this.focusKey)}"]`);
       if (el && document.activeElement !== el) el.focus({ preventScroll: true });
@@ -189,6 +232,48 @@ export class TableView {
       ),
       h("button", { type: "button", class: "scores-btn", "data-act": "scores", "data-key": "scores", "data-testid": "scores-open" }, t("table.scores")),
       this.host.langButton(),
+    );
+  }
+
+  /** The last moves in words (one line on a phone, three on a wide screen) and the
+   * button that opens the whole log. */
+  private moves(s: TableState, variant: VariantFacts): HTMLElement {
+    const ctx = { faces: variant.faces, humanSeats: humanSeats(s) };
+    const entries = roundEntries(s.room.log.entries);
+    const described = entries.map((e) => ({ e, d: describe(e.event, ctx) })).filter((x) => x.d !== null);
+    const last = described.slice(-3);
+    const list = h("ol", { class: "moves-last", "aria-live": "polite", "aria-label": t("table.moves"), "data-testid": "moves-last" });
+    if (!last.length) list.append(h("li", { class: "move muted" }, t("table.moves.none")));
+    last.forEach(({ e, d }, i) => list.append(entryEl(s, d!, e.version, i === last.length - 1 && s.room.flash?.version === e.version)));
+    return h(
+      "section",
+      { class: "moves-box", "data-testid": "movelog" },
+      list,
+      h(
+        "button",
+        { type: "button", class: "small moves-open", "data-act": "log-open", "data-key": "log-open", "data-testid": "moves-open", "aria-label": t("table.moves.open"), title: t("table.moves.open") },
+        `${t("table.moves")} (${described.length})`,
+      ),
+    );
+  }
+
+  /** The whole log of the round, oldest first, over the table. */
+  private logPanel(s: TableState, variant: VariantFacts): HTMLElement {
+    const ctx = { faces: variant.faces, humanSeats: humanSeats(s) };
+    const items = roundEntries(s.room.log.entries)
+      .map((e) => ({ e, d: describe(e.event, ctx) }))
+      .filter((x) => x.d !== null)
+      .map(({ e, d }) => entryEl(s, d!, e.version, false));
+    return h(
+      "div",
+      { class: "modal-back", "data-act": "log-close" },
+      h(
+        "div",
+        { class: "modal log-modal", role: "dialog", "aria-modal": "true", "aria-label": t("table.moves.title"), "data-testid": "moves-panel" },
+        h("h2", null, t("table.moves.title")),
+        h("ol", { class: "log-list" }, items.length ? items : h("li", { class: "move muted" }, t("table.moves.none"))),
+        h("div", { class: "row end" }, h("button", { type: "button", class: "primary", "data-act": "log-close", "data-key": "log-close", "data-testid": "moves-close" }, t("common.close"))),
+      ),
     );
   }
 
@@ -246,6 +331,8 @@ export class TableView {
       },
       h("span", { class: "stock-count" }, String(v.stock_count)),
     );
+    const flash = s.room.flash;
+    if (flash?.stock) flashEl(stock, flash);
     const atuBox = h("div", { class: "atu-box" }, h("span", { class: "lbl" }, t("table.atu")));
     if (variant.atu && v.atu !== null) {
       const taken = v.atu_taken_by !== null;
@@ -269,8 +356,18 @@ export class TableView {
     const shown = s.preview?.index ?? s.pending?.index ?? null;
     v.row.forEach((id, k) => {
       const index = v.row_offset + k;
-      const el = tileEl(faces, id, { tag: "button" });
+      const by = v.row_by?.[k] ?? null;
+      const el = tileEl(faces, id, { tag: "button", owner: by });
       el.setAttribute("type", "button");
+      if (by !== null) {
+        const own = el.querySelector(".own");
+        if (own) own.textContent = ownerInitial(s, by);
+        el.dataset.by = String(by);
+        const label = `${el.getAttribute("aria-label")}, ${t("table.row.by", { name: seatName(s, by) })}`;
+        el.setAttribute("aria-label", label);
+        el.title = label;
+      }
+      if (flash?.row === "discard" && k === v.row.length - 1) flashEl(el, flash);
       el.classList.add("rtile");
       el.dataset.act = `row:${index}`;
       el.dataset.drag = `row:${index}`;
@@ -284,6 +381,7 @@ export class TableView {
       rowTiles.append(el);
     });
     if (!v.row.length) rowTiles.append(h("span", { class: "muted row-empty" }, t("table.row.empty")));
+    if (flash?.row === "take") flashEl(rowTiles, flash);
     const discardBox = h(
       "button",
       { type: "button", class: `discard-box${myTurn(s) && v.phase === "build" ? " can" : ""}`, "data-drop": "discard", "data-act": "discard", "data-key": "discard", "data-testid": "discard" },
@@ -304,8 +402,9 @@ export class TableView {
         "data-testid": `meld-${k}`,
         "aria-label": t("table.meld", { n: k + 1, kind: t(`table.kind.${m.kind}`) }) + ": " + m.tiles.map((x) => tileShort(faces, x)).join(" "),
       });
+      if (flash && flash.melds.includes(k)) flashEl(box, flash);
       m.tiles.forEach((id, i) => {
-        const el = tileEl(faces, id, { small: true, consumed: consumed.has(id), owner: m.owners[i] });
+        const el = tileEl(faces, id, { small: true, consumed: consumed.has(id), owner: m.owners[i], stands: m.stands_for?.[i] ?? null });
         const own = el.querySelector(".own");
         if (own) own.textContent = ownerInitial(s, m.owners[i]);
         if (faceOf(id).joker) {

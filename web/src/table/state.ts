@@ -9,6 +9,7 @@ import { faceOf, rankKey, suitKey } from "../faces";
 import type { GameAction, LayAction, SeatState, VariantFacts } from "../protocol.gen";
 import { Rack, sameLayout, type Formation } from "../rack";
 import type { FormationAnswer, OpeningLock, Scores, SeatView } from "../types";
+import { emptyLog, type Flash, type MoveLog } from "./movelog";
 
 export const COLS = 14;
 
@@ -25,6 +26,10 @@ export interface RoomData {
   rack: (number | null)[] | null;
   matchOver: boolean;
   winners: number[] | null;
+  /** The round's events in the order they came (movelog.ts). */
+  log: MoveLog;
+  /** Where the last move of another seat happened, for a brief highlight. */
+  flash: Flash | null;
 }
 
 export type Connection = "open" | "lost" | "connecting" | "closed";
@@ -59,6 +64,8 @@ export interface TableState {
   connection: Connection;
   /** Where the keyboard focus should go; `seq` grows with each request. */
   focus: { key: string; seq: number } | null;
+  /** The whole move log is open (a panel over the table). */
+  logOpen: boolean;
 }
 
 export interface ServerError {
@@ -95,7 +102,7 @@ export interface Step {
 }
 
 export function emptyRoom(): RoomData {
-  return { view: null, seats: [], deadline: null, scores: null, round: null, status: "waiting", variantId: null, rack: null, matchOver: false, winners: null };
+  return { view: null, seats: [], deadline: null, scores: null, round: null, status: "waiting", variantId: null, rack: null, matchOver: false, winners: null, log: emptyLog(), flash: null };
 }
 
 export function initialState(): TableState {
@@ -117,6 +124,7 @@ export function initialState(): TableState {
     seenOverKey: null,
     connection: "connecting",
     focus: null,
+    logOpen: false,
   };
 }
 
@@ -335,6 +343,14 @@ class Draft {
       case "summary-close":
         this.s.summaryOpen = false;
         return;
+      case "log-open":
+        this.s.logOpen = true;
+        this.setFocus("log-close");
+        return;
+      case "log-close":
+        this.s.logOpen = false;
+        this.setFocus("log-open");
+        return;
       case "sort-suit":
         return this.sort("suit");
       case "sort-rank":
@@ -532,7 +548,8 @@ class Draft {
 
   key(key: string, slot: number | null): void {
     if (key === "Escape") {
-      if (this.s.summaryOpen) this.s.summaryOpen = false;
+      if (this.s.logOpen) this.s.logOpen = false;
+      else if (this.s.summaryOpen) this.s.summaryOpen = false;
       else {
         this.s.selection = null;
         this.s.preview = null;
