@@ -83,6 +83,12 @@ class SeatScore:
     atu_pair: int = 0
     multiplier: int = 1
     note: str = ""
+    doublings: list[str] = field(default_factory=list)
+    """Why ``multiplier`` is what it is, one entry a factor, their product the multiplier:
+    ``atu_ace`` / ``atu_joker`` (×2, A.16), ``joker_out`` (×2, etalat's going out on a
+    joker), ``closing_joker`` / ``closing_hand`` (×2) and ``closing_hand_joker`` (×4),
+    B.11 (in family B the closer's own bonus already holds its factor, named by its
+    note)."""
 
 
 @dataclass
@@ -211,8 +217,10 @@ class FamilyA(Family):
                 base += ATU_PAIR_BONUS
             if seat == state.out and v.joker_out_doubles and state.last_discard_joker:
                 row.multiplier *= 2
+                row.doublings.append("joker_out")
             if atu_doubles:
                 row.multiplier *= 2
+                row.doublings.append("atu_joker" if atu_face == JOKER else "atu_ace")
             row.total = base * row.multiplier
             row.note = note
             breakdown.append(row)
@@ -324,6 +332,8 @@ class FamilyB(Family):
                 else:
                     penalty, row.note = hand, "opened: hand"
                 row.multiplier = multiplier
+                if multiplier != 1:
+                    row.doublings.append(f"closing_{closing}")
                 row.total = -penalty * multiplier
             breakdown.append(row)
         return RoundResult("out" if state.out is not None else "stock", state.out,

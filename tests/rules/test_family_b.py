@@ -359,6 +359,25 @@ def test_b12_penalty_table(joker: bool, expected: list[int]) -> None:
     assert rows[2:] == expected[4:]  # B.5: a joker left in hand counts 101
 
 
+@pytest.mark.parametrize(("joker", "from_hand", "named"), [
+    (False, False, []), (True, False, ["closing_joker"]), (False, True, ["closing_hand"]),
+    (True, True, ["closing_hand_joker"]),
+])
+def test_b11_each_losers_doubling_is_named(joker: bool, from_hand: bool,
+                                           named: list[str]) -> None:
+    """The summary says why a penalty is multiplied: the closing kind (B.11) is named on
+    every loser's row; the closer's bonus holds the factor and its note names it."""
+    s = make_state([[], [], []])
+    s.hands = [[], _Ids().many(["3R"]), []]
+    s.opened_with = ["points", "points", None]
+    s.opened = [True, True, False]
+    s.out, s.last_discard_joker, s.anyone_opened_at_turn_start = 0, joker, not from_hand
+    s.phase = "over"
+    result = s.result
+    assert result is not None
+    assert [b.doublings for b in result.breakdown] == [[], named, named]
+
+
 @pytest.mark.parametrize(("joker", "expected"), [
     (False, [202, -404, -404]),  # B.11 from hand
     (True, [404, -808, -808]),  # from hand, last discard a joker

@@ -85,7 +85,7 @@ SCALAR_NOT_TILE = {
     "players", "seat", "first", "turn", "row_offset", "row_length", "row_depth",
     "stock_count", "tiles", "credits", "low", "suit", "atu_taken_by",
     "last_points_opening", "last_doubles_opening", "joker_credits", "out", "total", "laid",
-    "hand", "bonus", "atu_pair", "multiplier",
+    "hand", "bonus", "atu_pair", "multiplier", "doublings",
 }
 LIST_NOT_TILE = {"owners", "scores", "row_by", "stands_for"}  # seats, faces (not ids)
 
