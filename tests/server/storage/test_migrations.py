@@ -17,6 +17,7 @@ from server.storage.models import Base
 
 TABLES = {
     "players",
+    "player_sessions",
     "rooms",
     "seats",
     "rounds",
