@@ -96,6 +96,8 @@ class LiveRooms:
         self._instance = secrets.token_hex(8)
         self._revoked: set[str] = set()
         self._revoked_order: deque[str] = deque()
+        self.watching = asyncio.Event()
+        """Set once this instance listens to the other instances' revocations."""
         self.started = False
 
     @property
@@ -235,6 +237,7 @@ class LiveRooms:
         """Close the sockets of sessions another instance revoked."""
         try:
             async with self.services.bus.subscribe(SESSIONS_TOPIC) as sub:
+                self.watching.set()
                 async for message in sub:
                     ids = _revoked_ids(message, self._instance)
                     if ids:
