@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import secrets
 from collections import deque
 from typing import TYPE_CHECKING, Any
@@ -93,7 +94,8 @@ class LiveRooms:
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._notices: set[asyncio.Task[None]] = set()
         self._sessions_task: asyncio.Task[None] | None = None
-        self._instance = secrets.token_hex(8)
+        # Not ``secrets``: the browser tests script that module's token_hex (new_seed).
+        self._instance = os.urandom(8).hex()
         self._revoked: set[str] = set()
         self._revoked_order: deque[str] = deque()
         self.watching = asyncio.Event()
