@@ -21,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from redis.asyncio import Redis
 from starlette.types import Receive, Scope, Send
 
-from server.api import health, lobby_events, players, rooms, variants
+from server.api import health, lobby_events, players, rooms, sessions, variants
 from server.api.errors import install_error_handlers
 from server.api.headers import SecurityHeaders
 from server.api.limits import BodyLimit
@@ -109,6 +109,7 @@ def create_app(
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(players.router)
+    app.include_router(sessions.router)
     app.include_router(rooms.router)
     app.include_router(variants.router)
     app.include_router(lobby_events.router)

@@ -31,10 +31,13 @@ class Code(StrEnum):
     NOT_AUTHENTICATED = "not_authenticated"
     ROOM_NOT_FOUND = "room_not_found"
     INTERNAL_ERROR = "internal_error"
+    PLAYED_ELSEWHERE = "played_elsewhere"
+    SESSION_REVOKED = "session_revoked"
     # rooms and players (the HTTP API)
     INVALID_REQUEST = "invalid_request"
     INVALID_TOKEN = "invalid_token"
     PLAYER_NOT_FOUND = "player_not_found"
+    SESSION_NOT_FOUND = "session_not_found"
     INVITE_NOT_FOUND = "invite_not_found"
     INVALID_SEAT = "invalid_seat"
     SEAT_TAKEN = "seat_taken"
@@ -63,9 +66,14 @@ _MEANINGS: dict[Code, str] = {
     Code.NOT_AUTHENTICATED: "No valid token (cookie or bearer).",
     Code.ROOM_NOT_FOUND: "No such room, or a private room without membership or ?code=.",
     Code.INTERNAL_ERROR: "The server could not store the move; nothing changed.",
+    Code.PLAYED_ELSEWHERE: "The seat is now played from another device or tab (its `hello` "
+    "named another `device`); the connection is closed with 4409. Reconnect to take it back.",
+    Code.SESSION_REVOKED: "This connection's token was revoked (signed out on this device or "
+    "everywhere); the connection is closed with 4403. Forget the token.",
     Code.INVALID_REQUEST: "A field of the request is missing or invalid.",
     Code.INVALID_TOKEN: "The token is not valid.",
     Code.PLAYER_NOT_FOUND: "No such player.",
+    Code.SESSION_NOT_FOUND: "The player has no session with this id.",
     Code.INVITE_NOT_FOUND: "No room has this invite code.",
     Code.INVALID_SEAT: "The room has no such seat.",
     Code.SEAT_TAKEN: "The seat already has a player.",

@@ -111,6 +111,12 @@ class Settings(BaseSettings):
     cookie_max_age_seconds: int = Field(
         default=400 * 24 * 3600, ge=60, description="Max-Age of the identity cookie."
     )
+    session_touch_seconds: float = Field(
+        default=300.0,
+        ge=0,
+        description="A session's last_used_at is written at most this often (a token's "
+        "use is otherwise only read).",
+    )
 
     # --- game timing -------------------------------------------------------
     default_turn_seconds: TurnSeconds = Field(

@@ -1,7 +1,9 @@
 """The room WebSocket endpoint: ``/ws/rooms/{room_id}`` (docs/protocol.md).
 
 The handshake checks the Origin against the allowlist and authenticates the
-player (cookie or bearer token). Each frame, text or binary, is size-checked and
+player (cookie or bearer token); the connection remembers the session (device
+token) it was opened with, so that revoking it closes the socket
+(:mod:`server.rooms.devices`). Each frame, text or binary, is size-checked and
 counted against the connection's message budget before anything else; every text
 message is validated by :mod:`server.protocol` and then handed to the room's actor.
 Frames to the client go out through :class:`~server.rooms.conn.Conn`, in order;
@@ -192,14 +194,15 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         await websocket.close(code=1008)
         return
     token = _token(websocket, settings.cookie_name)
-    player = await services.identity.authenticate(token) if token else None
+    authed = await services.identity.resolve(token) if token else None
     await websocket.accept()
-    if player is None:
+    if authed is None:
         await websocket.send_text(
             error_frame(None, "not_authenticated", "send the token as cookie or bearer")
         )
         await websocket.close(code=4401)
         return
+    player = authed.player
     code = websocket.query_params.get("code")
     try:
         # A bad id or code (a NUL byte, any character no id has) is no room's.
@@ -215,7 +218,9 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         if websocket.application_state == WebSocketState.CONNECTED:
             await websocket.close(code=code)
 
-    conn = Conn(player.id, websocket.send_text, close, settings.send_queue_limit)
+    conn = Conn(
+        player.id, websocket.send_text, close, settings.send_queue_limit, authed.session_id
+    )
     actor = await live.attach(room_id, conn)
     metrics = services.metrics
     metrics.connections.inc()

@@ -1,4 +1,5 @@
-"""FastAPI dependencies: the service container and the authenticated player."""
+"""FastAPI dependencies: the service container and the authenticated player (and its
+session: the device's token)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from server.errors import Code, ServerError
-from server.identity import PlayerInfo
+from server.identity import Authed, PlayerInfo
 from server.services import Services
 
 _bearer = HTTPBearer(auto_error=False, description="The player's token (or the cookie).")
@@ -24,24 +25,45 @@ def get_services(request: Request) -> Services:
 ServicesDep = Annotated[Services, Depends(get_services)]
 
 
-async def optional_player(
+async def optional_auth(
     request: Request,
     services: ServicesDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> PlayerInfo | None:
-    """The player authenticated by ``Authorization: Bearer`` or, failing that, the cookie.
+) -> Authed | None:
+    """The player and session authenticated by ``Authorization: Bearer`` or, failing
+    that, the cookie.
 
     A bearer token that is present but unknown is an error, not an anonymous request.
     """
     if credentials is not None:
-        player = await services.identity.authenticate(credentials.credentials)
-        if player is None:
+        authed = await services.identity.resolve(credentials.credentials)
+        if authed is None:
             raise ServerError(Code.INVALID_TOKEN, "the bearer token is not valid")
-        return player
+        return authed
     token = request.cookies.get(services.settings.cookie_name)
     if token:
-        return await services.identity.authenticate(token)
+        return await services.identity.resolve(token)
     return None
+
+
+async def optional_player(
+    authed: Annotated[Authed | None, Depends(optional_auth)],
+) -> PlayerInfo | None:
+    """The authenticated player, or None."""
+    return authed.player if authed is not None else None
+
+
+async def current_auth(
+    authed: Annotated[Authed | None, Depends(optional_auth)],
+) -> Authed:
+    """The authenticated player and session; 401 without a valid token."""
+    if authed is None:
+        raise ServerError(
+            Code.NOT_AUTHENTICATED,
+            "create a player with POST /api/players, then send its token "
+            "(cookie or Authorization: Bearer)",
+        )
+    return authed
 
 
 async def current_player(
@@ -59,3 +81,4 @@ async def current_player(
 
 OptionalPlayer = Annotated[PlayerInfo | None, Depends(optional_player)]
 CurrentPlayer = Annotated[PlayerInfo, Depends(current_player)]
+CurrentAuth = Annotated[Authed, Depends(current_auth)]

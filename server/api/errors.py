@@ -17,6 +17,7 @@ STATUS: dict[Code | ErrorCode, int] = {
     Code.NOT_OWNER: 403,
     Code.ROOM_NOT_FOUND: 404,
     Code.PLAYER_NOT_FOUND: 404,
+    Code.SESSION_NOT_FOUND: 404,
     Code.INVITE_NOT_FOUND: 404,
     Code.SEAT_TAKEN: 409,
     Code.ROOM_FULL: 409,

@@ -110,8 +110,8 @@ async def limit_rooms(request: Request, services: ServicesDep, player: CurrentPl
 
 
 async def limit_sessions(request: Request, services: ServicesDep) -> None:
-    """Dependency of ``POST /api/session``: per address (the handler counts the player's
-    once the token names one)."""
+    """Dependency of ``POST /api/session`` and ``POST /api/sessions``: per address (the
+    handler counts the player's once the token names one)."""
     services.limits.per_address("session", client_address(request))
 
 

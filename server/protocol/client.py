@@ -27,6 +27,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from server.errors import Code, ServerError
+from server.ids import ID_PATTERN
 from server.protocol.common import MAX_RACK_SLOTS, Index, Model, Seq, TileId, Version
 from server.rules.errors import ErrorCode
 
@@ -173,6 +174,8 @@ class Hello(Model):
                 {"type": "hello", "last_version": None},
                 {"type": "hello", "last_version": 1041},
                 {"type": "hello", "last_version": 1041, "patches": True},
+                {"type": "hello", "last_version": None, "patches": True,
+                 "device": "k3Jx9_Qm-2Lw8aZp"},
             ]
         }
     )
@@ -185,6 +188,15 @@ class Hello(Model):
         description="Receive each event's view as a ``patch`` against the previous version "
         "instead of the whole view, and ``seats``/``scores`` only when they changed "
         "(see ``event``). Applies to this connection until it closes.",
+    )
+    device: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        pattern=ID_PATTERN,
+        description="A random id of this device (browser tab), the same on each of its "
+        "connections. The seat's older connections from another device are then closed "
+        "with ``played_elsewhere`` (4409); ones that named no device never are.",
     )
 
 

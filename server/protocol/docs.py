@@ -136,9 +136,14 @@ def render_markdown() -> str:
         'that seat\'s view, finishes the turn (`timeout` event, `by: "timeout"`). After 2 '
         "timeouts in a row the seat is `unresponsive` and the bot plays its turns at once "
         "until the player sends an action. `leave` (or a lost connection, after a short "
-        "grace) marks the seat `away` and the bot plays; `hello` again (from any device, "
-        "same token) takes the seat back, mid-turn included.",
-        "6. Between rounds the next round starts by itself after a short pause, until the "
+        "grace) marks the seat `away` and the bot plays; `hello` again (from any device "
+        "of the player) takes the seat back, mid-turn included.",
+        "6. Devices and sessions: a `hello` that names its `device` (a random id per "
+        "browser tab) closes the seat's older connections from another named device, with "
+        "an `error` `played_elsewhere` then close 4409; the same device's connections and "
+        "ones naming no device are never closed so. Signing a device out (or every device) "
+        "closes the sockets opened with its token: `error` `session_revoked`, close 4403.",
+        "7. Between rounds the next round starts by itself after a short pause, until the "
         "room's end condition (RULES.md A.17): then `match_over`. A room with no player "
         "connected ends after a grace period (`match_over`, reason `abandoned`); the scores "
         "of finished rounds are kept.",

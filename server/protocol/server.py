@@ -524,6 +524,8 @@ SOCKET_CODES: tuple[Code, ...] = (
     Code.NOT_AUTHENTICATED,
     Code.ROOM_NOT_FOUND,
     Code.INTERNAL_ERROR,
+    Code.SESSION_REVOKED,
+    Code.PLAYED_ELSEWHERE,
 )
 """The server's codes an ``error`` frame can carry (besides RULES.md §C's)."""
 
@@ -538,7 +540,12 @@ CLOSE_CODES: list[tuple[int, str]] = [
     (1008, "Policy: message budget exceeded (rate_limited) or the client is too slow to read."),
     (1009, "A frame was larger than the limit (16 KB)."),
     (4401, "Not authenticated."),
+    (4403, "Signed out: the token this connection was opened with was revoked (after an "
+     "`error` `session_revoked`). Forget the token; do not reconnect with it."),
     (4404, "Room not found (or not visible)."),
+    (4409, "The seat is played from another device or tab (after an `error` "
+     "`played_elsewhere`). Do not reconnect by yourself: a new connection's `hello` takes "
+     "the seat back."),
 ]
 
 _server_adapter: TypeAdapter[Any] = TypeAdapter(ServerMessage)

@@ -26,7 +26,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from server.protocol import ActionMessage, Hello, RackMessage, action_dict
-from server.rooms import frames, presence, query, timers
+from server.rooms import devices, frames, presence, query, timers
 from server.rooms.audience import Audience, Change, Shown, Table, next_table
 from server.rooms.conn import Conn
 from server.rooms.frames import PONG
@@ -252,6 +252,9 @@ class RoomActor:
             self._on_room_changed(command[1])
         elif kind == "started":
             await self._on_started()
+        elif kind == "revoked":
+            gone = devices.signed_out(self.conns, command[1])
+            devices.close_all(gone, devices.SESSION_REVOKED_FRAME, devices.SESSION_REVOKED)
         else:  # pragma: no cover - programming error
             raise ValueError(f"unknown command {kind!r}")
 
@@ -278,6 +281,10 @@ class RoomActor:
         conn.seat = self._seat_of(conn.player_id)
         conn.ready = True
         conn.left = False
+        if msg.device is not None:
+            conn.device = msg.device
+        displaced = devices.displaced_by(conn, self.conns)
+        devices.close_all(displaced, devices.PLAYED_ELSEWHERE_FRAME, devices.PLAYED_ELSEWHERE)
         self.audience.hello(conn, bool(msg.patches))
         shown = self._shown()
         if not self.audience.replay(conn, msg.last_version, shown):

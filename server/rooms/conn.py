@@ -30,19 +30,22 @@ SLOW_READER = 1008
 
 
 class Conn:
-    """A connection of a room: its player, seat flags and outgoing frames."""
+    """A connection of a room: its player, session, device, seat flags and outgoing
+    frames."""
 
     __slots__ = (
         "_close",
         "_send",
         "close_code",
         "closed",
+        "device",
         "left",
         "limit",
         "player_id",
         "ready",
         "seat",
         "sender",
+        "session_id",
         "waiting",
     )
 
@@ -52,8 +55,13 @@ class Conn:
         send: SendText,
         close: CloseSocket,
         limit: int = 256,
+        session_id: str | None = None,
     ) -> None:
         self.player_id = player_id
+        self.session_id = session_id
+        """The session (device token) the connection was opened with."""
+        self.device: str | None = None
+        """The device (browser tab) its ``hello`` named, if any."""
         self.seat: int | None = None
         self.ready = False
         self.left = False

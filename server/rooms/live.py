@@ -6,6 +6,9 @@ at start-up, and listens to the lobby (it is the
 :class:`~server.rooms.service.RoomEvents` of the room service). Its pacing (bot
 delay, round pause, turn time scale, ...) is read from the injected
 :class:`~server.settings.Settings`, like everything else.
+
+It also closes the sockets of revoked sessions (:meth:`LiveRooms.sessions_revoked`):
+on this instance at once, on the others through the bus's ``sessions`` topic.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import secrets
-from typing import TYPE_CHECKING
+from collections import deque
+from typing import TYPE_CHECKING, Any
 
 from server.rooms.actor import RoomActor
 from server.rooms.botplay import BotRunner
@@ -30,6 +35,13 @@ if TYPE_CHECKING:
     from server.storage.gamelog import GameLog
 
 log = logging.getLogger(__name__)
+
+SESSIONS_TOPIC = "sessions"
+"""The bus topic of revoked sessions: ``{"revoked": [session ids], "from": instance}``."""
+
+RECENT_REVOKED = 4096
+"""Revoked session ids remembered, so a socket authenticated just before its session
+was revoked, and attached just after, is closed too."""
 
 
 class LiveContext:
@@ -81,6 +93,13 @@ class LiveRooms:
         self._locks: dict[str, asyncio.Lock] = {}
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._notices: set[asyncio.Task[None]] = set()
+        self._sessions_task: asyncio.Task[None] | None = None
+        # Not ``secrets``: the browser tests script that module's token_hex (new_seed).
+        self._instance = os.urandom(8).hex()
+        self._revoked: set[str] = set()
+        self._revoked_order: deque[str] = deque()
+        self.watching = asyncio.Event()
+        """Set once this instance listens to the other instances' revocations."""
         self.started = False
 
     @property
@@ -92,6 +111,7 @@ class LiveRooms:
         """Start the journal and restore every room whose match is being played."""
         self.ctx.journal.start()
         self.started = True
+        self._sessions_task = asyncio.create_task(self._watch_sessions())
         try:
             room_ids = await self.services.gamelog.unfinished_rooms()
         except Exception:  # the database is down: serve anyway (/healthz reports it)
@@ -128,12 +148,12 @@ class LiveRooms:
 
     async def stop(self) -> None:
         """Stop every actor, record the time of the stop, then stop the journal."""
-        task = self._heartbeat_task
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
-        self._heartbeat_task = None
+        for task in (self._heartbeat_task, self._sessions_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+        self._heartbeat_task = self._sessions_task = None
         playing = self._playing() if self.started else []
         actors = list(self.actors.values())
         for actor in actors:
@@ -184,7 +204,50 @@ class LiveRooms:
             actor = await self.actor(room_id)
             if not actor.stopped:
                 actor.conns.append(conn)
+                if conn.session_id in self._revoked:
+                    actor.post("revoked", frozenset((conn.session_id,)))
                 return actor
+
+    # -- revoked sessions -------------------------------------------------------
+
+    async def sessions_revoked(self, session_ids: list[str]) -> None:
+        """Close the sockets opened with these sessions' tokens: here at once, on the
+        other instances through the bus (best effort: the tokens are refused anyway)."""
+        if not session_ids:
+            return
+        self._close_revoked(session_ids)
+        try:
+            await self.services.bus.publish(
+                SESSIONS_TOPIC, {"revoked": session_ids, "from": self._instance}
+            )
+        except Exception as exc:  # Redis away: this instance's sockets are closed
+            log.warning("sessions_publish_failed", extra={"error": repr(exc)})
+
+    def _close_revoked(self, session_ids: list[str]) -> None:
+        for sid in session_ids:
+            if sid not in self._revoked:
+                self._revoked.add(sid)
+                self._revoked_order.append(sid)
+        while len(self._revoked_order) > RECENT_REVOKED:
+            self._revoked.discard(self._revoked_order.popleft())
+        ids = frozenset(session_ids)
+        for actor in list(self.actors.values()):
+            if not actor.stopped:
+                actor.post("revoked", ids)
+
+    async def _watch_sessions(self) -> None:
+        """Close the sockets of sessions another instance revoked."""
+        try:
+            async with self.services.bus.subscribe(SESSIONS_TOPIC) as sub:
+                self.watching.set()
+                async for message in sub:
+                    ids = _revoked_ids(message, self._instance)
+                    if ids:
+                        self._close_revoked(ids)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # never let it die silently; revocation still holds in the db
+            log.exception("sessions_watch_failed")
 
     # -- RoomEvents -----------------------------------------------------------
 
@@ -220,3 +283,17 @@ class LiveRooms:
             log.warning(
                 "room_finished_notice_failed", extra={"room_id": room_id, "error": repr(exc)}
             )
+
+
+def _revoked_ids(message: dict[str, Any], instance: str) -> list[str]:
+    """The session ids of a ``sessions`` message another instance sent (else none).
+
+    >>> _revoked_ids({"revoked": ["a", "b"], "from": "x"}, "y"), _revoked_ids({}, "y")
+    (['a', 'b'], [])
+    >>> _revoked_ids({"revoked": ["a"], "from": "y"}, "y")
+    []
+    """
+    ids = message.get("revoked")
+    if message.get("from") == instance or not isinstance(ids, list):
+        return []
+    return [i for i in ids if isinstance(i, str)]

@@ -79,7 +79,11 @@ class Base(DeclarativeBase):
 
 
 class Player(Base):
-    """A guest identity. Only the SHA-256 of its token is stored."""
+    """A guest identity. Its tokens are its sessions' (:class:`PlayerSession`).
+
+    ``token_hash`` is no longer read: since migration 0005 it holds ``moved:<id>``
+    (:func:`moved_token_marker`), the player's token having moved to its first session.
+    """
 
     __tablename__ = "players"
 
@@ -87,6 +91,32 @@ class Player(Base):
     display_name: Mapped[str] = mapped_column(String(64))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+def moved_token_marker(player_id: str) -> str:
+    """What ``players.token_hash`` holds since the tokens moved to ``player_sessions``."""
+    return f"moved:{player_id}"
+
+
+class PlayerSession(Base):
+    """One device's sign-in of a player: only the SHA-256 of its token is stored.
+
+    ``issued_at`` is when the current token was issued (rotation renews it),
+    ``last_used_at`` when it last authenticated a request or a socket (updated at most
+    every ``session_touch_seconds``). Signing the device out deletes the row.
+    """
+
+    __tablename__ = "player_sessions"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    label: Mapped[str | None] = mapped_column(String(128), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    issued_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class Room(Base):

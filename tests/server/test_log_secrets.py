@@ -13,6 +13,8 @@ import httpx
 from serverproc import start_server
 from websockets.sync.client import connect
 
+from server.identity import hash_token
+
 
 def test_invite_codes_and_tokens_in_query_strings_never_reach_the_log(tmp_path: Path) -> None:
     settings = {
@@ -36,6 +38,17 @@ def test_invite_codes_and_tokens_in_query_strings_never_reach_the_log(tmp_path: 
             got = http.get(f"/api/rooms/{room['id']}?code={code}", headers=auth)
             assert got.status_code == 200, got.text
             http.get(f"/api/rooms/{room['id']}?x=1&token={token}&CODE={code}")
+            # The sessions' routes: sign in elsewhere, rotate, sign out (bodies, not queries).
+            other = http.post("/api/sessions", json={"token": token}).json()["token"]
+            http.cookies.clear()
+            rotated = http.post(
+                "/api/session/rotate", headers={"Authorization": f"Bearer {other}"}
+            ).json()["token"]
+            http.cookies.clear()
+            gone = http.post(
+                "/api/session/revoke", headers={"Authorization": f"Bearer {rotated}"}
+            )
+            assert gone.status_code == 204
         ws_url = f"ws://127.0.0.1:{port}/ws/rooms/{room['id']}?code={code}&token={token}"
         with connect(ws_url, additional_headers={**auth, "Origin": base}) as ws:
             ws.ping().wait(5)  # accepted: uvicorn has logged the handshake
@@ -46,5 +59,8 @@ def test_invite_codes_and_tokens_in_query_strings_never_reach_the_log(tmp_path: 
     text = log_path.read_text()
     assert f"/api/rooms/{room['id']}?code=[redacted]" in text  # the access log did log it
     assert "WebSocket" in text and "/ws/rooms/" in text
+    assert "session_revoked" in text and "token_rotated" in text  # the server logged those
     assert code not in text
-    assert token not in text
+    for secret in (token, other, rotated):
+        assert secret not in text
+        assert hash_token(secret) not in text

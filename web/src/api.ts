@@ -1,6 +1,8 @@
-// The HTTP API (server/api): guest players, rooms, lobby, seats, start, scores, variants.
-// The identity travels as the HttpOnly cookie the server sets; the token is also kept
-// in localStorage so the player can carry it to another device.
+// The HTTP API (server/api): guest players, sessions, rooms, lobby, seats, start, scores,
+// variants. The identity travels as the HttpOnly cookie the server sets; this device's
+// token is also kept in localStorage so the player can carry it to another device (which
+// then signs in with a token of its own, POST /api/sessions). A token older than
+// ROTATE_AFTER_MS is rotated on page load (maybeRotate).
 
 import type { Catalogue } from "./protocol.gen";
 
@@ -99,6 +101,10 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
 }
 
 const TOKEN_KEY = "remi.token";
+const TOKEN_AT_KEY = "remi.token_at";
+
+/** A token this old (or of unknown age) is replaced on page load: 7 days. */
+export const ROTATE_AFTER_MS = 7 * 24 * 3600 * 1000;
 
 export function savedToken(): string | null {
   try {
@@ -111,9 +117,29 @@ export function savedToken(): string | null {
 function saveToken(token: string): void {
   try {
     localStorage.setItem(TOKEN_KEY, token);
+    localStorage.setItem(TOKEN_AT_KEY, String(Date.now()));
   } catch {
     /* ignore */
   }
+}
+
+/** Forget this device's token (signed out: the server refuses it now). */
+export function forgetToken(): void {
+  try {
+    localStorage.removeItem(TOKEN_KEY);
+    localStorage.removeItem(TOKEN_AT_KEY);
+  } catch {
+    /* ignore */
+  }
+}
+
+export interface SessionRow {
+  id: string;
+  label: string | null;
+  created_at: string;
+  issued_at: string;
+  last_used_at: string | null;
+  current: boolean;
 }
 
 export async function me(): Promise<Player | null> {
@@ -144,11 +170,55 @@ export async function createPlayer(displayName: string): Promise<Player> {
   return res.player;
 }
 
+/** Sign in on this device with a token copied from another: this device gets a token
+ * of its own (the copied one keeps working where it came from). */
 export async function useToken(token: string): Promise<Player> {
-  const p = await call<Player>("POST", "/api/session", { token });
-  saveToken(token);
-  return p;
+  const res = await call<{ player: Player; token: string }>("POST", "/api/sessions", { token });
+  saveToken(res.token);
+  return res.player;
 }
+
+/** A new token for this device (the old one stops working; open sockets stay). */
+export async function rotate(): Promise<void> {
+  const res = await call<{ player: Player; token: string }>("POST", "/api/session/rotate");
+  saveToken(res.token);
+}
+
+/** On page load: rotate a token kept here that is older than ROTATE_AFTER_MS, or whose
+ * age is unknown. A failure changes nothing (another tab may have rotated it first). */
+export async function maybeRotate(): Promise<void> {
+  let at: number;
+  try {
+    if (!localStorage.getItem(TOKEN_KEY)) return;
+    at = Number(localStorage.getItem(TOKEN_AT_KEY) ?? 0);
+  } catch {
+    return;
+  }
+  if (Date.now() - at < ROTATE_AFTER_MS) return;
+  try {
+    await rotate();
+  } catch {
+    /* keep the token we have */
+  }
+}
+
+/** Sign out on this device: the server revokes its token. */
+export async function signOut(): Promise<void> {
+  try {
+    await call<void>("POST", "/api/session/revoke");
+  } finally {
+    forgetToken();
+  }
+}
+
+/** Sign out on every device; this one gets a new token and stays signed in. */
+export async function signOutEverywhere(): Promise<void> {
+  const res = await call<{ player: Player; token: string }>("POST", "/api/session/revoke-all");
+  saveToken(res.token);
+}
+
+export const sessions = () => call<{ sessions: SessionRow[] }>("GET", "/api/sessions");
+export const signOutDevice = (id: string) => call<void>("DELETE", `/api/sessions/${encodeURIComponent(id)}`);
 
 export const getVariants = () => call<Catalogue>("GET", "/api/variants");
 export const lobby = () => call<{ rooms: RoomView[] }>("GET", "/api/rooms");

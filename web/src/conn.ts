@@ -1,7 +1,10 @@
 // The room's WebSocket (docs/protocol.md): hello with the last version, then snapshots
 // and events; actions, rack layouts and queries carry a per-connection sequence number and
 // are answered by ack / error / query_result. Reconnects by itself with a back-off
-// with jitter (backoff.ts).
+// with jitter (backoff.ts), except after a close that retrying would not mend: 4401 not
+// authenticated, 4403 signed out (the token was revoked), 4404 no such room, 4409 the
+// seat is played from another device or tab. The hello names this tab's device id
+// (deviceId), so the server tells an older tab that its seat is now played here.
 
 import { reconnectDelay } from "./backoff";
 import type { Ack, ActionMessage, ClientMessage, QueryMessage, QueryResult, RackMessage, ServerMessage } from "./protocol.gen";
@@ -29,6 +32,34 @@ export interface ConnHandlers {
 }
 
 const REPLY_TIMEOUT_MS = 15000;
+
+/** Closes after which the connection does not retry by itself. */
+export const FATAL_CLOSES = [4401, 4403, 4404, 4409];
+
+const DEVICE_KEY = "remi.device";
+let fallbackDevice: string | null = null;
+
+function randomId(): string {
+  const bytes = new Uint8Array(12);
+  crypto.getRandomValues(bytes);
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** This tab's device id: random, kept in sessionStorage (each tab has its own; a reload
+ * keeps it), so every connection of the tab names the same device in its hello. */
+export function deviceId(): string {
+  try {
+    let id = sessionStorage.getItem(DEVICE_KEY);
+    if (!id) {
+      id = randomId();
+      sessionStorage.setItem(DEVICE_KEY, id);
+    }
+    return id;
+  } catch {
+    fallbackDevice ??= randomId();
+    return fallbackDevice;
+  }
+}
 
 export class RoomConnection {
   private ws: WebSocket | null = null;
@@ -69,7 +100,13 @@ export class RoomConnection {
       this.attempts = 0;
       this.everOpened = true;
       // patches: each event carries only the view's keys the move may have changed (room.ts applies them)
-      ws.send(JSON.stringify({ type: "hello", last_version: this.handlers.lastVersion(), patches: true }));
+      const hello: ClientMessage = {
+        type: "hello",
+        last_version: this.handlers.lastVersion(),
+        patches: true,
+        device: deviceId(),
+      };
+      ws.send(JSON.stringify(hello));
       this.handlers.onStatus("open");
       window.clearInterval(this.pingTimer);
       this.pingTimer = window.setInterval(() => this.raw({ type: "ping" }), 20000);
@@ -96,8 +133,9 @@ export class RoomConnection {
         this.handlers.onStatus("closed");
         return;
       }
-      if (ev.code === 4401 || ev.code === 4404) {
-        // Not authenticated / no such room: retrying will not help.
+      if (FATAL_CLOSES.includes(ev.code)) {
+        // Not authenticated / signed out / no such room / played elsewhere: retrying will
+        // not help (or would take the seat back from the other device).
         this.closedByUs = true;
         this.handlers.onStatus("closed");
         this.handlers.onFatal(ev.code);
@@ -124,6 +162,14 @@ export class RoomConnection {
   nudge(): void {
     if (this.closedByUs || this.isOpen) return;
     if (this.ws && this.ws.readyState === WebSocket.CONNECTING) return;
+    window.clearTimeout(this.retryTimer);
+    this.attempts = 0;
+    this.connect();
+  }
+
+  /** Connect again after a fatal close (e.g. "play here" after 4409). */
+  reopen(): void {
+    if (this.isOpen) return;
     window.clearTimeout(this.retryTimer);
     this.attempts = 0;
     this.connect();

@@ -350,6 +350,83 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     return form;
   }
 
+  // Sign out here, sign the other devices out, and the list of devices signed in.
+  function sessionsBox(): HTMLElement {
+    const list = h("ul", { class: "sessions", "data-testid": "sessions" });
+    const signedOutHere = () => {
+      app.setPlayer(null);
+      draw();
+    };
+    const fill = async () => {
+      try {
+        const { sessions } = await api.sessions();
+        clear(list);
+        for (const s of sessions) {
+          const used = s.last_used_at ?? s.created_at;
+          list.append(
+            h(
+              "li",
+              { "data-testid": s.current ? "session-current" : "session" },
+              h("span", null, s.label ?? "—"),
+              " ",
+              h("span", { class: "muted" }, s.current ? t("session.this") : new Date(used).toLocaleString()),
+              s.current
+                ? null
+                : h("button", {
+                    type: "button",
+                    onclick: async () => {
+                      try {
+                        await api.signOutDevice(s.id);
+                        await fill();
+                      } catch (err) {
+                        showApiError(err);
+                      }
+                    },
+                  }, t("session.signOutDevice")),
+            ),
+          );
+        }
+      } catch (err) {
+        showApiError(err);
+      }
+    };
+    return h(
+      "div",
+      null,
+      h(
+        "div",
+        { class: "row" },
+        h("button", {
+          type: "button",
+          "data-testid": "sign-out",
+          onclick: async () => {
+            try {
+              await api.signOut();
+            } catch (err) {
+              if (!(err instanceof api.ApiError && err.status === 401)) return showApiError(err);
+            }
+            signedOutHere();
+          },
+        }, t("session.signOut")),
+        h("button", {
+          type: "button",
+          "data-testid": "sign-out-others",
+          onclick: async () => {
+            try {
+              await api.signOutEverywhere();
+              toast(t("session.othersSignedOut"), "info");
+              await fill();
+            } catch (err) {
+              showApiError(err);
+            }
+          },
+        }, t("session.signOutOthers")),
+        h("button", { type: "button", "data-testid": "sessions-show", onclick: () => void fill() }, t("session.list")),
+      ),
+      list,
+    );
+  }
+
   function identityBox(): HTMLElement {
     const out = h("code", { class: "token", "data-testid": "token" });
     const input = h("input", { placeholder: "token", "aria-label": t("lobby.identity.use") });
@@ -364,6 +441,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
             out,
           )
         : null,
+      app.player ? sessionsBox() : null,
       h(
         "form",
         {

@@ -79,6 +79,7 @@ window.addEventListener("hashchange", route);
 (async () => {
   try {
     app.player = await api.me();
+    if (app.player) await api.maybeRotate();
   } catch {
     app.player = null;
   }

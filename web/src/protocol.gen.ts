@@ -103,6 +103,8 @@ export interface Hello {
   last_version?: number | null;
   /** Receive each event's view as a `patch` against the previous version instead of the whole view, and `seats`/`scores` only when they changed (see `event`). Applies to this connection until it closes. */
   patches?: boolean;
+  /** A random id of this device (browser tab), the same on each of its connections. The seat's older connections from another device are then closed with `played_elsewhere` (4409); ones that named no device never are. */
+  device?: string | null;
 }
 
 /** Family B with the joker button: take a joker instead of drawing (B.9). */

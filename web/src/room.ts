@@ -5,6 +5,7 @@ import * as api from "./api";
 import { loadCatalogue, variantFacts, variantName } from "./catalogue";
 import { RoomConnection, type ServerError } from "./conn";
 import { clear, h, nameEl, namesEl, toast } from "./dom";
+import { hideElsewhere, showElsewhere, signedOut } from "./elsewhere";
 import { reason, t, tParts } from "./i18n";
 import { endText, showApiError } from "./lobby";
 import type { App } from "./main";
@@ -48,6 +49,7 @@ export class RoomPage {
     this.table?.dispose();
     document.getElementById("conn-banner")?.classList.remove("show");
     document.getElementById("scores-modal")?.remove();
+    hideElsewhere();
   }
 
   relabel(): void {
@@ -140,7 +142,10 @@ export class RoomPage {
       onMessage: (m) => this.onMessage(m),
       onStatus: (s) => this.table?.setConnection(s),
       onFatal: (code) => {
-        if (code === 4401) toast(t("err.not_authenticated"));
+        if (this.disposed) return;
+        if (code === 4409) showElsewhere(() => this.conn?.reopen());
+        else if (code === 4403) void signedOut(this.app, () => this.conn?.reopen());
+        else if (code === 4401) toast(t("err.not_authenticated"));
         else if (this.state.status !== "waiting") toast(t("room.notfound"));
       },
       lastVersion: () => this.version,
@@ -150,6 +155,8 @@ export class RoomPage {
 
   private onMessage(m: ServerMessage): void {
     if (m.type === "error") {
+      // Told before a close that onFatal explains.
+      if (m.code === "played_elsewhere" || m.code === "session_revoked") return;
       toast(reason(m.code, m.message), "error", m.message);
       return;
     }

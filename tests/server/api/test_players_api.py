@@ -10,7 +10,7 @@ from sqlalchemy import select
 from server.app import create_app
 from server.services import Services
 from server.settings import Settings
-from server.storage.models import Player
+from server.storage.models import Player, PlayerSession
 
 
 async def test_create_player_returns_token_and_sets_cookie(client: httpx.AsyncClient) -> None:
@@ -36,9 +36,13 @@ async def test_only_the_hash_is_stored(client: httpx.AsyncClient, app: object) -
     assert isinstance(services, Services)
     async with services.db.transaction() as session:
         row = await session.scalar(select(Player).where(Player.id == body["player"]["id"]))
-    assert row is not None
-    assert row.token_hash == hashlib.sha256(body["token"].encode()).hexdigest()
-    assert body["token"] not in (row.token_hash, row.id, row.display_name)
+        device = await session.scalar(
+            select(PlayerSession).where(PlayerSession.player_id == body["player"]["id"])
+        )
+    assert row is not None and device is not None
+    assert device.token_hash == hashlib.sha256(body["token"].encode()).hexdigest()
+    assert row.token_hash == f"moved:{row.id}"  # the tokens live in player_sessions
+    assert body["token"] not in (row.token_hash, row.id, row.display_name, device.id)
 
 
 async def test_tokens_are_unique(client: httpx.AsyncClient) -> None:

@@ -10,13 +10,15 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 
+from server.identity import IdentityService, hash_token
 from server.settings import Settings
-from server.storage.database import build_engine
+from server.storage.database import Database, build_engine
 from server.storage.migrate import alembic_config, current_revision, head_revision, migrate
 from server.storage.models import Base
 
 TABLES = {
     "players",
+    "player_sessions",
     "rooms",
     "seats",
     "rounds",
@@ -189,5 +191,55 @@ async def test_resend_and_clock_columns_come_and_go_keeping_the_rows(settings: S
             assert not {"turn_left", "turn_since"} & rooms and "version" not in actions
             assert (await conn.execute(text("SELECT count(*) FROM seats"))).scalar() == 1
             assert (await conn.execute(text("SELECT count(*) FROM actions"))).scalar() == 1
+    finally:
+        await engine.dispose()
+
+
+async def test_each_players_token_becomes_its_first_session(settings: Settings) -> None:
+    """0005 moves every player's token into player_sessions: a token handed out before
+    still authenticates its player, and downgrade puts it back."""
+    engine = build_engine(settings)
+    try:
+        await migrate(settings, engine, "0004")
+        async with engine.begin() as conn:
+            for pid, name in (("p1", "Ana"), ("p2", "Bob")):
+                await conn.execute(
+                    text(
+                        "INSERT INTO players (id, display_name, token_hash, created_at) "
+                        "VALUES (:id, :name, :hash, CURRENT_TIMESTAMP)"
+                    ),
+                    {"id": pid, "name": name, "hash": hash_token(f"old-token-of-{pid}")},
+                )
+        assert await migrate(settings, engine) == head_revision(settings)
+        async with engine.connect() as conn:
+            rows = await conn.execute(
+                text("SELECT id, player_id, token_hash, label FROM player_sessions ORDER BY id")
+            )
+            assert rows.all() == [
+                ("p1", "p1", hash_token("old-token-of-p1"), "migrated"),
+                ("p2", "p2", hash_token("old-token-of-p2"), "migrated"),
+            ]
+            moved = await conn.execute(text("SELECT token_hash FROM players ORDER BY id"))
+            assert moved.scalars().all() == ["moved:p1", "moved:p2"]
+        db = Database(settings)
+        try:
+            identity = IdentityService(db)
+            authed = await identity.resolve("old-token-of-p1")
+            assert authed is not None and (authed.player.id, authed.session_id) == ("p1", "p1")
+            assert await identity.authenticate("moved:p1") is None
+            rotated = await identity.rotate(authed)
+            assert rotated is not None
+        finally:
+            await db.dispose()
+        async with engine.begin() as conn:
+            await conn.run_sync(_downgrade_to, settings, "0004")
+        async with engine.connect() as conn:
+            back = await conn.execute(text("SELECT id, token_hash FROM players ORDER BY id"))
+            assert back.all() == [
+                ("p1", hash_token(rotated)),
+                ("p2", hash_token("old-token-of-p2")),
+            ]
+            tables = set(await conn.run_sync(lambda c: inspect(c).get_table_names()))
+            assert "player_sessions" not in tables
     finally:
         await engine.dispose()
