@@ -29,6 +29,7 @@ from server.protocol import (
     ActionMessage,
     Hello,
     LeaveMessage,
+    NextRoundMessage,
     PingMessage,
     ProtocolError,
     QueryMessage,
@@ -171,6 +172,8 @@ class Session:
                 conn.send(error_frame(msg.seq, "bad_message", "send hello first"))
         elif isinstance(msg, LeaveMessage):
             self.actor.post("leave", conn)
+        elif isinstance(msg, NextRoundMessage):
+            self.actor.post("next_round", conn)
 
     def binary(self, data: bytes) -> None:
         """Handle one binary message: counted like any frame, then refused."""

@@ -284,6 +284,16 @@ class LeaveMessage(Model):
     type: Literal["leave"]
 
 
+class NextRoundMessage(Model):
+    """The round summary was read: the next deal need not wait for this seat. It starts
+    once every human seat that is connected has sent this, or when the round pause
+    (``next_round_in`` of ``round_over``) ends, whichever comes first. Not a move: it
+    changes no turn clock and is ignored outside the pause between rounds."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{"type": "next_round"}]})
+    type: Literal["next_round"]
+
+
 class PingMessage(Model):
     """Keep-alive; answered by ``pong``."""
 
@@ -292,7 +302,13 @@ class PingMessage(Model):
 
 
 ClientMessage = Annotated[
-    Hello | ActionMessage | RackMessage | QueryMessage | LeaveMessage | PingMessage,
+    Hello
+    | ActionMessage
+    | RackMessage
+    | QueryMessage
+    | LeaveMessage
+    | NextRoundMessage
+    | PingMessage,
     Field(discriminator="type"),
 ]
 CLIENT_MODELS: tuple[type[Model], ...] = (
@@ -301,9 +317,10 @@ CLIENT_MODELS: tuple[type[Model], ...] = (
     RackMessage,
     QueryMessage,
     LeaveMessage,
+    NextRoundMessage,
     PingMessage,
 )
-CLIENT_TYPES = ("hello", "action", "rack", "query", "leave", "ping")
+CLIENT_TYPES = ("hello", "action", "rack", "query", "leave", "next_round", "ping")
 
 
 class ProtocolError(ServerError):
@@ -313,7 +330,15 @@ class ProtocolError(ServerError):
 
 _client_adapter: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 
-AnyClientMessage = Hello | ActionMessage | RackMessage | QueryMessage | LeaveMessage | PingMessage
+AnyClientMessage = (
+    Hello
+    | ActionMessage
+    | RackMessage
+    | QueryMessage
+    | LeaveMessage
+    | NextRoundMessage
+    | PingMessage
+)
 
 
 def _describe(exc: ValidationError, skip: int) -> str:

@@ -79,6 +79,7 @@ class RoomActor:
         self.replies = Replies(ctx.db, room_id)
         self.takeover = Takeover(room_id, ctx.bots)
         self.timers = Timers()
+        self.summary_read: set[int] = set()  # seats that sent next_round in this pause
         self.stopped = False
         self.booted = asyncio.Event()
         self.boot_error: BaseException | None = None
@@ -246,6 +247,8 @@ class RoomActor:
             conn.send(query.answer(self.round, conn.seat, msg))
         elif kind == "leave":
             self._on_leave(command[1])
+        elif kind == "next_round":
+            self._on_next_round(command[1])
         elif kind == "gone":
             self._on_gone(command[1])
         elif kind == "room_changed":
@@ -257,6 +260,14 @@ class RoomActor:
             devices.close_all(gone, devices.SESSION_REVOKED_FRAME, devices.SESSION_REVOKED)
         else:  # pragma: no cover - programming error
             raise ValueError(f"unknown command {kind!r}")
+
+    def _on_next_round(self, conn: Conn) -> None:
+        """The seat read the round summary: deal now once every connected human has."""
+        if self.timers.next_round_at is None or conn.seat is None or conn.closed:
+            return
+        self.summary_read.add(conn.seat)
+        if presence.summary_read_by_all(self.seats, self._seat_connected, self.summary_read):
+            self.timers.next_round_at = self.loop.time()
 
     def _seat_of(self, player_id: str) -> int | None:
         return next((s.seat for s in self.seats if s.player_id == player_id), None)
@@ -548,6 +559,7 @@ class RoomActor:
             await self._end_match("end_condition")
         else:
             self.timers.next_round_at = self.loop.time() + pause
+            self.summary_read.clear()
 
     async def _end_match(self, reason: str) -> None:
         match = self.match

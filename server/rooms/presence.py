@@ -13,7 +13,7 @@ room actor then emits a ``presence`` event (:func:`presence_event`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,3 +117,14 @@ def timed_out(slot: SeatSlot, unresponsive_after: int) -> bool:
         slot.unresponsive = True
         return True
     return False
+
+
+def summary_read_by_all(
+    seats: Iterable[SeatSlot], connected: Callable[[int], bool], read: set[int]
+) -> bool:
+    """Whether every human seat that is connected has read the round summary
+    (``next_round``): the next deal need not wait for the rest of the pause. Seats
+    played by bots and players away never hold it back; with no human connected the
+    pause runs its whole length."""
+    humans = [s.seat for s in seats if s.player_id is not None and connected(s.seat)]
+    return bool(humans) and all(seat in read for seat in humans)

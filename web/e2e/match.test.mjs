@@ -183,8 +183,16 @@ test("two players, invite link, bots, a round to its end, leave and rejoin", { t
   await shot(ana, "round-summary-desktop.png");
   await shot(phone, "round-summary-phone.png");
 
-  // The score sheet, opened from the top of the table, shows round 1 and the totals.
+  // The summary names the atu; once both humans pressed Continue the next round is dealt
+  // at once (the pause is long here), and the new deal is not hidden behind a summary.
+  assert.ok(await ana.locator("[data-testid=summary-atu] .tile").isVisible(), "the summary shows the atu");
   await ana.click("[data-testid=summary-close]");
+  await phone.click("[data-testid=summary-close]");
+  await ana.waitForSelector(".round:has-text('Runda 2')", { timeout: 20_000 });
+  await phone.waitForSelector("[data-testid=rack] .tile");
+  assert.equal(await phone.locator("[data-testid=summary]").count(), 0);
+
+  // The score sheet, opened from the top of the table, shows round 1 and the totals.
   await ana.click("[data-testid=scores-open]");
   await ana.waitForSelector("[data-testid=scores-round-1]");
   const cells = await ana.locator("[data-testid=scores-round-1] td").allTextContents();

@@ -42,7 +42,9 @@ export async function startServer(env = {}) {
     REMI_LOG_LEVEL: "WARNING",
     REMI_LOG_FORMAT: "text",
     REMI_BOT_DELAY_SECONDS: "0.05",
-    REMI_ROUND_PAUSE_SECONDS: "3",
+    // The summary waits for its players (next_round) as at a real table: no test waits out
+    // this pause, so a summary never closes under a test's click.
+    REMI_ROUND_PAUSE_SECONDS: "120",
     ...env,
   };
   let log = "";

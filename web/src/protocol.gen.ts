@@ -155,6 +155,16 @@ export interface Names {
   en: string;
 }
 
+/**
+ * The round summary was read: the next deal need not wait for this seat. It starts
+ * once every human seat that is connected has sent this, or when the round pause
+ * (`next_round_in` of `round_over`) ends, whichever comes first. Not a move: it
+ * changes no turn clock and is ignored outside the pause between rounds.
+ */
+export interface NextRoundMessage {
+  type: "next_round";
+}
+
 /** What an opening needs (A.8, B.6, B.8). */
 export interface Opening {
   /** Points an opening must reach (0: none). */
@@ -371,7 +381,7 @@ export interface You {
 export type GameAction = DrawAction | DiscardAction | LayAction | TakeRowAction | LayoffAction | BuyJokerAction | TakeDiscardAction | JokerButtonAction;
 
 /** Every message a client sends (`type` names it). */
-export type ClientMessage = Hello | ActionMessage | RackMessage | QueryMessage | LeaveMessage | PingMessage;
+export type ClientMessage = Hello | ActionMessage | RackMessage | QueryMessage | LeaveMessage | NextRoundMessage | PingMessage;
 
 /** Every message the server sends (`type` names it). */
 export type ServerMessage = Snapshot | EventMessage | Ack | ErrorMessage | QueryResult | Pong;

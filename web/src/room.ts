@@ -320,6 +320,7 @@ export class RoomPage {
           this.conn?.request({ type: "rack", layout }).catch(() => undefined);
         },
         leave: () => this.leaveTable(),
+        summaryRead: () => this.conn?.raw({ type: "next_round" }),
         openScores: () => {
           this.scoresOpen = true;
           this.renderScores();

@@ -32,6 +32,8 @@ export interface SeatScore {
   atu_pair: number;
   multiplier: number;
   note: string;
+  /** Why the multiplier: atu_ace, atu_joker, joker_out, closing_joker, closing_hand, closing_hand_joker. */
+  doublings?: string[];
 }
 
 export interface RoundResult {

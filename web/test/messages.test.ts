@@ -75,3 +75,13 @@ test("other messages change nothing", () => {
   assert.equal(a.refresh, false);
   assert.equal(a.version, null);
 });
+
+test("round_over holds the pause before the next deal; round_start ends it", () => {
+  const base = applyMessage(emptyRoom(), snapshot(), 990).room;
+  const over = applyMessage(base, event({ event: { do: "round_over", round: 2, next_round_in: 5 } }), 990).room;
+  assert.equal(over.nextRoundIn, 5);
+  const last = applyMessage(base, event({ event: { do: "round_over", round: 3, next_round_in: null } }), 990).room;
+  assert.equal(last.nextRoundIn, null);
+  const next = applyMessage(over, event({ version: 9, event: { do: "round_start", round: 3, first: 0 } }), 990).room;
+  assert.equal(next.nextRoundIn, null);
+});

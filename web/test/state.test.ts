@@ -265,6 +265,20 @@ test("a round's end opens the summary once; closing it keeps it closed", () => {
   assert.equal(run(closed, { type: "room", room: room(over), variant: ROW }).state.summaryOpen, false);
 });
 
+test("closing the summary says it was read; the next deal closes it by itself", () => {
+  const result = { reason: "out", out: 0, scores: [50, -30], closing: null, breakdown: [] };
+  const over = view({ over: true, result, hands: [[], [5]] });
+  const opened = run(dealt(view()).state, { type: "room", room: room(over), variant: ROW }).state;
+  assert.deepEqual(run(opened, { type: "tap", act: "summary-close" }).effects, [{ do: "summaryRead" }]);
+  assert.deepEqual(run(opened, { type: "key", key: "Escape", slot: null }).effects, [{ do: "summaryRead" }]);
+  // Not read, but the pause ended: the new round's view closes the summary (no turn hidden).
+  const next = run(opened, { type: "room", room: room(view()), variant: ROW }).state;
+  assert.equal(next.summaryOpen, false);
+  // After the match's last round there is no next deal to hurry.
+  const last = run(dealt(view()).state, { type: "room", room: { ...room(over), matchOver: true }, variant: ROW }).state;
+  assert.deepEqual(run(last, { type: "tap", act: "summary-close" }).effects, []);
+});
+
 test("leave and the score sheet are effects for the page", () => {
   const s = dealt(view()).state;
   assert.deepEqual(run(s, { type: "tap", act: "leave" }, { type: "tap", act: "scores" }).effects, [{ do: "leave" }, { do: "openScores" }]);

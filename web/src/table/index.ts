@@ -20,6 +20,8 @@ export interface TableHost {
   queryRowPreview(index: number): Promise<number[]>;
   saveRack(layout: (number | null)[]): void;
   leave(): void;
+  /** The round summary was read (`next_round`): the next deal need not wait for this seat. */
+  summaryRead(): void;
   openScores(): void;
   langButton(): HTMLElement;
 }
@@ -114,6 +116,9 @@ export class Table {
         return;
       case "openScores":
         this.host.openScores();
+        return;
+      case "summaryRead":
+        this.host.summaryRead();
         return;
     }
   }

@@ -40,6 +40,7 @@ export function applyMessage(room: RoomData, m: ServerMessage, now: number): App
     next.seats = m.seats;
     next.view = (m.view as unknown as SeatView | null) ?? null;
     next.rack = m.rack ?? null;
+    next.nextRoundIn = null;
     next.deadline = local(m.deadline);
     scores(m.scores);
     next.log = logRecent(room.log, m.recent ?? []);
@@ -47,6 +48,8 @@ export function applyMessage(room: RoomData, m: ServerMessage, now: number): App
   }
   const ev = m.event;
   if ((ev.do === "round_start" || ev.do === "round_over") && typeof ev.round === "number") next.round = ev.round;
+  if (ev.do === "round_start") next.nextRoundIn = null;
+  if (ev.do === "round_over") next.nextRoundIn = typeof ev.next_round_in === "number" ? ev.next_round_in : null;
   if (ev.do === "match_over") {
     next.matchOver = true;
     next.status = "finished";

@@ -568,7 +568,10 @@ export class TableView {
       const parts: string[] = [t("summary.laid", { n: b.laid }), t("summary.hand", { n: b.hand })];
       if (b.bonus) parts.push(t("summary.bonus", { n: b.bonus }));
       if (b.atu_pair) parts.push(t("summary.atuPair", { n: b.atu_pair }));
-      if (b.multiplier !== 1) parts.push(t("summary.mult", { n: b.multiplier }));
+      // Each doubling in words (the engine names them); a bare factor only if it names none.
+      const dbl = b.doublings ?? [];
+      if (dbl.length) for (const code of dbl) parts.push(t(`summary.dbl.${code}`));
+      else if (b.multiplier !== 1) parts.push(t("summary.mult", { n: b.multiplier }));
       const noteKey = `summary.note.${b.note}`;
       // The engine writes the notes in English; Romanian has its own words for them.
       const note = getLang() === "ro" && t(noteKey) !== noteKey ? t(noteKey) : b.note;
@@ -598,7 +601,9 @@ export class TableView {
         h("h2", null, title),
         h("p", null, res.out !== null ? tParts("summary.out", { name: seatNameEl(s, res.out) }) : t("summary.stock")),
         winners,
+        v.atu !== null ? h("p", { class: "sum-atu", "data-testid": "summary-atu" }, t("summary.atu"), " ", tileEl(faces, v.atu, { small: true })) : null,
         h("ol", { class: "sum-list" }, rows),
+        s.room.matchOver || s.room.nextRoundIn === null ? null : h("p", { class: "muted" }, t("summary.next", { n: Math.round(s.room.nextRoundIn) })),
         h(
           "div",
           { class: "row end" },

@@ -26,6 +26,8 @@ export interface RoomData {
   rack: (number | null)[] | null;
   matchOver: boolean;
   winners: number[] | null;
+  /** Seconds of pause after the round that just ended (`round_over`), else null. */
+  nextRoundIn: number | null;
   /** The round's events in the order they came (movelog.ts). */
   log: MoveLog;
   /** Where the last move of another seat happened, for a brief highlight. */
@@ -94,6 +96,8 @@ export type Effect =
   | { do: "toast"; key: string }
   | { do: "error"; error: ServerError }
   | { do: "leave" }
+  /** The summary was read: the next deal need not wait for this seat (`next_round`). */
+  | { do: "summaryRead" }
   | { do: "openScores" };
 
 export interface Step {
@@ -102,7 +106,7 @@ export interface Step {
 }
 
 export function emptyRoom(): RoomData {
-  return { view: null, seats: [], deadline: null, scores: null, round: null, status: "waiting", variantId: null, rack: null, matchOver: false, winners: null, log: emptyLog(), flash: null };
+  return { view: null, seats: [], deadline: null, scores: null, round: null, status: "waiting", variantId: null, rack: null, matchOver: false, winners: null, nextRoundIn: null, log: emptyLog(), flash: null };
 }
 
 export function initialState(): TableState {
@@ -316,6 +320,8 @@ class Draft {
         this.s.atuOnRack = false;
       }
     }
+    // The summary never hides a running turn: the next round's deal closes it.
+    if (v && !v.over && this.s.summaryOpen) this.s.summaryOpen = false;
     if (v && v.seat !== null) this.syncRack(prev, v, room.rack);
     const mine = myTurn(this.s);
     // A pending take that can no longer be made (turn passed, row changed) is dropped.
@@ -341,6 +347,7 @@ class Draft {
         this.effects.push({ do: "openScores" });
         return;
       case "summary-close":
+        if (this.s.summaryOpen && !this.s.room.matchOver) this.effects.push({ do: "summaryRead" });
         this.s.summaryOpen = false;
         return;
       case "log-open":
@@ -549,7 +556,7 @@ class Draft {
   key(key: string, slot: number | null): void {
     if (key === "Escape") {
       if (this.s.logOpen) this.s.logOpen = false;
-      else if (this.s.summaryOpen) this.s.summaryOpen = false;
+      else if (this.s.summaryOpen) this.tap("summary-close");
       else {
         this.s.selection = null;
         this.s.preview = null;
