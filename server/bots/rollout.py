@@ -90,9 +90,9 @@ def play_out(state: Any, seat: int, policy: Callable[[str], Any], world: str, ho
     result = state.result
     if result is None:
         return judge(view_for(state, seat))
-    scores = result.scores
-    others = [scores[i] for i in range(state.players) if i != seat]
-    return scores[seat] - sum(others) / max(1, len(others))
+    scores: list[int] = list(result.scores)
+    others = [scores[i] for i in range(len(scores)) if i != seat]
+    return float(scores[seat]) - sum(others) / max(1, len(others))
 
 
 def choose(view: SeatView, picked: set[int], candidates: Sequence[dict[str, Any]],

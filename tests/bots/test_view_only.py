@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from server.bots import make_bot
+from server.bots import HARD, make_bot
 from server.rules.state import RoundState, new_round
 from server.rules.views import view_for
 
@@ -40,7 +40,7 @@ def shuffled_hidden(state: RoundState, seat: int, rng: random.Random) -> RoundSt
 def test_decision_ignores_hidden_tiles(variant: str) -> None:
     rng = random.Random(4)
     checked = 0
-    for r in range(2):
+    for r in range(4):
         state = new_round(variant, 3, f"hidden/{r}", first=r % 3)
         bots = [make_bot(level, seed=f"h/{r}/{i}")
                 for i, level in enumerate(("hard", "normal", "hard"))]
@@ -48,7 +48,7 @@ def test_decision_ignores_hidden_tiles(variant: str) -> None:
         while not state.over and steps < 400:
             seat = state.turn
             view = view_for(state, seat)
-            probe = steps % 7 == 0
+            probe = steps % 5 == 0 or state.stock_count <= HARD.rollout_stock
             twin = copy.deepcopy(bots[seat]) if probe else None
             action = bots[seat].act(view)
             if twin is not None:
