@@ -19,18 +19,101 @@ so it is deterministic given the seed; the work is bounded by the counts
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
-from server.bots.bot import Bot
-from server.bots.planner import Ctx, Plan, best_plan, danger, discard_scores, fits_table
+from server.bots.bot import Bot, NormalBot
+from server.bots.planner import (
+    Ctx,
+    Params,
+    Plan,
+    best_plan,
+    danger,
+    discard_scores,
+    fits_table,
+    make_ctx,
+    take_options,
+)
+from server.bots.rollout import choose
 from server.rules.tiles import JOKER, face_of, rank_of, suit_of
+from server.rules.views import SeatView
 
 NODE_BUDGET = 30000  # solver nodes per decision before the sampling is cut short
 
 
 class HardBot(Bot):
     level = "hard"
+
+    def __init__(self, params: Params, seed: int | str | None = None,
+                 stop: Callable[[], bool] | None = None) -> None:
+        super().__init__(params, seed)
+        # An optional cap from the caller (e.g. a wall clock outside tests): asked between
+        # play-outs; when it answers True the search ends with what it has. The bot itself
+        # never reads a clock.
+        self.stop = stop
+        self.policy_params = replace(Params(), node_limit=min(params.node_limit,
+                                                              params.rollout_nodes))
+        self.searches = 0
+
+    # ------------------------------------------------------------ search
+    def _search(self, ctx: Ctx) -> bool:
+        p = self.params
+        return p.rollouts > 0 and 0 < ctx.view.stock_count <= p.rollout_stock
+
+    def _policy(self, seed: str) -> Bot:
+        return NormalBot(self.policy_params, seed)
+
+    def _judge(self, view: SeatView) -> float:
+        ctx = make_ctx(view, None, self.policy_params)
+        plan = best_plan(ctx, list(view.hand), node_limit=self.policy_params.node_limit)
+        return plan.estimate if plan is not None else -200.0
+
+    def _choose(self, ctx: Ctx, cands: list[dict[str, Any]]) -> dict[str, Any]:
+        if len(cands) == 1:
+            return cands[0]
+        self.searches += 1
+        k = choose(ctx.view, set(ctx.know.picked), cands, self.rng, self.params, self._policy,
+                   self._judge, stop=self.stop)
+        return cands[k]
+
+    def take(self, ctx: Ctx) -> dict[str, Any]:
+        action = super().take(ctx)
+        if not self._search(ctx):
+            return action
+        view = ctx.view
+        if view.variant.family.first_turn_restricted and view.seats[ctx.seat].first_turn:
+            return action
+        options = take_options(ctx, self.params)
+        if not options:
+            return action
+        best = max(options, key=lambda o: o[0])[1]
+        return self._choose(ctx, [action, best] if action["do"] == "draw" else [action,
+                                                                                {"do": "draw"}])
+
+    def build(self, ctx: Ctx) -> dict[str, Any] | None:
+        action = super().build(ctx)
+        if action is None or not self._search(ctx):
+            return action
+        if action["do"] == "discard":
+            return self._choose(ctx, self._discard_candidates(ctx, action))
+        if action["do"] == "lay" and not ctx.opened:
+            # Open now, or wait (discard) for a better opening / a closing from hand.
+            return self._choose(ctx, [action, super().discard(ctx)])
+        return action
+
+    def _discard_candidates(self, ctx: Ctx, first: dict[str, Any]) -> list[dict[str, Any]]:
+        out = [first]
+        faces = {face_of(int(first["tile"]))}
+        ranked = sorted(discard_scores(ctx, self.params), key=lambda st: (-st[0], st[1]))
+        for _, t in ranked:
+            if len(out) >= self.params.rollout_candidates:
+                break
+            if face_of(t) in faces:
+                continue
+            faces.add(face_of(t))
+            out.append({"do": "discard", "tile": t})
+        return out
 
     # ------------------------------------------------------------ sampling
     def _pool(self, ctx: Ctx) -> list[int]:

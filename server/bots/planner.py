@@ -56,6 +56,27 @@ class Params:
     unopened_value_b: float = -0.8
     pairs_two: float = 0.15  # family B, not opened: weight of pairs toward doubles
     pairs_many: float = 0.6
+    # hard: partial melds and held pairs are worth only the draws left to complete them,
+    # and with at most one draw per seat left the hand is valued at its sure penalty.
+    stock_aware: bool = False
+    # hard: a row take with this many tiles in hand or fewer that leaves the hand bigger
+    # (after the discard) than drawing would costs this much per extra tile (0: off).
+    small_hand: int = 5
+    small_hand_take_cost: float = 0.0
+    # hard, family B: an opened seat keeps a joker in hand for a joker closing (B.11: +202,
+    # penalties doubled) while the table has a spot to lay it off later (B.3) and the stock
+    # has a future: the joker is then worth this much instead of its 101 penalty (0: off).
+    joker_close: float = 0.0
+    # hard: determinised play-outs (server.bots.rollout) judge the take, opening and
+    # discard choices once the stock holds at most ``rollout_stock`` tiles; ``rollouts``
+    # play-outs per decision in all (0: off), each played by the normal policy with a
+    # solver of ``rollout_nodes`` nodes, to the end of the round or ``rollout_horizon``
+    # turns.
+    rollouts: int = 0
+    rollout_stock: int = 8
+    rollout_nodes: int = 2000
+    rollout_horizon: int = 40
+    rollout_candidates: int = 3
 
 
 @dataclass
@@ -148,8 +169,8 @@ def specs(ctx: Ctx, *, forced: int | None = None, allow_atu: bool = True,
     points, doubles = (thresholds(view) if thresholds is not None
                        else (variant.threshold, variant.doubles_threshold))
     return [
-        (spec_for(variant, False, kinds=frozenset({SET, RUN}), threshold=points, **common),
-         "points"),
+        (spec_for(variant, False, kinds=frozenset({SET, RUN}), threshold=points,
+                  **common), "points"),
         (spec_for(variant, False, kinds=frozenset({DOUBLE}), opening_kind="doubles",
                   doubles_needed=doubles, **common), "doubles"),
     ]
@@ -164,20 +185,35 @@ def best_plan(ctx: Ctx, hand: Sequence[int], *, forced: int | None = None,
     atu_id = view.atu if ctx.family_a and view.atu_taken_by is None else None
     rules = view.variant.meld_rules
     best: Plan | None = None
-    for spec, opening in specs(ctx, forced=forced, allow_atu=allow_atu, node_limit=node_limit):
-        sol = solve(faces, spec)
-        ctx.nodes += sol.nodes + 1
-        if sol.gain == float("-inf"):
-            continue
-        ids = to_ids(sol, hand, rules, atu_id, forced, ctx.table)
-        if ids is None:
-            ctx.errors.append(f"to_ids failed: {sol}")
-            continue
-        opens = opening if (sol.melds and not ctx.opened) else None
-        plan = Plan(sol, ids, opens)
-        plan.estimate = estimate(ctx, plan, potential=potential)
-        if best is None or plan.estimate > best.estimate:
-            best = plan
+    hands: list[tuple[list[int], list[int], int | None]] = [(list(hand), faces, None)]
+    if (ctx.params.joker_close and not ctx.family_a and ctx.opened_with != "doubles"
+            and JOKER in faces and forced is None and future_share(ctx) > 0.0):
+        # Also plan with one joker held back for a joker closing (B.11).
+        j = next(t for t in hand if face_of(t) == JOKER)
+        rest = [t for t in hand if t != j]
+        hands.append((rest, [face_of(t) for t in rest], j))
+    for sub, sub_faces, held in hands:
+        for spec, opening in specs(ctx, forced=forced, allow_atu=allow_atu,
+                                   node_limit=node_limit):
+            if held is not None and opening == "doubles":
+                continue
+            sol = solve(sub_faces, spec)
+            ctx.nodes += sol.nodes + 1
+            if sol.gain == float("-inf"):
+                continue
+            ids = to_ids(sol, sub, rules, atu_id, forced, ctx.table)
+            if ids is None:
+                ctx.errors.append(f"to_ids failed: {sol}")
+                continue
+            if held is not None:
+                sol.left = [*sol.left, JOKER]
+                sol.going_out = False
+                ids.left = [*ids.left, held]
+            opens = opening if (sol.melds and not ctx.opened) else None
+            plan = Plan(sol, ids, opens)
+            plan.estimate = estimate(ctx, plan, potential=potential)
+            if best is None or plan.estimate > best.estimate:
+                best = plan
     return best
 
 
@@ -189,6 +225,9 @@ def estimate(ctx: Ctx, plan: Plan, *, potential: bool = True) -> float:
     hv = ctx.hand_values
     left = sol.left
     lam = ctx.know.urgency * ctx.params.urgency_scale
+    sure = ctx.params.stock_aware and ctx.view.stock_count <= ctx.view.players
+    if sure and not sol.going_out:
+        return sure_score(ctx, plan, opened_after)
     if ctx.family_a:
         laid = sum(sum(m.window.pos) for m in sol.melds) + sum(
             sum(m.window.pos[: len(m.faces)]) for m in sol.layoffs)
@@ -200,6 +239,8 @@ def estimate(ctx: Ctx, plan: Plan, *, potential: bool = True) -> float:
         if opened_after:
             mult = 2 if (plan.opening or ctx.opened_with) == "doubles" else 1
             value = -mult * lam * sum(hv[f] for f in left) - 2.0 * len(left)
+            if ctx.params.joker_close and JOKER in left and not sol.going_out:
+                value += joker_hold(ctx, plan, mult * lam)
         else:
             value = -202.0 - 0.2 * lam * sum(hv[f] for f in left) - 2.0 * len(left)
     if sol.going_out:
@@ -208,6 +249,51 @@ def estimate(ctx: Ctx, plan: Plan, *, potential: bool = True) -> float:
     elif potential:
         value += hand_potential(ctx, left, opened_after)[0]
     return value
+
+
+def joker_hold(ctx: Ctx, plan: Plan, weight: float) -> float:
+    """Family B: what holding one joker for the close is worth beyond its penalty."""
+    if ctx.opened_with == "doubles" or plan.opening == "doubles":
+        return 0.0  # a doubles opener may not lay it off onto its own doubles later
+    spots = [m for m in plan_table(ctx, plan) if (m.kind == RUN and len(m.tiles) < 13)
+             or (m.kind == SET and len(m.tiles) < 4)]
+    if not spots:
+        return 0.0
+    fut = future_share(ctx)
+    return fut * (weight * ctx.hand_values[JOKER] + ctx.params.joker_close)
+
+
+def plan_table(ctx: Ctx, plan: Plan) -> list[TableMeld]:
+    """The table after ``plan``'s new melds (lay-offs do not change what fits a joker)."""
+    extra = [TableMeld(m.kind, [0] * len(m.faces), [ctx.seat] * len(m.faces), 1, 0)
+             for m in plan.sol.melds]
+    return [*ctx.table, *extra]
+
+
+def sure_score(ctx: Ctx, plan: Plan, opened_after: bool) -> float:
+    """The round total the seat is sure of if the round ends on the empty stock now-ish
+    (A.16 / B.12 without a closer): nothing in the hand has a future any more."""
+    sol = plan.sol
+    hv = ctx.hand_values
+    hand = sum(hv[f] for f in sol.left)
+    if ctx.family_a:
+        if not opened_after:
+            return -100.0 - 0.01 * hand
+        laid = sum(sum(m.window.pos) for m in sol.melds) + sum(
+            sum(m.window.pos[: len(m.faces)]) for m in sol.layoffs)
+        return laid - hand - 0.5 * len(sol.left)
+    if not opened_after:
+        return -202.0 - 0.01 * hand
+    mult = 2 if (plan.opening or ctx.opened_with) == "doubles" else 1
+    return -mult * hand - 0.5 * len(sol.left)
+
+
+def future_share(ctx: Ctx) -> float:
+    """How much of a partial meld's worth is left: 1 with many draws ahead, 0 with none."""
+    if not ctx.params.stock_aware:
+        return 1.0
+    mine = ctx.view.stock_count / max(1, ctx.view.players)  # this seat's draws left
+    return max(0.0, min(1.0, (mine - 1.0) / 4.0))
 
 
 def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float, list[float]]:
@@ -221,7 +307,10 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
     keep = [0.0] * n
     total_unseen = max(1, know.unseen_total)
     draws_left = max(1.0, min(8.0, ctx.view.stock_count / max(1, ctx.view.players)))
+    if ctx.params.stock_aware:
+        draws_left = max(0.0, min(8.0, ctx.view.stock_count / max(1, ctx.view.players)))
     chance_per_out = min(0.25, draws_left / total_unseen * 1.5)
+    fut = future_share(ctx)
     by_face: dict[int, list[int]] = {}
     for i, f in enumerate(faces):
         by_face.setdefault(f, []).append(i)
@@ -285,7 +374,7 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
             if f == JOKER:
                 continue
             if len(idx) >= 2:
-                val = weight * 2 * (hv[f] + 6)
+                val = weight * fut * 2 * (hv[f] + 6)
                 total += val
                 keep[idx[0]] += val / 2
                 keep[idx[1]] += val / 2
@@ -302,7 +391,8 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
             continue
         for m in ctx.table:
             if fits_table(m, f, rules.top_rank):
-                val = (0.8 if opened else 0.5) * (lam * hv[f] + 3.0)
+                val = (0.8 if opened else 0.5) * (lam * hv[f] + 3.0) * (
+                    1.0 if opened else fut)
                 keep[i] += val
                 total += val
                 break
@@ -435,7 +525,11 @@ def take_options(ctx: Ctx, params: Params) -> list[tuple[float, dict[str, Any]]]
                 if action is not None:
                     ctx.errors.append(f"take plan refused: {check(view, action)} {action}")
                 continue
-            out.append((plan.estimate - params.take_tile_cost * (len(coming) - 1), action))
+            value = plan.estimate - params.take_tile_cost * (len(coming) - 1)
+            growth = len(plan.sol.left) - 1 - len(hand)  # after the discard, vs drawing
+            if params.small_hand_take_cost and len(hand) <= params.small_hand and growth > 0:
+                value -= params.small_hand_take_cost * growth
+            out.append((value, action))
     if (params.joker_button and view.joker_button and view.joker_credits >= 1
             and not view.button_used):
         plan = best_plan(ctx, [*view.hand, FAKE_JOKER], node_limit=params.node_limit,
