@@ -33,6 +33,7 @@ class Code(StrEnum):
     INTERNAL_ERROR = "internal_error"
     PLAYED_ELSEWHERE = "played_elsewhere"
     SESSION_REVOKED = "session_revoked"
+    ORIGIN_REFUSED = "origin_refused"
     # rooms and players (the HTTP API)
     INVALID_REQUEST = "invalid_request"
     INVALID_TOKEN = "invalid_token"
@@ -70,6 +71,8 @@ _MEANINGS: dict[Code, str] = {
     "named another `device`); the connection is closed with 4409. Reconnect to take it back.",
     Code.SESSION_REVOKED: "This connection's token was revoked (signed out on this device or "
     "everywhere); the connection is closed with 4403. Forget the token.",
+    Code.ORIGIN_REFUSED: "The page that opened the socket is from another site: neither this "
+    "server's own address nor one of REMI_ALLOWED_ORIGINS; closed with 4003.",
     Code.INVALID_REQUEST: "A field of the request is missing or invalid.",
     Code.INVALID_TOKEN: "The token is not valid.",
     Code.PLAYER_NOT_FOUND: "No such player.",

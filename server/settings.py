@@ -78,8 +78,9 @@ class Settings(BaseSettings):
     port: int = Field(default=8000, ge=1, le=65535, description="Port `serve` binds to.")
     allowed_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: list(_DEFAULT_ORIGINS),
-        description="Origins allowed on the WebSocket handshake and for CORS "
-        "(comma-separated or a JSON list).",
+        description="Origins allowed on the WebSocket handshake and for CORS besides the "
+        "server's own address, which is always allowed whatever its port (comma-separated "
+        "or a JSON list); a page of another origin is told why (close 4003).",
     )
     max_body_bytes: int = Field(
         default=4096,

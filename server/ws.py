@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import time
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, FastAPI, WebSocket
 from starlette.websockets import WebSocketState
@@ -184,6 +185,32 @@ class Session:
             conn.send(error_frame(None, "bad_message", BINARY_REFUSED))
 
 
+ORIGIN_REFUSED = (
+    "this page's address is not allowed to open the server's sockets: open the game from "
+    "the server's own address, or add the page's origin to REMI_ALLOWED_ORIGINS"
+)
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> bool:
+    """Whether a socket's handshake comes from an allowed page: no ``Origin`` (not a
+    browser), the server's own address (the ``Host`` it was reached at, whatever its
+    port), or one of the configured origins (a page served elsewhere). A browser sends
+    the page's true origin, so another site's page is refused.
+
+    >>> origin_allowed("http://localhost:8123", "localhost:8123", [])
+    True
+    >>> origin_allowed("https://evil.example", "localhost:8123", ["http://localhost:8000"])
+    False
+    >>> origin_allowed("http://localhost:5173", "localhost:8000", ["http://localhost:5173"])
+    True
+    """
+    if origin is None or origin in allowed:
+        return True
+    if not host:
+        return False
+    return urlsplit(origin).netloc.lower() == host.lower()
+
+
 @router.websocket("/ws/rooms/{room_id}")
 async def room_socket(websocket: WebSocket, room_id: str) -> None:
     """One player's (or spectator's) connection to a room."""
@@ -192,9 +219,12 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
     live: LiveRooms = app.state.live
     settings = services.settings
     origin = websocket.headers.get("origin")
-    if origin is not None and origin not in settings.allowed_origins:
+    if not origin_allowed(origin, websocket.headers.get("host"), settings.allowed_origins):
+        # Told in words (the page explains it), before anything else: no token is read.
         log.info("ws_origin_refused", extra={"origin": origin, "room_id": room_id})
-        await websocket.close(code=1008)
+        await websocket.accept()
+        await websocket.send_text(error_frame(None, Code.ORIGIN_REFUSED, ORIGIN_REFUSED))
+        await websocket.close(code=4003)
         return
     token = _token(websocket, settings.cookie_name)
     authed = await services.identity.resolve(token) if token else None

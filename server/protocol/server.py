@@ -526,6 +526,7 @@ SOCKET_CODES: tuple[Code, ...] = (
     Code.INTERNAL_ERROR,
     Code.SESSION_REVOKED,
     Code.PLAYED_ELSEWHERE,
+    Code.ORIGIN_REFUSED,
 )
 """The server's codes an ``error`` frame can carry (besides RULES.md §C's)."""
 
@@ -539,6 +540,8 @@ CLOSE_CODES: list[tuple[int, str]] = [
     (1001, "The server is shutting down; reconnect with hello{last_version}."),
     (1008, "Policy: message budget exceeded (rate_limited) or the client is too slow to read."),
     (1009, "A frame was larger than the limit (16 KB)."),
+    (4003, "The page's origin is refused (after an `error` `origin_refused`): a page of "
+     "another site, not listed in REMI_ALLOWED_ORIGINS. Do not reconnect."),
     (4401, "Not authenticated."),
     (4403, "Signed out: the token this connection was opened with was revoked (after an "
      "`error` `session_revoked`). Forget the token; do not reconnect with it."),

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from conftest import base_settings
 from websockets.asyncio.client import connect
-from websockets.exceptions import InvalidStatus
 from wsharness import Server, running_server
 
 from server.ws import Budget
@@ -35,13 +34,33 @@ async def _room(srv: Server) -> tuple[str, str]:
 
 
 async def test_origin_allowlist(srv: Server) -> None:
+    """Another site's page is refused in words (the page can explain it), before any
+    token is read; a listed origin is let in."""
     room, ana = await _room(srv)
-    with pytest.raises(InvalidStatus) as info:
-        await srv.client(ana, room, origin="http://evil.example")
-    assert info.value.response.status_code == 403
+    evil = await srv.client(ana, room, origin="http://evil.example")
+    code, _ = await evil.closed  # type: ignore[misc]
+    assert code == 4003
+    assert [m["code"] for m in evil.frames] == ["origin_refused"]
+    assert "REMI_ALLOWED_ORIGINS" in evil.frames[0]["message"]
     good = await srv.client(ana, room, origin="http://good.example")
     assert (await good.hello())["type"] == "snapshot"
     await good.close()
+
+
+async def test_the_servers_own_origin_is_allowed_on_any_port(srv: Server) -> None:
+    """Issue 18 item 9: a server started on another port than the configured origins'
+    serves a page whose socket works (before, 403 and a page stuck on "reconnecting")."""
+    room, ana = await _room(srv)
+    own = srv.base.rstrip("/")  # http://127.0.0.1:<a free port>, listed nowhere
+    assert own not in srv.settings.allowed_origins
+    c = await srv.client(ana, room, origin=own)
+    assert (await c.hello())["type"] == "snapshot"
+    await c.close()
+    # The same host on another port is another origin.
+    other = own.rsplit(":", 1)[0] + ":1"
+    refused = await srv.client(ana, room, origin=other)
+    code, _ = await refused.closed  # type: ignore[misc]
+    assert code == 4003
 
 
 async def test_unauthenticated_and_unknown_room(srv: Server) -> None:

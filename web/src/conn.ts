@@ -34,7 +34,7 @@ export interface ConnHandlers {
 const REPLY_TIMEOUT_MS = 15000;
 
 /** Closes after which the connection does not retry by itself. */
-export const FATAL_CLOSES = [4401, 4403, 4404, 4409];
+export const FATAL_CLOSES = [4003, 4401, 4403, 4404, 4409];
 
 const DEVICE_KEY = "remi.device";
 let fallbackDevice: string | null = null;

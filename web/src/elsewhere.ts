@@ -35,6 +35,19 @@ export function showElsewhere(takeBack: () => void): void {
   button.focus();
 }
 
+/** The server refused this page's origin (close 4003): say why, and what the operator
+ * sets; reconnecting would be refused again. */
+export function showOriginRefused(): void {
+  hideElsewhere();
+  document.body.append(
+    h(
+      "div",
+      { id: ID, class: "elsewhere", role: "alertdialog", "aria-live": "assertive", "data-testid": "origin-refused" },
+      h("div", { class: "card" }, h("p", null, t("room.origin")), h("p", { class: "muted" }, t("room.origin.hint", { origin: location.origin }))),
+    ),
+  );
+}
+
 export function hideElsewhere(): void {
   document.getElementById(ID)?.remove();
 }

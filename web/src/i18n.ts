@@ -46,6 +46,8 @@ const ro: Dict = {
   "session.signedOut": "Ai fost deconectat pe acest dispozitiv.",
   "room.elsewhere": "Locul tău este jucat acum pe alt dispozitiv sau în alt tab.",
   "room.elsewhere.hint": "Aici nu mai primești mutările, ca să nu joci din două locuri deodată.",
+  "room.origin": "Serverul nu acceptă conexiuni de la adresa acestei pagini.",
+  "room.origin.hint": "Deschide jocul de la adresa serverului, sau adaugă {origin} în REMI_ALLOWED_ORIGINS pe server.",
   "room.elsewhere.take": "Joacă aici",
 
   "settings.variant": "Varianta",
@@ -259,6 +261,7 @@ const ro: Dict = {
   "err.not_authenticated": "Alege întâi un nume.",
   "err.played_elsewhere": "Locul este jucat pe alt dispozitiv.",
   "err.session_revoked": "Ai fost deconectat pe acest dispozitiv.",
+  "err.origin_refused": "Serverul nu acceptă conexiuni de la adresa acestei pagini.",
   "err.session_not_found": "Dispozitivul nu mai este conectat.",
   "err.room_not_found": "Camera nu există.",
   "err.invalid_request": "Date greșite",
@@ -322,6 +325,8 @@ const en: Dict = {
   "session.signedOut": "You were signed out on this device.",
   "room.elsewhere": "Your seat is now played on another device or in another tab.",
   "room.elsewhere.hint": "This page no longer gets the moves, so that you never play from two places at once.",
+  "room.origin": "The server does not accept connections from this page's address.",
+  "room.origin.hint": "Open the game from the server's own address, or add {origin} to REMI_ALLOWED_ORIGINS on the server.",
   "room.elsewhere.take": "Play here",
 
   "settings.variant": "Variant",
@@ -497,6 +502,7 @@ const en: Dict = {
 
   "err.network": "The server does not answer.",
   "err.not_authenticated": "Choose a name first.",
+  "err.origin_refused": "The server does not accept connections from this page's address.",
   "err.room_not_found": "The room does not exist.",
   "err.invalid_request": "Invalid input",
   "err.stale_version": "The table changed meanwhile; try again.",

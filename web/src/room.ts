@@ -5,7 +5,7 @@ import * as api from "./api";
 import { loadCatalogue, variantFacts, variantName } from "./catalogue";
 import { RoomConnection, type ServerError } from "./conn";
 import { clear, h, nameEl, namesEl, toast } from "./dom";
-import { hideElsewhere, showElsewhere, signedOut } from "./elsewhere";
+import { hideElsewhere, showElsewhere, showOriginRefused, signedOut } from "./elsewhere";
 import { reason, t, tParts } from "./i18n";
 import { endText, showApiError } from "./lobby";
 import type { App } from "./main";
@@ -144,6 +144,7 @@ export class RoomPage {
       onFatal: (code) => {
         if (this.disposed) return;
         if (code === 4409) showElsewhere(() => this.conn?.reopen());
+        else if (code === 4003) showOriginRefused();
         else if (code === 4403) void signedOut(this.app, () => this.conn?.reopen());
         else if (code === 4401) toast(t("err.not_authenticated"));
         else if (this.state.status !== "waiting") toast(t("room.notfound"));
@@ -156,7 +157,7 @@ export class RoomPage {
   private onMessage(m: ServerMessage): void {
     if (m.type === "error") {
       // Told before a close that onFatal explains.
-      if (m.code === "played_elsewhere" || m.code === "session_revoked") return;
+      if (m.code === "played_elsewhere" || m.code === "session_revoked" || m.code === "origin_refused") return;
       toast(reason(m.code, m.message), "error", m.message);
       return;
     }
