@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from server.rules.actions import (
-    ACTION_TYPES,
     Action,
     BuyJoker,
     Discard,
@@ -244,34 +243,37 @@ class RoundState:
         (``take_row`` in family B, B.14), a tile id that does not exist in the round,
         the atu named in a ``lay`` without ``atu: true`` (A.12). A refused action
         changes nothing."""
-        if type(action) in ACTION_TYPES:
-            action = check_action(cast(Action, action))
+        act: Action
+        if type(action) is dict or not isinstance(action, _ACTION_CLASSES):
+            act = parse_action(action)  # JSON, or anything else: refused there
         else:
-            action = parse_action(cast(Mapping[str, Any], action))
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
+            act = check_action(action)
+        if ((type(seat) is not int and (isinstance(seat, bool) or not isinstance(seat, int)))
+                or not 0 <= seat < self.players):
             raise RuleError(ErrorCode.BAD_ACTION, "no such seat")
-        kind = type(action)
-        if kind not in self.family.take_actions and kind not in self.family.build_actions:
+        kind = type(act)
+        family = self.family
+        if kind not in family.take_actions and kind not in family.build_actions:
             raise RuleError(ErrorCode.BAD_ACTION, "this variant has no such action")
-        if kind is Discard:  # the usual move: one tile
-            if cast(Discard, action).tile not in self.tile_ids:
+        if type(act) is Discard:  # the usual move: one tile
+            if act.tile not in self.tile_ids:
                 raise RuleError(ErrorCode.BAD_ACTION, "there is no such tile in this round")
         elif kind is not Draw and kind is not JokerButton:
-            self._check_tile_ids(action)
+            self._check_tile_ids(act)
         if self.phase == OVER:
             raise RuleError(ErrorCode.ROUND_OVER, "the round is over")
         if seat != self.turn:
             raise RuleError(ErrorCode.NOT_YOUR_TURN, f"it is seat {self.turn}'s turn")
-        wanted = TAKE if kind in self.family.take_actions else BUILD
+        wanted = TAKE if kind in family.take_actions else BUILD
         if self.phase != wanted:
             raise RuleError(ErrorCode.WRONG_PHASE,
                             "take a tile first" if wanted == BUILD else "you have already taken")
-        if (self.family.first_turn_restricted and self.first_turn(seat)
-                and kind in (Lay, TakeRow, LayOff, BuyJoker)):
+        if (kind in _FIRST_TURN_REFUSED and family.first_turn_restricted
+                and self.first_turn(seat)):
             raise RuleError(ErrorCode.FIRST_TURN,
                             "nothing reaches the table in a seat's first turn (draw and discard)")
-        event: Event = _HANDLERS[kind](self, seat, action)
-        self.log.append((seat, action_to_dict(action)))
+        event: Event = _HANDLERS[kind](self, seat, act)
+        self.log.append((seat, action_to_dict(act)))
         return event
 
     def _check_tile_ids(self, action: Action) -> None:
@@ -579,6 +581,9 @@ def meld_public(meld: TableMeld) -> dict[str, Any]:
             "stands_for": [meld.replacements(i) if face_of(t) == JOKER else None
                            for i, t in enumerate(meld.tiles)]}
 
+
+_ACTION_CLASSES = (Draw, Discard, Lay, TakeRow, LayOff, BuyJoker, TakeDiscard, JokerButton)
+_FIRST_TURN_REFUSED = frozenset({Lay, TakeRow, LayOff, BuyJoker})  # A.4
 
 # Each action class's handler.
 _HANDLERS: dict[type, Callable[[RoundState, int, Any], Event]] = {
