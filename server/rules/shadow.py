@@ -63,6 +63,10 @@ def shadow_state(view: SeatView) -> RoundState:
     deal = Deal(view.first, tuple(hands), view.atu, tuple(stock))
     state = RoundState(variant, view.players, deal, options)
     state.row = list(row_hidden) + list(view.row)
+    known = list(view.row_by)  # who discarded the visible row tiles: unknown ones first
+    while known and known[0] is None:
+        known.pop(0)
+    state.row_by = [int(s) for s in known if s is not None]
     state.table = [TableMeld(m["kind"], list(m["tiles"]), list(m["owners"]), int(m["low"]),
                              int(m["suit"])) for m in view.table]
     state.atu_taken_by = view.atu_taken_by
