@@ -12,7 +12,8 @@ the password; the balance ("cont"), its ledger, buying joker credits (docs/econo
 * ``GET /api/account/ledger``: the ledger, newest first, paginated by ``before``.
 * ``POST /api/account/jokers``: buy joker credits with the balance.
 
-Sign-ins and claims are limited per address and per username (``REMI_LOGIN_LIMIT_*``).
+Sign-ins are limited per address and per username, claims and password changes per
+address and per player (``REMI_LOGIN_LIMIT_*``, ``REMI_CREATE_LIMIT_PER_IDENTITY``).
 No password reaches a log: the bodies are not logged, the errors never echo them.
 """
 
@@ -148,7 +149,8 @@ async def claim_account(
     """Claim an account for this guest: a username (3 to 32 of ``a-z 0-9 . - _``, case
     ignored) and a password (at least 8 characters). 409 ``username_taken`` or
     ``already_claimed``; 429 past the sign-in limits."""
-    services.limits.login(client_address(request), body.username)
+    services.limits.login(client_address(request), None)
+    services.limits.per_player("claim", player.id)
     username = await services.accounts.claim(player, body.username, body.password)
     return await _account(services, PlayerOut.of(player), username)
 
