@@ -15,7 +15,6 @@ from websockets.sync.client import connect
 
 from server.identity import hash_token
 
-
 PASSWORD = "correct-horse-battery-24"
 WRONG = "wrong-horse-battery-24"
 NEW_PASSWORD = "new-horse-battery-24"
