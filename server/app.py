@@ -21,11 +21,12 @@ from fastapi.staticfiles import StaticFiles
 from redis.asyncio import Redis
 from starlette.types import Receive, Scope, Send
 
-from server.api import health, lobby_events, players, rooms, sessions, variants
+from server.api import account, health, lobby_events, players, rooms, sessions, variants
 from server.api.errors import install_error_handlers
 from server.api.headers import SecurityHeaders
 from server.api.limits import BodyLimit
 from server.api.lobby_events import LobbyPublisher
+from server.api.origin import CookieOriginCheck
 from server.bus import RedisBus
 from server.rooms.service import RoomEvents
 from server.services import Services, build_services
@@ -95,6 +96,9 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.services = services
+    app.add_middleware(  # inside the body limit: a refused request's body is not read
+        CookieOriginCheck, cookie_name=settings.cookie_name, allowed=settings.allowed_origins
+    )
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(  # outside the body limit: its 413 gets the CORS headers too
         CORSMiddleware,
@@ -109,6 +113,7 @@ def create_app(
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(players.router)
+    app.include_router(account.router)
     app.include_router(sessions.router)
     app.include_router(rooms.router)
     app.include_router(variants.router)

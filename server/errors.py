@@ -47,6 +47,13 @@ class Code(StrEnum):
     NOT_OWNER = "not_owner"
     NO_PLAYERS = "no_players"
     SEATS_EMPTY = "seats_empty"
+    # accounts and the balance (server/accounts.py, server/economy.py)
+    USERNAME_TAKEN = "username_taken"
+    ALREADY_CLAIMED = "already_claimed"
+    BAD_CREDENTIALS = "bad_credentials"
+    INSUFFICIENT_BALANCE = "insufficient_balance"
+    BALANCE_TOO_LOW = "balance_too_low"
+    NO_JOKER_CREDIT = "no_joker_credit"
     # any HTTP request (server/api/limits.py)
     BODY_TOO_LARGE = "body_too_large"
     TOO_MANY_REQUESTS = "too_many_requests"
@@ -71,8 +78,9 @@ _MEANINGS: dict[Code, str] = {
     "named another `device`); the connection is closed with 4409. Reconnect to take it back.",
     Code.SESSION_REVOKED: "This connection's token was revoked (signed out on this device or "
     "everywhere); the connection is closed with 4403. Forget the token.",
-    Code.ORIGIN_REFUSED: "The page that opened the socket is from another site: neither this "
-    "server's own address nor one of REMI_ALLOWED_ORIGINS; closed with 4003.",
+    Code.ORIGIN_REFUSED: "The page that opened the socket, or that sent a state-changing "
+    "request with the cookie, is from another site: neither this server's own address nor one "
+    "of REMI_ALLOWED_ORIGINS; a socket is closed with 4003, a request refused with 403.",
     Code.INVALID_REQUEST: "A field of the request is missing or invalid.",
     Code.INVALID_TOKEN: "The token is not valid.",
     Code.PLAYER_NOT_FOUND: "No such player.",
@@ -85,6 +93,14 @@ _MEANINGS: dict[Code, str] = {
     Code.NOT_OWNER: "Only the room's owner may do this.",
     Code.NO_PLAYERS: "Nobody is seated.",
     Code.SEATS_EMPTY: "Some seats are empty and the room does not fill them with bots.",
+    Code.USERNAME_TAKEN: "Another account has this username (usernames ignore case).",
+    Code.ALREADY_CLAIMED: "This player has an account already: sign in, or change the "
+    "password.",
+    Code.BAD_CREDENTIALS: "The username or the password is wrong (which one is not told).",
+    Code.INSUFFICIENT_BALANCE: "The balance does not cover the purchase; nothing changed.",
+    Code.BALANCE_TOO_LOW: "The room asks for a higher balance to sit down (`min_balance`).",
+    Code.NO_JOKER_CREDIT: "The joker button needs a joker credit in the player's account "
+    "(B.9); buy one or wait for the daily grant.",
     Code.BODY_TOO_LARGE: "The request body is larger than the server accepts; it was not read.",
     Code.TOO_MANY_REQUESTS: "Too many requests that create something, from this address or "
     "this player; retry after `Retry-After` seconds.",

@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select, update
 
+from server.economy import Economy
 from server.storage.database import Database
 from server.storage.models import Player, PlayerSession, moved_token_marker, utcnow
 
@@ -128,9 +129,12 @@ class IdentityService:
     """Creates guest players, resolves tokens to players and their sessions, rotates
     and revokes the tokens."""
 
-    def __init__(self, db: Database, touch_seconds: float = 300.0) -> None:
+    def __init__(
+        self, db: Database, touch_seconds: float = 300.0, economy: Economy | None = None
+    ) -> None:
         self._db = db
         self._touch = timedelta(seconds=touch_seconds)
+        self._economy = economy
 
     @staticmethod
     def _new_session(player_id: str, label: str | None) -> tuple[PlayerSession, str]:
@@ -154,6 +158,9 @@ class IdentityService:
             session.add(row)
             await session.flush()
             session.add(session_row)
+            economy = self._economy
+            if economy is not None:  # the starting balance, in the creation's transaction
+                await session.run_sync(lambda s: economy.starting_grant(s.connection(), player_id))
         log.info("player_created", extra={"player_id": row.id, "session_id": session_row.id})
         return PlayerInfo.of(row), token
 
@@ -199,6 +206,34 @@ class IdentityService:
             session.add(row)
         log.info("session_created", extra={"player_id": authed.player.id, "session_id": row.id})
         return authed.player, new
+
+    async def open_session(self, player_id: str, label: str | None = None) -> str:
+        """A new session of the player for this device (a sign-in with a password): its
+        token, the only time it exists."""
+        row, token = self._new_session(player_id, label)
+        async with self._db.transaction() as session:
+            session.add(row)
+        log.info("session_created", extra={"player_id": player_id, "session_id": row.id})
+        return token
+
+    async def revoke_others(self, player_id: str, keep: str) -> list[str]:
+        """Sign out every session of the player but ``keep`` (a password change): the
+        revoked sessions' ids."""
+        async with self._db.transaction() as session:
+            ids = list(
+                await session.scalars(
+                    select(PlayerSession.id).where(
+                        PlayerSession.player_id == player_id, PlayerSession.id != keep
+                    )
+                )
+            )
+            await session.execute(
+                delete(PlayerSession).where(
+                    PlayerSession.player_id == player_id, PlayerSession.id != keep
+                )
+            )
+        log.info("sessions_revoked", extra={"player_id": player_id, "sessions": len(ids)})
+        return ids
 
     async def rotate(self, authed: Authed) -> str | None:
         """Replace the session's token in one statement: the old one is refused from

@@ -1,5 +1,6 @@
 """Creation rates: token buckets per client address and per player for the requests
-that create something (a player, a room, a session); the HTTP edge
+that create something (a player, a room, a session), and per address and per username
+for sign-ins and account claims; the HTTP edge
 (server/api/limits.py) asks them. The buckets live in the process: each server of
 several keeps its own.
 
@@ -65,6 +66,9 @@ class CreateLimits:
         window = settings.create_limit_window_seconds
         self.by_address = KeyedBuckets(settings.create_limit_per_address, window)
         self.by_identity = KeyedBuckets(settings.create_limit_per_identity, window)
+        login_window = settings.login_limit_window_seconds
+        self.login_by_address = KeyedBuckets(settings.login_limit_per_address, login_window)
+        self.login_by_username = KeyedBuckets(settings.login_limit_per_username, login_window)
 
     def per_address(self, kind: str, address: str) -> None:
         """Count one ``kind`` request from ``address``; past the limit raise
@@ -79,3 +83,14 @@ class CreateLimits:
         wait = self.by_identity.take((kind, player_id))
         if wait:
             raise Throttled(f"too many {kind} requests by this player", wait)
+
+    def login(self, address: str, username: str | None) -> None:
+        """Count one sign-in try (or account claim) from ``address`` with ``username``
+        (case-folded): past either limit raise :class:`~server.errors.Throttled`."""
+        wait = self.login_by_address.take(address)
+        if wait:
+            raise Throttled("too many sign-in attempts from this address", wait)
+        if username is not None:
+            wait = self.login_by_username.take(username.strip().casefold())
+            if wait:
+                raise Throttled("too many sign-in attempts for this username", wait)

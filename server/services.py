@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 
 from redis.asyncio import Redis
 
+from server.accounts import Accounts
 from server.bus import Bus, InProcessBus
+from server.economy import Economy
 from server.identity import IdentityService
 from server.limits import CreateLimits
 from server.metrics import Metrics
@@ -27,6 +29,8 @@ class Services:
     rooms: RoomService
     gamelog: GameLog
     limits: CreateLimits
+    economy: Economy
+    accounts: Accounts
     redis: Redis | None = field(default=None)
     bus: Bus = field(default_factory=InProcessBus)  # Redis pub/sub once Redis is configured
 
@@ -34,12 +38,15 @@ class Services:
 def build_services(settings: Settings, events: RoomEvents | None = None) -> Services:
     """Create the container; connects to nothing yet (see the app's lifespan)."""
     db = Database(settings)
+    economy = Economy(db, settings)
     return Services(
         settings=settings,
         db=db,
         metrics=Metrics(),
-        identity=IdentityService(db, settings.session_touch_seconds),
+        identity=IdentityService(db, settings.session_touch_seconds, economy),
         rooms=RoomService(db, settings, events),
         gamelog=GameLog(db),
         limits=CreateLimits(settings),
+        economy=economy,
+        accounts=Accounts(db),
     )

@@ -119,6 +119,41 @@ class Settings(BaseSettings):
         "use is otherwise only read).",
     )
 
+    # --- accounts and the balance (docs/economy.md) ----------------------------
+    login_limit_per_address: int = Field(
+        default=20,
+        ge=1,
+        description="Sign-ins and account claims one client address may try per login "
+        "window (then 429 with Retry-After).",
+    )
+    login_limit_per_username: int = Field(
+        default=5,
+        ge=1,
+        description="Sign-ins one username may be tried with per login window, from any "
+        "address (then 429 with Retry-After).",
+    )
+    login_limit_window_seconds: float = Field(
+        default=300.0, gt=0, description="Length of the window of the sign-in limits."
+    )
+    starting_balance: int = Field(
+        default=1000, ge=0, description="Balance a new player starts with (a ledger row)."
+    )
+    starting_joker_credits: int = Field(
+        default=1, ge=0, description="Joker credits a new player starts with (B.9)."
+    )
+    daily_grant: int = Field(
+        default=100,
+        ge=0,
+        description="Points added to a player's balance once per UTC day (on the first "
+        "read of the account that day).",
+    )
+    daily_joker_credits: int = Field(
+        default=1, ge=0, description="Joker credits added with the daily grant."
+    )
+    joker_credit_price: int = Field(
+        default=50, ge=0, description="Balance points one joker credit costs."
+    )
+
     # --- game timing -------------------------------------------------------
     default_turn_seconds: TurnSeconds = Field(
         default=60, description="Turn time of a room that does not choose one."

@@ -25,13 +25,20 @@ from collections import deque
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from server.economy import NoJokerCredit
 from server.protocol import ActionMessage, Hello, RackMessage, action_dict
 from server.rooms import devices, frames, presence, query, timers
 from server.rooms.audience import Audience, Change, Shown, Table, next_table
 from server.rooms.conn import Conn
 from server.rooms.frames import PONG
 from server.rooms.frames import error as error_frame
-from server.rooms.match import restored_match, restored_round, restored_turn_left, round_options
+from server.rooms.match import (
+    joker_availability,
+    restored_match,
+    restored_round,
+    restored_turn_left,
+    round_options,
+)
 from server.rooms.options import RoomSettings
 from server.rooms.presence import SeatSlot
 from server.rooms.rack import layout_error, normalize_rack, saved_layout
@@ -421,7 +428,13 @@ class RoomActor:
             self.ctx.metrics.reject(err.code.value)
             self._player_acted(seat, accepted=False)
             return self._refuse(conn, msg.seq, err.code.value, err.message)
-        if not await self._commit(seat, msg.seq, "player"):
+        stored = await self._commit(seat, msg.seq, "player")
+        if stored == "no_joker_credit":
+            self._player_acted(seat, accepted=False)
+            return self._refuse(
+                conn, msg.seq, "no_joker_credit", "your account holds no joker credit (B.9)"
+            )
+        if stored != "ok":
             return self._refuse(conn, msg.seq, "internal_error", "the move could not be stored")
         self.replies.logged(seat, msg.seq)
         reply = frames.ack(msg.seq, self.version + 1)
@@ -467,23 +480,39 @@ class RoomActor:
         state = self.round
         return state is not None and not state.over and state.turn == seat
 
-    async def _commit(self, seat: int, client_seq: int | None, source: str) -> bool:
+    async def _commit(self, seat: int, client_seq: int | None, source: str) -> str:
         """Write the move just applied, with the version its event gets (its ack's, what
-        a resend is answered with); on failure undo it in memory."""
+        a resend is answered with); on failure undo it in memory. The joker button of a
+        seat with a player spends the player's credit in the same transaction.
+
+        Returns ``ok``, ``no_joker_credit`` (the account had none: spent in another room
+        meanwhile) or ``failed``."""
         state = self.round
         assert state is not None and self.round_id is not None
         action = state.log[-1][1]
+        player_id = self.seats[seat].player_id
+        spend = None
+        if action.get("do") == "joker_button" and player_id is not None:
+            spend = (player_id, self.room_id, self.round_number)
+        outcome = "ok"
         try:
             await self.ctx.journal.append_action(
-                self.round_id, len(state.log), seat, action, client_seq, source, self.version + 1
+                self.round_id, len(state.log), seat, action, client_seq, source,
+                self.version + 1, spend,
             )
+        except NoJokerCredit:
+            outcome = "no_joker_credit"
         except Exception:
             log.exception("action_write_failed", extra={"room_id": self.room_id})
-            self.round = replay(
+            outcome = "failed"
+        if outcome != "ok":
+            undone = replay(
                 state.variant, state.players, state.deal, state.options, state.log[:-1]
             )
-            return False
-        return True
+            if outcome == "no_joker_credit":
+                undone.joker_credits[seat] = 0  # the round's button is gone for the seat
+            self.round = undone
+        return outcome
 
     async def _bot_step(self, seat: int) -> None:
         state = self.round
@@ -493,7 +522,7 @@ class RoomActor:
         prev_turn = state.turn
         level = slot.bot_level or self.settings.bot_level
         event = await self.takeover.move(state, seat, level)
-        if event is None or not await self._commit(seat, None, source):
+        if event is None or await self._commit(seat, None, source) != "ok":
             self.timers.bot_at = self.loop.time() + 1.0
             return
         self._clock_after_move(seat, prev_turn, player=False)
@@ -520,7 +549,12 @@ class RoomActor:
         players = len(self.seats)
         seed = self.ctx.new_seed()
         first = (number - 1) % players
-        options = round_options(self.settings)
+        credits = None
+        if self.settings.joker_button:
+            ids = [slot.player_id for slot in self.seats]
+            accounts = await self.ctx.services.economy.credits_of([i for i in ids if i])
+            credits = joker_availability(ids, accounts)
+        options = round_options(self.settings, credits)
         state = new_round(self.settings.variant, players, seed, first, options)
         stored = {**options.to_dict(), "deal": state.deal.to_dict()}
         self.round_id = await self.ctx.journal.begin_round(

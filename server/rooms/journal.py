@@ -29,6 +29,13 @@ found committed with the same values counts as the write (``Journal._write_one``
 So the room waits for the truth, its state stays the log's, and a move is in the
 log once.
 
+The balance ("cont", :mod:`server.economy`): a round's finish settles its scores into
+the balances of the seats' players in the transaction that writes the scores, once
+(the finish of a round finished already does nothing; each settlement has a unique
+ledger key besides); a joker button's action spends its credit in the transaction that
+logs it. So a retried or uncertain write settles and spends exactly once, and a crash
+before the commit settles nothing: the restarted room finishes the round again.
+
 The round writes have :class:`~server.storage.gamelog.GameLog`'s meaning:
 :meth:`Journal.begin_round` returns the new round's id; :meth:`Journal.finish_round`
 raises ``KeyError`` for a round that does not exist and does nothing for one that
@@ -56,6 +63,7 @@ from sqlalchemy import Connection, Table, bindparam, insert, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from server.economy import settle_round, spend_joker
 from server.storage.database import Database
 from server.storage.models import Action, Round, RoundScore, Seat, utcnow
 
@@ -91,6 +99,7 @@ class _Write:
     values: dict[str, Any]
     done: asyncio.Future[Any] = field(repr=False)
     result: Any = None  # begin_round: the new round's id, once written
+    spend: tuple[str, str, int] | None = None  # action: (player, room, round) of a joker
 
 
 class Journal:
@@ -167,9 +176,15 @@ class Journal:
         client_seq: int | None,
         source: str,
         version: int | None = None,
+        spend: tuple[str, str, int] | None = None,
     ) -> None:
         """Append one action to its round's log (``version``: the room's after it, the
-        one its ack carries); returns once committed."""
+        one its ack carries); returns once committed.
+
+        ``spend`` = (player, room, round number): the action is the 101 joker button of
+        a seat with a player, whose joker credit is spent in the same transaction
+        (:func:`~server.economy.spend_joker`); without a credit the action is not logged
+        and :class:`~server.economy.NoJokerCredit` is raised."""
         values = {
             "round_id": round_id,
             "seq": seq,
@@ -180,7 +195,7 @@ class Journal:
             "version": version,
             "created_at": utcnow(),
         }
-        await self._submit("action", values)
+        await self._submit("action", values, spend)
 
     async def set_rack(self, room_id: str, seat: int, rack: dict[str, Any] | None) -> None:
         """Store a seat's rack layout; returns once committed."""
@@ -220,10 +235,12 @@ class Journal:
 
     # ------------------------------------------------------------------ the writers
 
-    async def _submit(self, kind: str, values: dict[str, Any]) -> Any:
+    async def _submit(
+        self, kind: str, values: dict[str, Any], spend: tuple[str, str, int] | None = None
+    ) -> Any:
         if self._state == "stopped":
             raise JournalStopped("the journal is stopped: the write was not made")
-        write = _Write(kind, values, asyncio.get_running_loop().create_future())
+        write = _Write(kind, values, asyncio.get_running_loop().create_future(), spend=spend)
         if self._state == "new":
             async with self._db.engine.begin() as conn:
                 await conn.run_sync(_write, [write])
@@ -403,6 +420,10 @@ def _write(conn: Connection, batch: list[_Write]) -> None:
     actions = [w.values for w in batch if w.kind == "action"]
     if actions:
         conn.execute(_INSERT_ACTION, actions)
+    for w in batch:
+        if w.kind == "action" and w.spend is not None:
+            player_id, room_id, number = w.spend
+            spend_joker(conn, player_id, room_id, number, w.values["seat"])
     racks = [w.values for w in batch if w.kind == "rack"]
     if racks:
         conn.execute(_SET_RACK, racks)
@@ -475,6 +496,7 @@ def _finish_round(
             for seat, score in enumerate(scores)
         ]
         conn.execute(_INSERT_SCORE, rows)
+        settle_round(conn, room_id, number, scores)
 
 
 def _fail(done: asyncio.Future[Any], exc: BaseException) -> None:

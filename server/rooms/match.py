@@ -26,14 +26,36 @@ def end_condition(settings: RoomSettings) -> EndCondition:
     return EndCondition()
 
 
-def round_options(settings: RoomSettings) -> RoundOptions:
-    """Every round's options: row depth, short game, the joker button (one credit a seat)."""
-    credits = tuple([1] * settings.seats) if settings.joker_button else None
+def round_options(
+    settings: RoomSettings, credits: tuple[int, ...] | None = None
+) -> RoundOptions:
+    """A round's options: row depth, short game, the joker button and, with it, each
+    seat's credit for the round (B.9: at most one; the room layer gives it from the
+    seat's account, :func:`joker_availability`; one a seat when not given)."""
+    if not settings.joker_button:
+        credits = None
+    elif credits is None:
+        credits = tuple([1] * settings.seats)
     return RoundOptions(
         row_depth=settings.row_depth,
         short_game=settings.short_game,
         joker_button=settings.joker_button,
         joker_credits=credits,
+    )
+
+
+def joker_availability(
+    player_ids: list[str | None], accounts: dict[str, int]
+) -> tuple[int, ...]:
+    """Each seat's joker credit for a new round (B.9, once per round): 1 when the seat's
+    player holds a credit in their account (``accounts``: the players' credits), else 0;
+    a seat with no player (a bot filling it) has one, the room's gift (docs/rules.md).
+
+    >>> joker_availability(["a", "b", None], {"a": 3, "b": 0})
+    (1, 0, 1)
+    """
+    return tuple(
+        1 if pid is None else min(1, max(0, accounts.get(pid, 0))) for pid in player_ids
     )
 
 

@@ -21,6 +21,9 @@ from server.rules.variants import VARIANTS, get_variant
 from server.settings import TurnSeconds
 
 BotLevel = Literal["easy", "normal", "hard"]
+RoomKind = Literal["practice", "normal", "quick", "arena", "tournament"]
+"""practice: no settlement; normal and quick (quick start): each finished round settles
+into the seats' balances; arena and tournament: standings only (docs/economy.md)."""
 
 
 class _Strict(BaseModel):
@@ -84,6 +87,17 @@ class RoomSettings(_Strict):
         "null = the whole row.",
     )
     joker_button: bool = Field(default=False, description="Remi 101 only: the joker button.")
+    kind: RoomKind = Field(
+        default="normal",
+        description="practice (no settlement), normal or quick (each round settles into "
+        "the seats' balances), arena or tournament (standings only): docs/economy.md.",
+    )
+    min_balance: int | None = Field(
+        default=None,
+        ge=0,
+        le=1_000_000_000,
+        description="Balance a player needs to sit down (null: none).",
+    )
 
     @field_validator("variant")
     @classmethod

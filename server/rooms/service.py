@@ -181,6 +181,7 @@ class RoomService:
             created_at=utcnow(),
         )
         async with self._db.transaction() as session:
+            await self._check_balance(session, room, owner.id)
             session.add(room)
             await session.flush()
             session.add_all(
@@ -211,6 +212,7 @@ class RoomService:
             if target.player_id != player.id:
                 if target.player_id is not None or target.bot_level is not None:
                     raise ServerError(Code.SEAT_TAKEN, f"seat {seat} is taken")
+                await self._check_balance(session, room, player.id)
                 await self._move(session, seats, target, player.id)
                 room.version += 1
             view = await self._view(session, room, player.id)
@@ -232,6 +234,7 @@ class RoomService:
                 free = [s for s in seats if s.player_id is None and s.bot_level is None]
                 if not free:
                     raise ServerError(Code.ROOM_FULL, "every seat of this room is taken")
+                await self._check_balance(session, room, player.id)
                 await self._move(session, seats, free[0], player.id)
                 room.version += 1
                 changed = True
@@ -451,6 +454,18 @@ class RoomService:
             await session.flush()
         except IntegrityError as exc:
             raise ServerError(Code.SEAT_TAKEN, f"seat {target.seat} is taken") from exc
+
+    @staticmethod
+    async def _check_balance(session: AsyncSession, room: Room, player_id: str) -> None:
+        """A room's ``min_balance``: the player's balance must reach it to sit down."""
+        need = (room.settings or {}).get("min_balance")
+        if need is None:
+            return
+        balance = await session.scalar(select(Player.balance).where(Player.id == player_id))
+        if (balance or 0) < need:
+            raise ServerError(
+                Code.BALANCE_TOO_LOW, f"this room needs a balance of {need} to sit down"
+            )
 
     @staticmethod
     def _check_waiting(room: Room) -> None:

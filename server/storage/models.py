@@ -86,16 +86,49 @@ class Player(Base):
     """
 
     __tablename__ = "players"
+    __table_args__ = (Index("ix_players_username", "username", unique=True),)
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     display_name: Mapped[str] = mapped_column(String(64))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    username: Mapped[str | None] = mapped_column(String(32), default=None)
+    """Null for a guest; case-folded (server/accounts.py), unique."""
+    password_hash: Mapped[str | None] = mapped_column(String(255), default=None)
+    """Argon2id (argon2-cffi); null for a guest. Never logged, never sent."""
+    balance: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The player's "cont": always the sum of ``ledger.amount`` (server/economy.py)."""
+    joker_credits: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Joker credits of the 101 button (B.9): always the sum of ``ledger.credits``."""
 
 
 def moved_token_marker(player_id: str) -> str:
     """What ``players.token_hash`` holds since the tokens moved to ``player_sessions``."""
     return f"moved:{player_id}"
+
+
+class LedgerEntry(Base):
+    """One change of a player's balance (``amount``) and/or joker credits (``credits``).
+
+    Append-only: rows are never updated or deleted (but with their player). ``key`` is
+    unique: a change named by the same key (a round's settlement of a seat, a day's
+    grant) happens at most once, whoever retries it (docs/economy.md lists the keys).
+    """
+
+    __tablename__ = "ledger"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    player_id: Mapped[str] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    key: Mapped[str] = mapped_column(String(160), unique=True)
+    reason: Mapped[str] = mapped_column(String(24))
+    amount: Mapped[int] = mapped_column(Integer, default=0)
+    credits: Mapped[int] = mapped_column(Integer, default=0)
+    room_id: Mapped[str | None] = mapped_column(String(32), default=None)
+    round_number: Mapped[int | None] = mapped_column(Integer, default=None)
+    seat: Mapped[int | None] = mapped_column(Integer, default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class PlayerSession(Base):

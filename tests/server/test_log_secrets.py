@@ -15,6 +15,10 @@ from websockets.sync.client import connect
 
 from server.identity import hash_token
 
+PASSWORD = "correct-horse-battery-24"
+WRONG = "wrong-horse-battery-24"
+NEW_PASSWORD = "new-horse-battery-24"
+
 
 def test_invite_codes_and_tokens_in_query_strings_never_reach_the_log(tmp_path: Path) -> None:
     settings = {
@@ -49,8 +53,30 @@ def test_invite_codes_and_tokens_in_query_strings_never_reach_the_log(tmp_path: 
                 "/api/session/revoke", headers={"Authorization": f"Bearer {rotated}"}
             )
             assert gone.status_code == 204
+            # Accounts: a claim, a wrong and a right sign-in, a password change.
+            claimed = http.post(
+                "/api/account", json={"username": "ana.m", "password": PASSWORD}, headers=auth
+            )
+            assert claimed.status_code == 201, claimed.text
+            bad = http.post(
+                "/api/account/login", json={"username": "ana.m", "password": WRONG}
+            )
+            assert bad.status_code == 401
+            signed = http.post(
+                "/api/account/login", json={"username": "ana.m", "password": PASSWORD}
+            ).json()["token"]
+            http.cookies.clear()
+            changed = http.post(
+                "/api/account/password",
+                json={"current_password": PASSWORD, "new_password": NEW_PASSWORD},
+                headers={"Authorization": f"Bearer {signed}"},
+            )
+            assert changed.status_code == 204
+            short = http.post("/api/account", json={"username": "x", "password": "tiny"})
+            assert short.status_code in (401, 422)
         ws_url = f"ws://127.0.0.1:{port}/ws/rooms/{room['id']}?code={code}&token={token}"
-        with connect(ws_url, additional_headers={**auth, "Origin": base}) as ws:
+        live = {"Authorization": f"Bearer {signed}"}  # the password change revoked the rest
+        with connect(ws_url, additional_headers={**live, "Origin": base}) as ws:
             ws.ping().wait(5)  # accepted: uvicorn has logged the handshake
     finally:
         with contextlib.suppress(ProcessLookupError):
@@ -61,6 +87,9 @@ def test_invite_codes_and_tokens_in_query_strings_never_reach_the_log(tmp_path: 
     assert "WebSocket" in text and "/ws/rooms/" in text
     assert "session_revoked" in text and "token_rotated" in text  # the server logged those
     assert code not in text
-    for secret in (token, other, rotated):
+    assert "account_claimed" in text and "password_changed" in text
+    for secret in (token, other, rotated, signed):
         assert secret not in text
         assert hash_token(secret) not in text
+    for password in (PASSWORD, WRONG, NEW_PASSWORD, "tiny", "$argon2"):
+        assert password not in text

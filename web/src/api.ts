@@ -232,3 +232,58 @@ export const leaveSeat = (id: string) => call<RoomView>("POST", `/api/rooms/${en
 export const startRoom = (id: string) => call<RoomView>("POST", `/api/rooms/${encodeURIComponent(id)}/start`);
 export const scores = (id: string, code?: string | null) =>
   call<ScoreSheet>("GET", `/api/rooms/${encodeURIComponent(id)}/scores${code ? `?code=${encodeURIComponent(code)}` : ""}`);
+
+// ------------------------------------------------------------------ accounts, the "cont"
+
+export interface Account {
+  player: Player;
+  username: string | null;
+  balance: number;
+  joker_credits: number;
+  joker_credit_price: number;
+}
+
+export interface LedgerEntry {
+  id: number;
+  reason: string;
+  amount: number;
+  credits: number;
+  room_id: string | null;
+  round_number: number | null;
+  seat: number | null;
+  created_at: string;
+}
+
+/** The player's balance, joker credits and username (null: a guest). */
+export const account = () => call<Account>("GET", "/api/account");
+
+/** The guest claims a username and a password (the same player: nothing is lost). */
+export const claimAccount = (username: string, password: string) =>
+  call<Account>("POST", "/api/account", { username, password });
+
+/** Sign in on this device with a username and a password: a session of its own. */
+export async function login(username: string, password: string): Promise<Player> {
+  const res = await call<{ player: Player; token: string }>("POST", "/api/account/login", {
+    username,
+    password,
+  });
+  saveToken(res.token);
+  return res.player;
+}
+
+/** Change the password; the other devices are signed out. */
+export const changePassword = (current: string, next: string) =>
+  call<void>("POST", "/api/account/password", { current_password: current, new_password: next });
+
+export const ledger = (before?: number) =>
+  call<{ entries: LedgerEntry[]; next_before: number | null }>(
+    "GET",
+    `/api/account/ledger?limit=20${before ? `&before=${before}` : ""}`,
+  );
+
+/** Buy joker credits with the balance (`request_id`: a retry buys nothing more). */
+export const buyJokers = (count: number) =>
+  call<Account>("POST", "/api/account/jokers", {
+    count,
+    request_id: `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
+  });

@@ -1,3 +1,4 @@
+import { accountCard, signInCard } from "./account";
 import * as api from "./api";
 import { loadCatalogue, variantFacts, variantName, variants } from "./catalogue";
 import { clear, h, nameEl, toast } from "./dom";
@@ -40,9 +41,17 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       h("header", { class: "topbar" }, h("h1", null, t("app.title")), h("span", { class: "spacer" }), app.langButton()),
     );
     if (!app.player) {
-      page.append(nameForm(), identityBox());
+      page.append(
+        nameForm(),
+        signInCard((p) => {
+          app.setPlayer(p);
+          draw();
+          void afterIdentity();
+        }),
+        identityBox(),
+      );
     } else {
-      page.append(welcome());
+      page.append(welcome(), accountCard());
       if (opts.joinCode || !variants().length) {
         page.append(h("p", { class: "muted" }, t("common.loading")));
       } else {

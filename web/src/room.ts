@@ -165,9 +165,24 @@ export class RoomPage {
     this.state = room;
     if (version !== null) this.version = version;
     if (m.type === "snapshot") this.conn?.noteLastSeq(m.last_seq);
+    if (m.type === "snapshot" || (m.type === "event" && (m.event.do === "round_start" || m.event.do === "joker_button"))) {
+      void this.loadCredits();
+    }
     if (m.type === "event" && m.event.do === "room_changed" && room.status === "waiting") void this.poll();
     if (scoresChanged && this.scoresOpen) this.renderScores();
     if (refresh) this.refresh();
+  }
+
+  /** The joker credits of the player's account, shown on the 101 button. */
+  private async loadCredits(): Promise<void> {
+    try {
+      const acc = await api.account();
+      if (this.disposed) return;
+      this.state = { ...this.state, accountCredits: acc.joker_credits };
+      if (this.table) this.showTable();
+    } catch {
+      /* the button shows the round's credit */
+    }
   }
 
   private refresh(): void {

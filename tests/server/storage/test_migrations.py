@@ -19,6 +19,7 @@ from server.storage.models import Base
 TABLES = {
     "players",
     "player_sessions",
+    "ledger",
     "rooms",
     "seats",
     "rounds",

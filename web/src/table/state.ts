@@ -32,6 +32,8 @@ export interface RoomData {
   log: MoveLog;
   /** Where the last move of another seat happened, for a brief highlight. */
   flash: Flash | null;
+  /** The joker credits in the player's account (GET /api/account), once known. */
+  accountCredits?: number | null;
 }
 
 export type Connection = "open" | "lost" | "connecting" | "closed";

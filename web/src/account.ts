@@ -1,0 +1,189 @@
+// The player's account in the lobby: the balance ("cont") and joker credits, always in
+// view; sign in with a username and password, claim an account for this guest, change
+// the password, buy joker credits, the ledger. The server decides everything: this only
+// shows its answers (docs/economy.md).
+import * as api from "./api";
+import { h, toast } from "./dom";
+import { reason, t } from "./i18n";
+
+function showError(err: unknown): void {
+  if (err instanceof api.ApiError) toast(reason(err.code, err.message), "error", err.message);
+  else toast(String(err));
+}
+
+function field(id: string, label: string, type: string, autocomplete: string): [HTMLElement, HTMLInputElement] {
+  const input = h("input", { id, name: id, type, required: true, autocomplete, "data-testid": id }) as HTMLInputElement;
+  return [h("label", { class: "field" }, h("span", null, label), input), input];
+}
+
+/** Sign in on this device with a username and a password. */
+export function signInCard(onSignedIn: (p: api.Player) => void): HTMLElement {
+  const [userRow, user] = field("login-username", t("account.username"), "text", "username");
+  const [passRow, pass] = field("login-password", t("account.password"), "password", "current-password");
+  return h(
+    "form",
+    {
+      class: "card account-login",
+      "data-testid": "login-form",
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        try {
+          onSignedIn(await api.login(user.value, pass.value));
+        } catch (err) {
+          showError(err);
+        } finally {
+          pass.value = "";
+        }
+      },
+    },
+    h("h2", null, t("account.signIn")),
+    userRow,
+    passRow,
+    h("button", { type: "submit", class: "primary", "data-testid": "login-submit" }, t("account.signIn")),
+  );
+}
+
+/** The balance and credits, and what the account can do. */
+export function accountCard(): HTMLElement {
+  const balance = h("strong", { "data-testid": "balance" }, "…");
+  const credits = h("strong", { "data-testid": "joker-credits" }, "…");
+  const who = h("span", { class: "muted", "data-testid": "account-username" });
+  const body = h("div", { class: "account-body" });
+  const card = h(
+    "section",
+    { class: "card account", "data-testid": "account" },
+    h("p", { class: "account-sums" }, t("account.balance"), " ", balance, " · ", t("account.credits"), " ", credits, " ", who),
+    body,
+  );
+
+  const show = (acc: api.Account) => {
+    balance.textContent = String(acc.balance);
+    credits.textContent = String(acc.joker_credits);
+    who.textContent = acc.username ? t("account.signedInAs", { name: acc.username }) : t("account.guest");
+    body.replaceChildren(
+      buyRow(acc, show),
+      acc.username ? passwordForm() : claimForm(show),
+      ledgerBox(),
+    );
+  };
+  api.account().then(show, showError);
+  return card;
+}
+
+function buyRow(acc: api.Account, show: (a: api.Account) => void): HTMLElement {
+  return h(
+    "div",
+    { class: "row" },
+    h(
+      "button",
+      {
+        type: "button",
+        "data-testid": "buy-joker",
+        disabled: acc.balance < acc.joker_credit_price,
+        onclick: async () => {
+          try {
+            show(await api.buyJokers(1));
+          } catch (err) {
+            showError(err);
+          }
+        },
+      },
+      t("account.buyJoker", { price: acc.joker_credit_price }),
+    ),
+  );
+}
+
+function claimForm(show: (a: api.Account) => void): HTMLElement {
+  const [userRow, user] = field("claim-username", t("account.username"), "text", "username");
+  const [passRow, pass] = field("claim-password", t("account.password"), "password", "new-password");
+  return h(
+    "form",
+    {
+      class: "account-claim",
+      "data-testid": "claim-form",
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        try {
+          show(await api.claimAccount(user.value, pass.value));
+          toast(t("account.claimed"), "info");
+        } catch (err) {
+          showError(err);
+        } finally {
+          pass.value = "";
+        }
+      },
+    },
+    h("h3", null, t("account.claim")),
+    h("p", { class: "muted" }, t("account.claim.hint")),
+    userRow,
+    passRow,
+    h("button", { type: "submit", class: "primary", "data-testid": "claim-submit" }, t("account.claim")),
+  );
+}
+
+function passwordForm(): HTMLElement {
+  const [curRow, cur] = field("password-current", t("account.password.current"), "password", "current-password");
+  const [newRow, next] = field("password-new", t("account.password.new"), "password", "new-password");
+  return h(
+    "details",
+    { class: "account-password" },
+    h("summary", null, t("account.password.change")),
+    h(
+      "form",
+      {
+        onsubmit: async (e: Event) => {
+          e.preventDefault();
+          try {
+            await api.changePassword(cur.value, next.value);
+            toast(t("account.password.changed"), "info");
+          } catch (err) {
+            showError(err);
+          } finally {
+            cur.value = "";
+            next.value = "";
+          }
+        },
+      },
+      curRow,
+      newRow,
+      h("button", { type: "submit" }, t("account.password.change")),
+    ),
+  );
+}
+
+function ledgerBox(): HTMLElement {
+  const list = h("ul", { class: "ledger", "data-testid": "ledger" });
+  let next: number | null | undefined;
+  const more = h("button", { type: "button", class: "small", hidden: true }, t("account.ledger.more"));
+  const load = async () => {
+    try {
+      const page = await api.ledger(next ?? undefined);
+      for (const e of page.entries) {
+        const parts = [];
+        if (e.amount) parts.push(`${e.amount > 0 ? "+" : ""}${e.amount}`);
+        if (e.credits) parts.push(`${e.credits > 0 ? "+" : ""}${e.credits} ★`);
+        list.append(
+          h(
+            "li",
+            null,
+            h("span", null, t(`account.reason.${e.reason}`, { round: e.round_number ?? "" })),
+            " ",
+            h("strong", null, parts.join(" ")),
+            " ",
+            h("span", { class: "muted" }, new Date(e.created_at).toLocaleString()),
+          ),
+        );
+      }
+      next = page.next_before;
+      more.hidden = next === null;
+    } catch (err) {
+      showError(err);
+    }
+  };
+  more.addEventListener("click", () => void load());
+  const box = h("details", { class: "account-ledger" }, h("summary", null, t("account.ledger")), list, more);
+  box.addEventListener("toggle", () => {
+    if ((box as HTMLDetailsElement).open && next === undefined) void load();
+  });
+  return box;
+}
