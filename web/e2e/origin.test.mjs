@@ -1,7 +1,8 @@
 // The server's own address always works, whatever its port (issue 18 item 9): with
 // REMI_ALLOWED_ORIGINS naming only another address, a practice game is played over the
 // socket. A page whose origin the server refuses (here through a proxy that rewrites the
-// Host header, as a misconfigured front proxy does) says why instead of "reconnecting".
+// Host header, as a misconfigured front proxy does: its cookie-authenticated requests and
+// its socket are refused) says why instead of "reconnecting" or a bare error.
 import assert from "node:assert/strict";
 import { createServer, connect } from "node:net";
 import { after, before, test } from "node:test";

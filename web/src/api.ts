@@ -63,6 +63,9 @@ export interface ScoreSheet {
   winners: number[] | null;
 }
 
+/** Dispatched on `window` when the server refused this page's origin (HTTP or socket). */
+export const ORIGIN_REFUSED_EVENT = "remi:origin-refused";
+
 export class ApiError extends Error {
   constructor(
     public status: number,
@@ -95,6 +98,8 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   if (!res.ok) {
     const d = (data ?? {}) as { code?: string; detail?: unknown };
     const detail = typeof d.detail === "string" ? d.detail : JSON.stringify(d.detail ?? res.statusText);
+    // The server refuses this page's origin: the page says why (main.ts), not each caller.
+    if (d.code === "origin_refused") window.dispatchEvent(new CustomEvent(ORIGIN_REFUSED_EVENT));
     throw new ApiError(res.status, d.code ?? `http_${res.status}`, detail);
   }
   return data as T;

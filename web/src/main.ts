@@ -3,6 +3,7 @@ import * as api from "./api";
 import { clear, h } from "./dom";
 import { getLang, onLangChange, setLang, t } from "./i18n";
 import { renderLobby } from "./lobby";
+import { showOriginRefused } from "./elsewhere";
 import { RoomPage } from "./room";
 
 // Hash routes: #/ lobby, #/join/<code> invite link, #/room/<id> a room (waiting or table).
@@ -75,6 +76,7 @@ onLangChange(() => {
 });
 
 window.addEventListener("hashchange", route);
+window.addEventListener(api.ORIGIN_REFUSED_EVENT, () => showOriginRefused());
 
 (async () => {
   try {
