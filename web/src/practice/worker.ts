@@ -14,6 +14,7 @@ export type ToWorker =
   | { kind: "open"; settings: PracticeSettings | null; name: string | null; seed: string; botDelay: number }
   | { kind: "client"; msg: unknown }
   | { kind: "close" }
+  | { kind: "bench"; variant: string; players: number; level: string; decisions: number }
   | { kind: "catalogue" };
 
 /** To the page. */
@@ -21,6 +22,7 @@ export type FromWorker =
   | { kind: "ready"; settings: PracticeSettings; loadMs: number }
   | { kind: "frame"; frame: unknown }
   | { kind: "catalogue"; body: unknown }
+  | { kind: "bench"; ms: number[] }
   | { kind: "failed"; code: string; message: string };
 
 interface Session {
@@ -130,7 +132,14 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
   try {
     if (m.kind === "open") await open(m);
     else if (m.kind === "catalogue") post({ kind: "catalogue", body: JSON.parse((await boot()).session.catalogue()) });
-    else if (m.kind === "close") {
+    else if (m.kind === "bench") {
+      // web/scripts/bench-offline.mjs: bot decision times here, in the browser's worker.
+      const { api } = await boot();
+      const timing = api.pyimport("server.practice.timing");
+      const ms = timing.decision_times(m.variant, m.players, m.level, m.decisions, () => performance.now());
+      post({ kind: "bench", ms: ms.toJs() as number[] });
+      ms.destroy();
+    } else if (m.kind === "close") {
       // The page left the table: the match waits, kept, until it is opened again.
       self.clearTimeout(timer);
       session = null;
