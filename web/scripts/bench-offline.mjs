@@ -5,6 +5,7 @@
 // to a dealt practice table on the first visit and on warm (cached) starts, and the bots'
 // decision times per level in the browser's worker (p50/p99). Figures go to docs/benchmarks.md.
 import { readdirSync, statSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { launch } from "../e2e/browser.mjs";
 import { REPO, startServer } from "../e2e/server.mjs";
@@ -97,7 +98,7 @@ try {
     bots.push({ variant, players, level, n: ms.length, p50: pct(ms, 50), p99: pct(ms, 99), max: Math.max(...ms) });
   }
 
-  const out = [];
+  const out = [`load average at the end: ${loadavg().map((x) => x.toFixed(2)).join(", ")} (2 CPUs shared with other work)`];
   out.push(`first visit: ${mb(pageBytes)} by the page's and its worker's requests, ${mb(swBytes)} fetched by the service worker for its cache (${cachedPaths.length} files); total ${mb(pageBytes + swBytes)}`);
   out.push(`first visit, opening the page to a dealt practice table: ${(first / 1000).toFixed(2)} s`);
   out.push(`warm start (cached), lobby then Start, to a dealt table: median ${(median(warmNew) / 1000).toFixed(2)} s, max ${(Math.max(...warmNew) / 1000).toFixed(2)} s over ${warmNew.length}`);
