@@ -104,7 +104,7 @@ export class RoomPage {
       if (this.disposed) return;
       clear(this.app.root);
       this.app.root.append(
-        h("main", { class: "lobby" }, h("p", { class: "card" }, err instanceof api.ApiError && err.status === 404 ? t("room.notfound") : String(err)), h("a", { href: "#/" }, t("common.back"))),
+        h("main", { class: "lobby" }, h("p", { class: "card", "data-testid": "room-error" }, err instanceof api.ApiError && err.status === 404 ? t("room.notfound") : err instanceof api.ApiError && err.status === 0 ? t("offline.text") : String(err)), h("a", { href: "#/" }, t("common.back"))),
       );
       return;
     }
