@@ -1,11 +1,50 @@
-import { defineConfig } from "vite";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { defineConfig, type Plugin } from "vite";
+// @ts-expect-error: a plain .mjs build script (no types)
+import { offlineAssets, PYODIDE_DIR, PYODIDE_FILES, serviceWorker } from "./scripts/offline-assets.mjs";
+// @ts-expect-error: a plain .mjs build script (no types)
+import { packPython } from "./scripts/pack-python.mjs";
 
 // `npm run dev` proxies the API and the socket to a server started with scripts/run.
 const backend = process.env.REMI_BACKEND ?? "http://127.0.0.1:8000";
 
+/** The offline practice and the installable app: Pyodide's files and the packed Python
+ * sources under pyodide/, the manifest and its icons, then sw.js listing every file of
+ * the build (scripts/offline-assets.mjs). The dev server serves the first ones too. */
+function offline(): Plugin {
+  return {
+    name: "remi-offline",
+    generateBundle(_options, bundle) {
+      for (const [fileName, source] of offlineAssets() as [string, Buffer][]) {
+        this.emitFile({ type: "asset", fileName, source });
+      }
+      const files: Record<string, string | Uint8Array> = {};
+      for (const [name, out] of Object.entries(bundle)) files[name] = out.type === "asset" ? out.source : out.code;
+      this.emitFile({ type: "asset", fileName: "sw.js", source: serviceWorker(files) });
+    },
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        const path = (req.url ?? "").split("?")[0];
+        const name = path.replace(/^\/pyodide\//, "");
+        if (path.startsWith("/pyodide/") && PYODIDE_FILES.includes(name)) {
+          res.setHeader("Content-Type", name.endsWith(".wasm") ? "application/wasm" : name.endsWith(".mjs") ? "text/javascript" : "application/octet-stream");
+          res.end(readFileSync(join(PYODIDE_DIR, name)));
+        } else if (path === "/pyodide/remi-python.json") {
+          res.setHeader("Content-Type", "application/json");
+          res.end(JSON.stringify(packPython()));
+        } else next();
+      });
+    },
+  };
+}
+
 export default defineConfig({
   base: "/",
-  build: { outDir: "dist", emptyOutDir: true, target: "es2020", sourcemap: false },
+  build: { outDir: "dist", emptyOutDir: true, target: "es2022", sourcemap: false },
+  worker: { format: "es" },
+  optimizeDeps: { exclude: ["pyodide"] },
+  plugins: [offline()],
   server: {
     proxy: {
       "/api": backend,

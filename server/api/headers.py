@@ -4,7 +4,9 @@
 page, its static files, the API, errors) gets:
 
 - ``Content-Security-Policy`` (:func:`page_policy`): scripts, styles, fonts and fetches
-  only from the page's own origin (no inline script or style attribute, no ``eval``),
+  only from the page's own origin (no inline script or style attribute, no ``eval``;
+  WebAssembly compiled from the origin's own files, ``'wasm-unsafe-eval'``, for the
+  offline practice's Pyodide, and workers and the service worker only from the origin),
   images from it or ``data:`` URLs (the page's icon), the room sockets (``ws:``/``wss:``
   of the same host), no plugins, no ``<base>``, forms only to the origin, and no page
   may frame this one (``frame-ancestors 'none'``: no clickjacking of the table);
@@ -29,7 +31,8 @@ _HOST = re.compile(rb"^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]
 """A Host header fit to be written into the policy (a name or an address, a port)."""
 
 _FIXED = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; "
+    "style-src 'self'; img-src 'self' data:; "
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 

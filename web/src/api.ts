@@ -5,6 +5,7 @@
 // ROTATE_AFTER_MS is rotated on page load (maybeRotate).
 
 import type { Catalogue } from "./protocol.gen";
+export type { Catalogue };
 
 export interface PlayerRef {
   id: string;

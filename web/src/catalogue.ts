@@ -1,8 +1,10 @@
 // The variant catalogue (GET /api/variants, server/rules/catalogue.py): every fact about a
 // variant the client uses: its name, faces, seats, rack rows, atu, how a turn takes,
 // the room options it has. The client keeps no variant list and no rule of its own.
+// A page that cannot reach the server asks the engine in the practice worker
+// (practice/local.ts: the same server/rules/catalogue.py, under Pyodide).
 
-import { getVariants } from "./api";
+import { ApiError, getVariants, type Catalogue } from "./api";
 import { getLang } from "./i18n";
 import type { VariantFacts } from "./protocol.gen";
 
@@ -16,6 +18,11 @@ export function loadCatalogue(): Promise<VariantFacts[]> {
   if (loaded) return Promise.resolve(loaded);
   if (!loading) {
     loading = getVariants()
+      .catch(async (err) => {
+        if (!(err instanceof ApiError) || err.status !== 0) throw err;
+        const { localCatalogue } = await import("./practice/local");
+        return (await localCatalogue()) as Catalogue;
+      })
       .then((c) => (loaded = c.variants))
       .catch((err) => {
         loading = null; // asked again next time

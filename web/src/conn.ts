@@ -61,7 +61,20 @@ export function deviceId(): string {
   }
 }
 
-export class RoomConnection {
+/** What the room page talks through: the server's socket (RoomConnection) or the offline
+ * practice's worker (practice/local.ts), with the same messages. */
+export interface Transport {
+  readonly isOpen: boolean;
+  connect(): void;
+  close(): void;
+  nudge(): void;
+  reopen(): void;
+  raw(msg: ClientMessage): boolean;
+  request(msg: Request): Promise<Answer>;
+  noteLastSeq(n: number | null | undefined): void;
+}
+
+export class RoomConnection implements Transport {
   private ws: WebSocket | null = null;
   private seq = 0;
   private waiters = new Map<number, Waiter>();

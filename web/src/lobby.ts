@@ -4,6 +4,7 @@ import { loadCatalogue, variantFacts, variantName, variants } from "./catalogue"
 import { clear, h, nameEl, toast } from "./dom";
 import { reason, t, tParts } from "./i18n";
 import type { App } from "./main";
+import { localPracticeBox } from "./practice/box";
 
 const TURN_TIMES = [15, 30, 60, 120];
 
@@ -40,7 +41,12 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     page.append(
       h("header", { class: "topbar" }, h("h1", null, t("app.title")), h("span", { class: "spacer" }), app.langButton()),
     );
-    if (!app.player) {
+    if (app.offline) {
+      // Without the server: the practice on this device plays; the rest says it needs a
+      // connection (and can be retried) instead of hanging.
+      page.append(offlineCard());
+      page.append(variants().length ? localPracticeBox((hash) => app.go(hash)) : h("p", { class: "muted" }, t("common.loading")));
+    } else if (!app.player) {
       page.append(
         nameForm(),
         signInCard((p) => {
@@ -50,12 +56,13 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
         }),
         identityBox(),
       );
+      if (variants().length) page.append(localPracticeBox((hash) => app.go(hash)));
     } else {
       page.append(welcome(), accountCard());
       if (opts.joinCode || !variants().length) {
         page.append(h("p", { class: "muted" }, t("common.loading")));
       } else {
-        page.append(practiceBox(), joinBox(), publicRooms(), createForm(), identityBox());
+        page.append(practiceBox(), localPracticeBox((hash) => app.go(hash)), joinBox(), publicRooms(), createForm(), identityBox());
       }
     }
     root.append(page);
@@ -107,6 +114,16 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     );
     setTimeout(() => input.focus(), 0);
     return form;
+  }
+
+  function offlineCard(): HTMLElement {
+    return h(
+      "section",
+      { class: "card offline", role: "status", "data-testid": "offline" },
+      h("h2", null, t("offline.title")),
+      h("p", null, t("offline.text")),
+      h("button", { type: "button", "data-testid": "offline-retry", onclick: () => app.retryOnline() }, t("offline.retry")),
+    );
   }
 
   function welcome(): HTMLElement {

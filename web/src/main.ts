@@ -4,11 +4,17 @@ import { clear, h } from "./dom";
 import { getLang, onLangChange, setLang, t } from "./i18n";
 import { renderLobby } from "./lobby";
 import { showOriginRefused } from "./elsewhere";
+import { NEW_KEY } from "./practice/box";
+import type { PracticeSettings } from "./practice/store";
 import { RoomPage } from "./room";
 
-// Hash routes: #/ lobby, #/join/<code> invite link, #/room/<id> a room (waiting or table).
+// Hash routes: #/ lobby, #/join/<code> invite link, #/room/<id> a room (waiting or table),
+// #/practice the practice on this device (the worker's room; a reload resumes it).
 export interface App {
   player: api.Player | null;
+  /** The server could not be reached when the page loaded (or the browser is offline). */
+  offline: boolean;
+  retryOnline(): void;
   root: HTMLElement;
   go(hash: string): void;
   setPlayer(p: api.Player | null): void;
@@ -19,6 +25,10 @@ let current: { dispose(): void } | null = null;
 
 const app: App = {
   player: null,
+  offline: false,
+  retryOnline() {
+    void identify().then(route);
+  },
   root: document.getElementById("app")!,
   go(hash: string) {
     if (location.hash === hash) route();
@@ -53,6 +63,21 @@ function route(): void {
   current = null;
   clear(app.root);
   const r = parse();
+  if (r.name === "practice") {
+    const fresh = sessionStorage.getItem(NEW_KEY);
+    sessionStorage.removeItem(NEW_KEY);
+    const delay = Number(localStorage.getItem("remi.practice.bot_delay") ?? "0.8");
+    const seed = Array.from(crypto.getRandomValues(new Uint32Array(2)), (x) => x.toString(36)).join("");
+    const page = new RoomPage(app, "practice", {
+      settings: fresh ? (JSON.parse(fresh) as PracticeSettings) : null,
+      name: app.player?.display_name ?? null,
+      seed,
+      botDelay: Number.isFinite(delay) && delay >= 0 ? delay : 0.8,
+    });
+    current = page;
+    page.start();
+    return;
+  }
   if (r.name === "room" && r.arg) {
     const page = new RoomPage(app, r.arg);
     current = page;
@@ -78,12 +103,26 @@ onLangChange(() => {
 window.addEventListener("hashchange", route);
 window.addEventListener(api.ORIGIN_REFUSED_EVENT, () => showOriginRefused());
 
-(async () => {
+async function identify(): Promise<void> {
   try {
     app.player = await api.me();
+    app.offline = false;
     if (app.player) await api.maybeRotate();
-  } catch {
+  } catch (err) {
     app.player = null;
+    app.offline = err instanceof api.ApiError && err.status === 0;
   }
-  route();
-})();
+}
+
+// The service worker (sw.js, written by vite.config.ts) caches the app shell, the bundle
+// and Pyodide's files on the first visit: after that the page and the practice open offline.
+if ("serviceWorker" in navigator && import.meta.env.PROD) {
+  navigator.serviceWorker.register(`${import.meta.env.BASE_URL}sw.js`).catch(() => undefined);
+}
+window.addEventListener("online", () => {
+  // The lobby is drawn again with the online features; a table is left as it is.
+  if (app.offline && parse().name === "") app.retryOnline();
+  else if (app.offline) void identify();
+});
+
+void identify().then(route);

@@ -1,14 +1,16 @@
 // A room: the waiting room (seats, invite link, start) and then the table, both fed by the
-// room's WebSocket; the HTTP API for seats and start.
+// room's WebSocket; the HTTP API for seats and start. The offline practice (`local`) is
+// the same page and table fed by the practice worker instead (practice/local.ts).
 
 import * as api from "./api";
 import { loadCatalogue, variantFacts, variantName } from "./catalogue";
-import { RoomConnection, type ServerError } from "./conn";
+import { RoomConnection, type ServerError, type Transport } from "./conn";
 import { clear, h, nameEl, namesEl, toast } from "./dom";
 import { hideElsewhere, showElsewhere, showOriginRefused, signedOut } from "./elsewhere";
 import { reason, t, tParts } from "./i18n";
 import { endText, showApiError } from "./lobby";
 import type { App } from "./main";
+import { LocalConnection, type LocalOptions } from "./practice/local";
 import type { GameAction, ServerMessage } from "./protocol.gen";
 import { Table, type RoomData } from "./table/index";
 import { applyMessage } from "./table/messages";
@@ -16,7 +18,7 @@ import { emptyRoom } from "./table/state";
 import type { FormationAnswer, OpeningLock } from "./types";
 
 export class RoomPage {
-  private conn: RoomConnection | null = null;
+  private conn: Transport | null = null;
   private room: api.RoomView | null = null;
   private version: number | null = null;
   private state: RoomData = emptyRoom();
@@ -30,9 +32,14 @@ export class RoomPage {
   constructor(
     private app: App,
     private roomId: string,
+    private local: LocalOptions | null = null,
   ) {}
 
   start(): void {
+    if (this.local) {
+      void this.startLocal(this.local);
+      return;
+    }
     if (!this.app.player) {
       this.renderNameGate();
       return;
@@ -97,7 +104,7 @@ export class RoomPage {
       if (this.disposed) return;
       clear(this.app.root);
       this.app.root.append(
-        h("main", { class: "lobby" }, h("p", { class: "card" }, err instanceof api.ApiError && err.status === 404 ? t("room.notfound") : String(err)), h("a", { href: "#/" }, t("common.back"))),
+        h("main", { class: "lobby" }, h("p", { class: "card", "data-testid": "room-error" }, err instanceof api.ApiError && err.status === 404 ? t("room.notfound") : err instanceof api.ApiError && err.status === 0 ? t("offline.text") : String(err)), h("a", { href: "#/" }, t("common.back"))),
       );
       return;
     }
@@ -111,6 +118,39 @@ export class RoomPage {
     } else {
       this.showTable();
     }
+  }
+
+  private async startLocal(opts: LocalOptions): Promise<void> {
+    try {
+      await loadCatalogue();
+    } catch (err) {
+      toast(String(err));
+    }
+    if (this.disposed) return;
+    this.state.status = "playing";
+    this.state.variantId = opts.settings?.variant ?? null;
+    const failed = opts.onFailed;
+    this.conn = new LocalConnection(
+      {
+        onMessage: (m) => this.onMessage(m),
+        onStatus: (s) => this.table?.setConnection(s === "connecting" ? "open" : s),
+        onFatal: () => undefined,
+        lastVersion: () => this.version,
+      },
+      {
+        ...opts,
+        onFailed: (code, message) => {
+          failed?.(code, message);
+          if (code === "no_game") {
+            this.app.go("#/");
+            return;
+          }
+          toast(reason(code, message), "error", message);
+        },
+      },
+    );
+    this.conn.connect();
+    this.showTable();
   }
 
   private async poll(): Promise<void> {

@@ -55,7 +55,10 @@ def _assert_hardened(response: httpx.Response) -> None:
     assert response.headers["referrer-policy"] == "same-origin"
     policy = _directives(response.headers["content-security-policy"])
     assert policy["default-src"] == ["'self'"]
-    assert policy["script-src"] == ["'self'"]  # no 'unsafe-inline', no 'unsafe-eval'
+    # no 'unsafe-inline', no 'unsafe-eval': only WebAssembly from the origin's own files
+    # (the offline practice's Pyodide), and workers only from the origin
+    assert policy["script-src"] == ["'self'", "'wasm-unsafe-eval'"]
+    assert policy["worker-src"] == ["'self'"]
     assert policy["style-src"] == ["'self'"]
     assert policy["img-src"] == ["'self'", "data:"]
     assert policy["object-src"] == ["'none'"]

@@ -1,0 +1,182 @@
+"""The practice room (server/practice/room.py) speaks the server socket's message shapes:
+every frame it sends validates against the protocol's models (server/protocol/server.py),
+its query answers are the server's (server/rooms/query.py), a whole match plays to its
+score sheet, and a match kept mid-round resumes where it was."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter
+
+from server.bots.legal import fallback_action
+from server.practice.bridge import Session
+from server.practice.room import PLAYER, PracticeRoom, SettingsError
+from server.protocol import QueryMessage
+from server.protocol.server import ServerMessage
+from server.rooms import query
+from server.rules import SeatView, view_for
+
+FRAMES: TypeAdapter[Any] = TypeAdapter(ServerMessage)
+
+
+def checked(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each frame as the server's models read it (raises on a shape they refuse)."""
+    for frame in frames:
+        FRAMES.validate_python(frame)
+    return frames
+
+
+def run(room: PracticeRoom, now: float, limit: int = 5000) -> tuple[list[dict[str, Any]], float]:
+    """Play the player's seat with the always-legal fallback and let the bots play, until
+    the match is over; every frame checked. Returns the frames and the clock."""
+    out: list[dict[str, Any]] = []
+    seq = 0
+    for _ in range(limit):
+        if room.over:
+            return out, now
+        state = room.round
+        assert state is not None
+        if not state.over and state.turn == PLAYER and not room.timed_out:
+            seq += 1
+            action = fallback_action(view_for(state, PLAYER))
+            msg = {"type": "action", "seq": seq, "base_version": room.version, "action": action}
+            frames = checked(room.message(msg, now))
+            assert frames[0] == {"type": "ack", "seq": seq, "version": frames[1]["version"]}
+            assert frames[1]["event"]["by"] == "player"
+            out += frames
+            continue
+        due = room.due()
+        assert due is not None
+        now = max(now, due)
+        out += checked(room.tick(now))
+    raise AssertionError("the match did not end")
+
+
+def test_hello_is_a_snapshot_of_the_players_view() -> None:
+    room = PracticeRoom({"variant": "remi", "seats": 3, "bot_levels": ["easy", "hard"]}, "a", 10.0,
+                        name="Ana")
+    (snap,) = checked(room.message({"type": "hello", "last_version": None}, 11.0))
+    assert snap["type"] == "snapshot" and snap["you"] == {"player_id": "local", "seat": 0}
+    assert snap["view"] == view_for(room.round, 0).to_dict()  # type: ignore[arg-type]
+    assert [s["bot_level"] for s in snap["seats"][1:]] == ["easy", "hard"]
+    assert snap["seats"][0]["name"] == "Ana" and snap["recent"][0]["event"]["do"] == "round_start"
+    assert snap["deadline"] is None  # no turn timer
+
+
+@pytest.mark.parametrize("variant,seats", [("remi45", 2), ("remi101", 4), ("etalat", 3)])
+def test_a_match_plays_to_its_score_sheet(variant: str, seats: int) -> None:
+    room = PracticeRoom({"variant": variant, "seats": seats, "bot_levels": ["easy"] * (seats - 1),
+                         "end": {"kind": "rounds", "rounds": 2}}, f"m-{variant}", 0.0,
+                        bot_delay=0.05, round_pause=3.0)
+    frames, _ = run(room, 0.0)
+    kinds = [f["event"]["do"] for f in frames if f["type"] == "event"]
+    assert kinds.count("round_over") == 2 and kinds[-1] == "match_over"
+    last = frames[-1]
+    assert last["scores"]["over"] and len(last["scores"]["rounds"]) == 2
+    assert room.summary()["scores"]["winners"] == last["event"]["winners"]
+    versions = [f["version"] for f in frames if f["type"] == "event"]
+    assert versions == list(range(versions[0], versions[0] + len(versions)))
+
+
+def test_refused_move_changes_nothing_and_says_why() -> None:
+    room = PracticeRoom({"variant": "remi", "seats": 2}, "r", 0.0)
+    before = room.to_dict(0.0)
+    state = room.round
+    assert state is not None
+    wrong = {"do": "draw"}  # the first player's first turn has no draw; another's turn is not ours
+    (err,) = checked(room.message({"type": "action", "seq": 5, "base_version": room.version,
+                                   "action": wrong}, 0.0))
+    assert err["type"] == "error" and err["seq"] == 5 and err["code"]
+    (stale,) = checked(room.message({"type": "action", "seq": 6, "base_version": 999,
+                                     "action": {"do": "draw"}}, 0.0))
+    assert stale["code"] == "stale_version"
+    after = room.to_dict(0.0)
+    assert {k: v for k, v in after.items() if k != "last_seq"} == {
+        k: v for k, v in before.items() if k != "last_seq"}
+
+
+def test_queries_are_the_servers_answers() -> None:
+    room = PracticeRoom({"variant": "remi45", "seats": 4}, "q", 0.0)
+    state = room.round
+    assert state is not None
+    hand = state.hands[PLAYER]
+    for msg in ({"type": "query", "seq": 1, "query": "formations",
+                 "formations": [hand[:3], hand[3:5]]},
+                {"type": "query", "seq": 2, "query": "row_preview", "index": 0}):
+        (mine,) = checked(room.message(msg, 0.0))
+        server = json.loads(query.answer(state, PLAYER, QueryMessage.model_validate(msg)))
+        assert mine == server
+
+
+def test_rack_layout_is_kept_and_checked() -> None:
+    room = PracticeRoom({"variant": "remi", "seats": 2}, "k", 0.0)
+    hand = room.round.hands[PLAYER]  # type: ignore[union-attr]
+    layout = [None, *reversed(hand)]
+    (ack,) = checked(room.message({"type": "rack", "seq": 3, "layout": layout}, 0.0))
+    assert ack["type"] == "ack"
+    (bad,) = checked(room.message({"type": "rack", "seq": 4, "layout": [999]}, 0.0))
+    assert bad["code"] == "bad_message"
+    (snap,) = room.message({"type": "hello"}, 0.0)
+    assert snap["rack"] == layout and snap["last_seq"] == 4
+
+
+def test_turn_timer_runs_out_and_a_bot_finishes_the_turn() -> None:
+    settings = {"variant": "remi", "seats": 2, "turn_seconds": 15}
+    room = PracticeRoom(settings, "t", 0.0, bot_delay=0.1)
+    now = 0.0
+    while room.round is not None and room.round.turn != PLAYER:
+        now = room.due() or now
+        room.tick(now)
+    assert room.due() == pytest.approx(now + 15)
+    frames = checked(room.tick(now + 15))
+    assert frames[0]["event"] == {"do": "timeout", "seat": 0, "timeouts": 1}
+    played = checked(room.tick(now + 15))
+    assert played[0]["event"]["by"] == "timeout"
+
+
+def test_kept_mid_round_resumes_where_it_was() -> None:
+    room = PracticeRoom({"variant": "remi101", "seats": 3, "turn_seconds": 60,
+                         "end": {"kind": "target", "points": 300}}, "keep", 0.0, bot_delay=0.05)
+    now = 0.0
+    for _ in range(25):
+        now = max(now, room.due() or now)
+        if room.round is not None and room.round.turn == PLAYER:
+            action = fallback_action(view_for(room.round, PLAYER))
+            room.message({"type": "action", "seq": int(now * 1000) + 1,
+                          "base_version": room.version, "action": action}, now)
+        else:
+            room.tick(now)
+    kept = json.loads(json.dumps(room.to_dict(now)))
+    again = PracticeRoom.from_dict(kept, now + 3600)
+    (a,) = room.message({"type": "hello"}, now)
+    (b,) = again.message({"type": "hello"}, now + 3600)
+    for key in ("version", "view", "seats", "scores", "recent", "rack", "room"):
+        assert a[key] == b[key], key
+    assert SeatView.from_dict(b["view"]).hand == room.round.hands[PLAYER]  # type: ignore[union-attr]
+    frames, _ = run(again, now + 3600)
+    assert frames[-1]["event"]["do"] == "match_over"
+
+
+@pytest.mark.parametrize("settings", [
+    {"variant": "nope"}, {"seats": 5}, {"seats": 3, "short_game": True},
+    {"variant": "remi", "seats": 2, "bot_levels": ["godlike"]}, {"turn_seconds": 7},
+    {"end": {"kind": "rounds", "rounds": 0}}, {"end": {"kind": "endless"}},
+    {"variant": "remi", "joker_button": True},
+])
+def test_bad_settings_are_refused(settings: dict[str, Any]) -> None:
+    with pytest.raises(SettingsError):
+        PracticeRoom(settings, "x", 0.0)
+
+
+def test_bridge_speaks_json() -> None:
+    s = Session()
+    s.start(json.dumps({"variant": "remi45", "seats": 2, "short_game": True}), "b", 0.0, None, 0.05)
+    snap = json.loads(s.message(json.dumps({"type": "hello"}), 0.0))[0]
+    assert snap["room"]["settings"]["short_game"] is True
+    kept = s.state(0.0)
+    other = Session()
+    other.resume(kept, 1.0)
+    assert json.loads(other.message('{"type": "hello"}', 1.0))[0]["view"] == snap["view"]

@@ -1,0 +1,142 @@
+// What the build adds for the offline practice and the installable app (vite.config.ts):
+// Pyodide's files copied from the npm package (served by the app under pyodide/, never a
+// CDN), the packed Python sources (pack-python.mjs), the web app manifest with its icons
+// (drawn here as PNG), and the service worker with the list of every file to cache on
+// the first visit.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { deflateSync } from "node:zlib";
+import { packPython } from "./pack-python.mjs";
+
+const require = createRequire(import.meta.url);
+export const PYODIDE_DIR = dirname(require.resolve("pyodide/package.json"));
+/** The files loadPyodide fetches from its indexURL (the loader itself is bundled). */
+export const PYODIDE_FILES = ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
+
+/** Every file the build adds: `[path under dist, contents]`. */
+export function offlineAssets() {
+  const out = PYODIDE_FILES.map((name) => [`pyodide/${name}`, readFileSync(join(PYODIDE_DIR, name))]);
+  out.push(["pyodide/remi-python.json", Buffer.from(JSON.stringify(packPython()))]);
+  out.push(["icons/icon-192.png", icon(192)], ["icons/icon-512.png", icon(512)]);
+  out.push(["manifest.webmanifest", Buffer.from(JSON.stringify(MANIFEST, null, 2))]);
+  return out;
+}
+
+export const MANIFEST = {
+  name: "Remi online",
+  short_name: "Remi",
+  description: "Remi pe tablă: online cu prieteni, sau antrenament pe dispozitiv, fără conexiune.",
+  lang: "ro",
+  start_url: "./",
+  scope: "./",
+  display: "standalone",
+  background_color: "#1f5d3a",
+  theme_color: "#1f5d3a",
+  icons: [
+    { src: "icons/icon-192.png", sizes: "192x192", type: "image/png", purpose: "any maskable" },
+    { src: "icons/icon-512.png", sizes: "512x512", type: "image/png", purpose: "any maskable" },
+  ],
+};
+
+// ---------------------------------------------------------------- the icon (a tile on green)
+
+const CRC = new Uint32Array(256).map((_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(buf) {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+function chunk(type, data) {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([len, body, crc]);
+}
+
+/** A square PNG: a cream tile with a red heart-ish dot on the table's green. */
+export function icon(size) {
+  const rows = [];
+  const inTile = (x, y) => x > size * 0.24 && x < size * 0.76 && y > size * 0.14 && y < size * 0.86;
+  for (let y = 0; y < size; y++) {
+    const row = Buffer.alloc(1 + size * 3);
+    for (let x = 0; x < size; x++) {
+      let rgb = [0x1f, 0x5d, 0x3a];
+      if (inTile(x, y)) rgb = [0xfd, 0xf8, 0xec];
+      const dx = x - size / 2;
+      const dy = y - size / 2;
+      if (dx * dx + dy * dy < (size * 0.12) ** 2) rgb = [0xc0, 0x39, 0x2b];
+      row.set(rgb, 1 + x * 3);
+    }
+    rows.push(row);
+  }
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(size, 0);
+  ihdr.writeUInt32BE(size, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(Buffer.concat(rows))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+// ---------------------------------------------------------------- the service worker
+
+/** sw.js for the built files `{path: contents}` (paths under dist, `/`-separated). */
+export function serviceWorker(files) {
+  const paths = Object.keys(files).filter((p) => p !== "sw.js").sort();
+  const hash = createHash("sha256");
+  for (const p of paths) hash.update(p).update(files[p]);
+  const version = hash.digest("hex").slice(0, 16);
+  const list = ["./", ...paths.filter((p) => p !== "index.html")];
+  return SW_SOURCE.replace("__VERSION__", version).replace("__FILES__", JSON.stringify(list));
+}
+
+const SW_SOURCE = `// Remi online's service worker (written by the build: web/scripts/offline-assets.mjs).
+// Caches the app shell, the bundle and Pyodide's files on the first visit; serves them
+// from the cache (the page itself network first, so a new build is seen at once online).
+// The API, the lobby's events and the room sockets are never cached: offline they fail
+// at once, and the page says they need a connection.
+const VERSION = "__VERSION__";
+const CACHE = "remi-" + VERSION;
+const FILES = __FILES__;
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(FILES)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches.keys()
+      .then((keys) => Promise.all(keys.filter((k) => k.startsWith("remi-") && k !== CACHE).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+self.addEventListener("fetch", (event) => {
+  const req = event.request;
+  if (req.method !== "GET") return;
+  const url = new URL(req.url);
+  if (url.origin !== self.location.origin) return;
+  const path = url.pathname;
+  if (path.startsWith("/api/") || path.startsWith("/ws/") || path === "/healthz" || path === "/metrics") return;
+  if (req.mode === "navigate") {
+    event.respondWith(
+      fetch(req).catch(() => caches.open(CACHE).then((c) => c.match("./", { ignoreVary: true })).then((r) => r || Response.error())),
+    );
+    return;
+  }
+  // ignoreVary: the server's CORS layer answers "Vary: Origin", and a module script's
+  // request names its origin where the install's did not.
+  event.respondWith(caches.open(CACHE).then((c) => c.match(req, { ignoreVary: true }).then((hit) => hit || fetch(req))));
+});
+`;

@@ -1,0 +1,134 @@
+// The lobby's practice on this device (offline): settings (variant, 2–4 players with the
+// short game for 2, a bot level per seat, the turn timer, the end condition), resume the
+// match kept on this device, and the history of finished practice matches with their
+// score sheets. The choices come from the catalogue; the worker's engine checks them.
+
+import { variantFacts, variantName, variants } from "../catalogue";
+import { clear, h } from "../dom";
+import { t } from "../i18n";
+import { dropGame, history, loadGame, type HistoryEntry, type PracticeSettings } from "./store";
+
+const TURNS = [null, 15, 30, 60, 120];
+const LEVELS = ["easy", "normal", "hard"];
+export const NEW_KEY = "remi.practice.new";
+
+/** Start a new practice match: the room page reads it once (a reload then resumes). */
+export function startLocal(settings: PracticeSettings, go: (hash: string) => void): void {
+  sessionStorage.setItem(NEW_KEY, JSON.stringify(settings));
+  go("#/practice");
+}
+
+function historyList(entries: HistoryEntry[]): HTMLElement {
+  if (!entries.length) return h("p", { class: "muted", "data-testid": "practice-history-empty" }, t("practice.history.none"));
+  return h(
+    "ol",
+    { class: "practice-history", "data-testid": "practice-history" },
+    entries.slice(0, 20).map((e) => {
+      const when = new Date(e.finished_at).toLocaleString();
+      const totals = e.scores.totals.map((x, i) => `${i === 0 ? (e.name ?? t("practice.you")) : t("practice.bot", { n: i })}: ${x}`).join(" · ");
+      const won = e.scores.winners.includes(0);
+      return h(
+        "li",
+        { "data-testid": "practice-history-entry" },
+        h("strong", null, variantName(e.settings.variant)),
+        ` · ${when} · ${t("practice.history.rounds", { n: e.scores.rounds.length })} · `,
+        h("span", { class: won ? "pos" : "neg" }, won ? t("practice.history.won") : t("practice.history.lost")),
+        h("div", { class: "muted" }, totals),
+      );
+    }),
+  );
+}
+
+export function localPracticeBox(go: (hash: string) => void): HTMLElement {
+  const first = variants()[0]?.id ?? "remi";
+  const variant = h("select", { "aria-label": t("settings.variant"), "data-testid": "local-variant" }, variants().map((v) => h("option", { value: v.id }, variantName(v.id))));
+  variant.value = first;
+  const seats = h("select", { "aria-label": t("settings.seats"), "data-testid": "local-seats" });
+  const short = h("input", { type: "checkbox", "data-testid": "local-short" });
+  const shortRow = h("label", { class: "check" }, short, " ", t("settings.short"));
+  const levels = h("div", { class: "row wrap", "data-testid": "local-levels" });
+  const turn = h("select", { "aria-label": t("settings.turn"), "data-testid": "local-turn" }, TURNS.map((n) => h("option", { value: n === null ? "" : String(n) }, n === null ? t("practice.turn.off") : t("settings.turn.s", { n }))));
+  const end = h("select", { "aria-label": t("settings.end"), "data-testid": "local-end" }, h("option", { value: "one" }, t("practice.end.one")), h("option", { value: "rounds" }, t("settings.end.rounds")), h("option", { value: "target" }, t("settings.end.target")));
+  const endValue = h("input", { type: "number", min: 1, value: 3, "aria-label": t("settings.rounds"), "data-testid": "local-end-value", hidden: true });
+  const resume = h("div", { class: "row" });
+  const past = h("div", null, h("p", { class: "muted" }, t("common.loading")));
+
+  const levelSelects: HTMLSelectElement[] = [];
+  const layout = () => {
+    const facts = variantFacts(variant.value);
+    const min = facts?.players.min ?? 2;
+    const max = facts?.players.max ?? 4;
+    const was = Number(seats.value) || max;
+    clear(seats);
+    for (let n = min; n <= max; n++) seats.append(h("option", { value: String(n) }, String(n)));
+    seats.value = String(Math.min(max, Math.max(min, was)));
+    const n = Number(seats.value);
+    shortRow.hidden = !(facts?.short_game && n === 2);
+    if (shortRow.hidden) short.checked = false;
+    while (levelSelects.length < n - 1) {
+      const i = levelSelects.length + 1;
+      const sel = h("select", { "aria-label": t("practice.bot.level", { n: i }), "data-testid": `local-level-${i}` }, LEVELS.map((l) => h("option", { value: l }, t(`settings.bot.${l}`))));
+      sel.value = "normal";
+      levelSelects.push(sel);
+    }
+    clear(levels);
+    levelSelects.slice(0, n - 1).forEach((sel, k) => levels.append(h("label", null, t("practice.bot", { n: k + 1 }), " ", sel)));
+    endValue.hidden = end.value === "one";
+    endValue.setAttribute("aria-label", end.value === "target" ? t("settings.target") : t("settings.rounds"));
+  };
+  variant.addEventListener("change", layout);
+  seats.addEventListener("change", layout);
+  end.addEventListener("change", () => {
+    if (end.value === "target" && Number(endValue.value) < 50) endValue.value = "500";
+    if (end.value === "rounds" && Number(endValue.value) > 50) endValue.value = "3";
+    layout();
+  });
+  layout();
+
+  const settings = (): PracticeSettings => {
+    const n = Number(seats.value);
+    const v = Math.max(1, Math.floor(Number(endValue.value) || 1));
+    return {
+      variant: variant.value,
+      seats: n,
+      short_game: short.checked,
+      bot_levels: levelSelects.slice(0, n - 1).map((s) => s.value),
+      turn_seconds: turn.value ? Number(turn.value) : null,
+      end: end.value === "target" ? { kind: "target", points: v } : { kind: "rounds", rounds: end.value === "one" ? 1 : v },
+    };
+  };
+
+  void loadGame().then(
+    (kept) => {
+      clear(resume);
+      if (!kept) return;
+      resume.append(
+        h("button", { type: "button", class: "primary", "data-testid": "local-resume", onclick: () => go("#/practice") }, t("practice.resume", { variant: variantName(kept.settings.variant) })),
+        h("button", { type: "button", class: "small", "data-testid": "local-drop", onclick: async () => { await dropGame(); clear(resume); } }, t("practice.drop")),
+      );
+    },
+    () => undefined,
+  );
+  void history().then(
+    (entries) => {
+      clear(past);
+      past.append(historyList(entries));
+    },
+    () => clear(past),
+  );
+
+  return h(
+    "section",
+    { class: "card practice local", "data-testid": "local-practice" },
+    h("h2", null, t("practice.title")),
+    h("p", { class: "muted" }, t("practice.hint")),
+    resume,
+    h("div", { class: "row wrap" }, h("label", null, t("settings.variant"), " ", variant), h("label", null, t("practice.players"), " ", seats)),
+    shortRow,
+    levels,
+    h("div", { class: "row wrap" }, h("label", null, t("settings.turn"), " ", turn), h("label", null, t("settings.end"), " ", end), endValue),
+    h("div", { class: "row" }, h("button", { type: "button", class: "primary big", "data-testid": "local-start", onclick: () => startLocal(settings(), go) }, t("practice.start"))),
+    h("h3", null, t("practice.history")),
+    past,
+  );
+}
