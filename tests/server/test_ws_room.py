@@ -274,7 +274,9 @@ async def test_query_answers_from_the_seat_view(srv: Server) -> None:
     assert res["result"]["lock"]["opened"] is False
     await a.send({"type": "query", "seq": 2, "query": "row_preview", "index": 0})
     res = await a.wait(lambda m: m["type"] == "query_result" and m["seq"] == 2)
+    block = res["result"].pop("block")
     assert res["result"] == {"index": 0, "tiles": [], "reachable": []}
+    assert block["code"] == "wrong_phase"  # the seat has taken: nothing is reachable
 
 
 async def test_empty_room_ends_after_grace_with_scores(tmp_path: Path) -> None:
