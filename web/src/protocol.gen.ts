@@ -349,6 +349,8 @@ export interface VariantFacts {
   /** Fewest tiles in a meld (a double has 2). */
   min_meld: number;
   meld_kinds: ("set" | "run" | "double")[];
+  /** Fewest tiles of each meld kind (B.3: runs and sets 3, doubles 2). */
+  meld_min: { [key: string]: number };
   /** Null: no limit but one natural tile. */
   max_jokers_per_meld: number | null;
   /** An ace may end a run high (Q K A). */
