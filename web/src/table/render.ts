@@ -193,6 +193,7 @@ export class TableView {
     const scrollRow = root.querySelector(".row-tiles")?.scrollLeft ?? null;
     const scrollMelds = root.querySelector(".melds")?.scrollTop ?? null;
     const scrollLog = root.querySelector(".log-list")?.scrollTop ?? null;
+    const scrollRack = root.querySelector(".rack-box")?.scrollLeft ?? null;
     clear(root);
     const v = s.room.view;
     const variant = s.variant;
@@ -220,9 +221,18 @@ export class TableView {
     if (meldsEl && scrollMelds !== null) meldsEl.scrollTop = scrollMelds;
     const logEl = root.querySelector(".log-list");
     if (logEl) logEl.scrollTop = scrollLog === null ? logEl.scrollHeight : scrollLog;
+    const rackEl = root.querySelector<HTMLElement>(".rack-box");
+    if (rackEl && scrollRack !== null) rackEl.scrollLeft = scrollRack;
     if (this.focusKey) {
       const el = root.querySelector<HTMLElement>(`[data-key="${CSS.escape(this.focusKey)}"]`);
       if (el && document.activeElement !== el) el.focus({ preventScroll: true });
+      // A slot the keyboard (or a move) went to is brought into the rack's view.
+      if (el && explicit && rackEl && rackEl.contains(el)) {
+        const r = el.getBoundingClientRect();
+        const b = rackEl.getBoundingClientRect();
+        if (r.left < b.left) rackEl.scrollLeft -= b.left - r.left + 4;
+        else if (r.right > b.right) rackEl.scrollLeft += r.right - b.right + 4;
+      }
     }
   }
 
