@@ -94,7 +94,7 @@ for (const size of SIZES) {
       assert.equal(seat.text, "nedeschis");
       assert.match(seat.title, /nu a deschis/);
     }
-    await shot(page, `table-${size.name}.png`);
+    await shot(page, `table-start-${size.name}.png`);
     await plainTurn(page);
 
     // A later turn, not yet opened, with a row to take from.
@@ -132,7 +132,10 @@ for (const size of SIZES) {
       const start = emptyStretch(cur, meld.tiles.length, meld.tiles);
       await placeTiles(page, meld.tiles, start);
       await page.waitForSelector(`[data-testid=formation-${start}] .fval`);
-      await page.waitForFunction(() => /deschide cu \d+/.test(document.querySelector("[data-testid=lay]")?.textContent ?? ""));
+      await page.waitForFunction(() => /deschide cu \d+/.test(document.querySelector("[data-testid=lay]")?.textContent ?? ""), null, { timeout: 10_000 }).catch(async (err) => {
+        await shot(page, `debug-${size.name}.png`);
+        throw new Error(`${err.message}: ${await page.locator("[data-testid=lay]").textContent()} / ${JSON.stringify(await read(page))}`);
+      });
       await page.waitForFunction(() => !!document.querySelector("[data-testid=lay]:not([disabled])") || /Lipsesc|Lipsește/.test(document.querySelector("[data-testid=lay-reason]")?.textContent ?? ""));
       const label = await page.locator("[data-testid=lay]").textContent();
       const total = await page.evaluate(() => [...document.querySelectorAll("[data-testid=rack] .flabel.valid")].reduce((sum, el) => sum + Number(el.querySelector(".fval")?.textContent ?? 0), 0));
@@ -143,7 +146,8 @@ for (const size of SIZES) {
       cur = await read(page);
       assert.ok(cur.rack.some((x) => x.tile === top.tile && x.pending));
     } else {
-      assert.match(await page.locator("[data-testid=lay-reason]").textContent(), /formație adevărată/);
+      await page.waitForFunction(() => /formație adevărată|Lipsesc|Lipsește/.test(document.querySelector("[data-testid=lay-reason]")?.textContent ?? ""));
+      assert.ok(await page.locator("[data-testid=lay]").isDisabled());
     }
     assert.deepEqual(await clipped(page), []);
     await shot(page, `take-locked-${size.name}.png`);
@@ -236,8 +240,6 @@ test("phone-360: settings of the chosen variant only; Remi 101 counts doubles; t
   assert.deepEqual(free, { below: true, back: true, scores: true, lang: true });
   await shot(page, "reconnecting-phone-360.png");
   await server.restart();
-  await page.waitForSelector("[data-testid=conn-banner].show", { state: "detached", timeout: 30_000 }).catch(async () => {
-    await page.waitForFunction(() => !document.querySelector("[data-testid=conn-banner]")?.classList.contains("show"), null, { timeout: 30_000 });
-  });
+  await page.waitForSelector("[data-testid=conn-banner].show", { state: "detached", timeout: 30_000 });
   assert.deepEqual(errors.filter((e) => !/WebSocket/.test(e)), []);
 });

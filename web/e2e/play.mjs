@@ -214,11 +214,12 @@ async function dragWith(page, from, to, step) {
     y = by;
   };
   await glide(x + 8, y - 8, 3);
-  for (let i = 0; i < 60; i++) {
+  for (let i = 0; i < 80; i++) {
     const p = await dropPoint(page, to);
     if (!p) throw new Error(`drag: no ${to} on the page`);
+    // Arrived over the target, and it stays there (the rack no longer scrolls under it).
+    if (p.ready && Math.abs(p.x - x) < 2 && Math.abs(p.y - y) < 2) return;
     await glide(p.x, p.y, p.ready ? 10 : 4);
-    if (p.ready) return;
     await page.waitForTimeout(60);
   }
 }
@@ -246,7 +247,11 @@ export async function placeTiles(page, tiles, start) {
     await page.waitForFunction(
       ([tile, slot]) => document.querySelector(`[data-testid=rack] [data-slot="${slot}"]`)?.dataset.tile === String(tile),
       [tiles[k], start + k],
-    );
+      { timeout: 10_000 },
+    ).catch(async (err) => {
+      const scroll = await page.evaluate(() => { const r = document.querySelector(".rack-box"); return [r.scrollLeft, r.clientWidth, r.scrollWidth]; });
+      throw new Error(`${err.message}: tile ${tiles[k]} from ${from} to ${start + k}; rack scroll ${scroll}; ${JSON.stringify((await read(page)).rack.filter((x) => x.tile !== null))}`);
+    });
   }
 }
 

@@ -77,7 +77,7 @@ function layText(s: TableState, variant: VariantFacts): { enabled: boolean; labe
   const withDoubles = (label: string) => (variant.opening.doubles !== null && lay.doubles > 0 ? t("table.lay.withDoubles", { label, n: lay.doubles }) : label);
   const opening = () => (lay.value === 0 && lay.doubles > 0 ? t("table.lay.opening.doubles", { n: lay.doubles }) : withDoubles(t("table.lay.opening", { value: lay.value })));
   // A question on its way: the last answer's reason stays (no flicker), the button locked.
-  const last = s.lock ? lockText(variant, s.lock) : "";
+  const last = s.lock?.locked ? lockText(variant, s.lock) : "";
   const lockReason = () => {
     const lock = freshLock(s);
     if (!lock) return "";
