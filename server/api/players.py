@@ -1,4 +1,4 @@
-"""Guest identity routes: create a player, who am I, a player's matches (the sessions'
+"""Guest identity routes: create a player, who am I, my rooms, a player's matches (the sessions'
 routes, signing in and out, are in :mod:`server.api.sessions`)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from server.api.deps import CurrentPlayer, ServicesDep
 from server.api.limits import limit_players
 from server.identity import DISPLAY_NAME_MAX, PlayerInfo, clean_display_name
 from server.ids import ID_MAX, ID_PATTERN
-from server.rooms.service import MatchSummary
+from server.rooms.service import MatchSummary, RoomView
 
 router = APIRouter(prefix="/api", tags=["players"])
 
@@ -75,6 +75,19 @@ async def create_player(
 async def me(player: CurrentPlayer) -> PlayerOut:
     """The authenticated player."""
     return PlayerOut.of(player)
+
+
+class YourRooms(BaseModel):
+    """The rooms where the authenticated player holds a seat and that are not finished."""
+
+    rooms: list[RoomView]
+
+
+@router.get("/players/me/rooms")
+async def my_rooms(player: CurrentPlayer, services: ServicesDep) -> YourRooms:
+    """Every room not finished where this player holds a seat (practice games included),
+    those being played first: the lobby's "your games", one tap back to the seat."""
+    return YourRooms(rooms=await services.rooms.player_rooms(player.id))
 
 
 @router.get("/players/{player_id}/matches")

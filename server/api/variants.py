@@ -71,6 +71,9 @@ class VariantFacts(_Facts):
     rack_rows: int = Field(description="Rows of the player's rack at the table.")
     min_meld: int = Field(description="Fewest tiles in a meld (a double has 2).")
     meld_kinds: list[Literal["set", "run", "double"]]
+    meld_min: dict[str, int] = Field(
+        description="Fewest tiles of each meld kind (B.3: runs and sets 3, doubles 2)."
+    )
     max_jokers_per_meld: int | None = Field(description="Null: no limit but one natural tile.")
     ace_high: bool = Field(description="An ace may end a run high (Q K A).")
     atu: bool = Field(description="A tile is turned up beside the stock (A.12).")

@@ -251,8 +251,10 @@ class QueryMessage(Model):
     """Ask the engine about this seat's view (answered by ``query_result``).
 
     ``formations``: each tile-id list judged as a meld, plus whether laying them
-    all now would pass the opening rules. ``row_preview``: which tiles taking the
-    row at ``index`` would bring, and which indices are reachable now.
+    all now would pass the opening rules; with ``taken`` (a row tile or the last
+    discard about to be taken with them), also whether a valid one holds it.
+    ``row_preview``: which tiles taking the row at ``index`` would bring, which
+    indices are reachable now, and why ``index`` is not (``block``).
     """
 
     model_config = ConfigDict(
@@ -263,6 +265,13 @@ class QueryMessage(Model):
                     "seq": 16,
                     "query": "formations",
                     "formations": [[0, 1, 2], [9, 22]],
+                },
+                {
+                    "type": "query",
+                    "seq": 18,
+                    "query": "formations",
+                    "formations": [[30, 31, 32]],
+                    "taken": 30,
                 },
                 {"type": "query", "seq": 17, "query": "row_preview", "index": 3},
             ]
@@ -275,6 +284,11 @@ class QueryMessage(Model):
         default=None, max_length=30
     )
     index: Index | None = None
+    taken: TileId | None = Field(
+        default=None,
+        description="formations: the tile a take would bring (A.9, B.4): the lock says "
+        "whether a valid formation holds it.",
+    )
 
 
 class LeaveMessage(Model):

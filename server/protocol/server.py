@@ -352,13 +352,23 @@ class QueryResult(Model):
                             "doubles": 0,
                             "doubles_needed": None,
                             "opened": False,
+                            "taken_used": None,
                         },
                     },
                 },
                 {
                     "type": "query_result",
                     "seq": 17,
-                    "result": {"index": 3, "tiles": [30, 12], "reachable": [4]},
+                    "result": {
+                        "index": 3,
+                        "tiles": [30, 12],
+                        "reachable": [4],
+                        "block": {
+                            "code": "not_opened",
+                            "message": "only a seat that has opened may reach below the top "
+                            "of the row",
+                        },
+                    },
                 },
             ]
         }

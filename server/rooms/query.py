@@ -15,6 +15,7 @@ from server.rules.queries import (
     evaluate_formation,
     opening_lock,
     reachable_row_indices,
+    row_take_block,
     row_take_preview,
 )
 
@@ -29,7 +30,7 @@ def answer(state: RoundState | None, seat: int | None, msg: QueryMessage) -> str
         formations = msg.formations or []
         result = {
             "formations": [evaluate_formation(view, f) for f in formations],
-            "lock": opening_lock(view, formations),
+            "lock": opening_lock(view, formations, msg.taken),
         }
     else:
         if msg.index is None:
@@ -38,5 +39,6 @@ def answer(state: RoundState | None, seat: int | None, msg: QueryMessage) -> str
             "index": msg.index,
             "tiles": row_take_preview(view, msg.index),
             "reachable": reachable_row_indices(view),
+            "block": row_take_block(view, msg.index),
         }
     return frames.query_result(msg.seq, result)

@@ -36,38 +36,53 @@ def normalize_rack(layout: list[int | None] | None, hand: list[int]) -> list[int
 
     A tile that left the hand (a discard, a meld laid, possibly by the bot playing
     for an away seat) leaves an empty slot (``None``), so that no later tile
-    shifts; a tile the layout does not know (a draw) takes the first empty slot,
-    or is appended when there is none. A tile listed twice keeps its first slot.
+    shifts. A tile the layout does not know (a draw) takes an empty slot whose
+    neighbours are empty too, the last such slot, so that it is never glued onto
+    the player's formations nor makes a false one with a lone tile; when there is
+    none it is appended after an empty slot. A tile listed twice keeps its first
+    slot. Without a layout the hand comes back as it is, without a gap.
 
-    >>> normalize_rack([5, None, 9, 7], [7, 5, 11])
-    [5, 11, None, 7]
+    >>> normalize_rack([5, None, None, None, 9, 7, None, None], [7, 5, 11])
+    [5, None, None, None, None, 7, None, 11]
     >>> normalize_rack([1, 2, 3, None, 4], [1, 3, 4])
     [1, None, 3, None, 4]
     >>> normalize_rack([1, 2], [1, 2, 8, 9])
-    [1, 2, 8, 9]
+    [1, 2, None, 8, None, 9]
     >>> normalize_rack(None, [3, 1])
     [3, 1]
     """
+    if not layout:
+        return list(dict.fromkeys(hand))
     have = set(hand)
     out: list[int | None] = []
     seen: set[int] = set()
-    for slot in layout or []:
+    for slot in layout:
         if slot is not None and slot in have and slot not in seen:
             out.append(slot)
             seen.add(slot)
         else:
             out.append(None)
-    free = (i for i, slot in enumerate(out) if slot is None)
     for tile in hand:
         if tile in seen:
             continue
         seen.add(tile)
-        i = next(free, None)
-        if i is None:
-            out.append(tile)
-        else:
+        i = _lone_slot(out)
+        if i is not None:
             out[i] = tile
+            continue
+        if out and out[-1] is not None:
+            out.append(None)
+        out.append(tile)
     return out
+
+
+def _lone_slot(slots: list[int | None]) -> int | None:
+    """The last empty slot with no tile on either side, if any."""
+    for i in range(len(slots) - 1, -1, -1):
+        if slots[i] is None and (i == 0 or slots[i - 1] is None) \
+                and (i == len(slots) - 1 or slots[i + 1] is None):
+            return i
+    return None
 
 
 def saved_layout(stored: dict[str, Any] | None) -> tuple[list[int | None] | None, int]:

@@ -323,6 +323,32 @@ class RoomService:
                 _room_view(r, seat_map.get(r.id, []), owners, None, show_code=False) for r in rooms
             ]
 
+    async def player_rooms(self, player_id: str, limit: int = 50) -> list[RoomView]:
+        """The rooms not finished where the player holds a seat (practice included),
+        those being played first, then the newest: the lobby's "your games"."""
+        async with self._db.transaction() as session:
+            rooms = list(
+                await session.scalars(
+                    select(Room)
+                    .join(Seat, Seat.room_id == Room.id)
+                    .where(Seat.player_id == player_id, Room.status != "finished")
+                    .order_by(
+                        (Room.status == "playing").desc(), Room.created_at.desc(), Room.id
+                    )
+                    .limit(limit)
+                )
+            )
+            seat_map = await self._seats_of(session, [r.id for r in rooms])
+            players = await self._players(
+                session,
+                {r.owner_id for r in rooms}
+                | {s.player_id for ss in seat_map.values() for s in ss if s.player_id},
+            )
+            return [
+                _room_view(r, seat_map.get(r.id, []), players, player_id, show_code=True)
+                for r in rooms
+            ]
+
     async def score_sheet(
         self, room_id: str, viewer_id: str | None = None, code: str | None = None
     ) -> ScoreSheet:

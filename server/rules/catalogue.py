@@ -76,6 +76,7 @@ def variant_facts(variant: Variant) -> dict[str, Any]:
         "rack_rows": family.rack_rows,
         "min_meld": 2 if rules.doubles else 3,
         "meld_kinds": ["set", "run", "double"] if rules.doubles else ["set", "run"],
+        "meld_min": {"set": 3, "run": 3, **({"double": 2} if rules.doubles else {})},
         "max_jokers_per_meld": rules.max_jokers,
         "ace_high": rules.ace_high,
         "atu": family.has_atu,

@@ -11,6 +11,7 @@ from server.rules.queries import (
     hand_value,
     opening_lock,
     reachable_row_indices,
+    row_take_block,
     row_take_preview,
 )
 from server.rules.state import BUILD
@@ -110,3 +111,57 @@ def test_a8_opening_lock_skips_invalid_formations_and_is_open_after_opening() ->
     act(s, 0, "lay", melds=[["2S", "3S", "4S"], ["TH", "TD", "TC"]])
     lock = opening_lock(view_for(s, 0), [Ids().many("5S 5H 5D")])
     assert (lock["locked"], lock["opened"]) == (False, True)
+
+
+# ------------------------------------------------------------------ why a row tile is not offered
+def test_a9_row_take_block_says_why_a_deep_take_is_not_offered() -> None:
+    s = make_round(["8C 7C", "2C 3C"], row="9C 5D 9H")
+    v = view_for(s, 0)
+    assert row_take_block(v, 2) is None  # the top: anyone may
+    block = row_take_block(v, 0)
+    assert block is not None and block["code"] == "not_opened"
+    assert row_take_block(view_for(s, 1), 2)["code"] == "not_your_turn"  # type: ignore[index]
+    s.opened[0] = True
+    assert row_take_block(view_for(s, 0), 0) is None
+    for index in range(3):  # the same answer as the reachable list, tile by tile
+        assert (row_take_block(view_for(s, 0), index) is None) == (
+            index in reachable_row_indices(view_for(s, 0)))
+
+
+def test_a9_row_take_block_at_the_build_step_and_in_a_first_turn() -> None:
+    s = make_round(["8C 7C", "2C 3C"], row="9C", table=[(0, "TS JS QS")], phase=BUILD)
+    assert row_take_block(view_for(s, 0), 0)["code"] == "wrong_phase"  # type: ignore[index]
+    s = make_round(["8C 7C", "2C 3C"], row="9C", fresh=True, turn=1, phase="take")
+    assert row_take_block(view_for(s, 1), 0)["code"] == "first_turn"  # type: ignore[index]
+
+
+def test_b4_row_take_block_only_the_last_discard() -> None:
+    s = new_round("remi101", players=2, seed=3)
+    for _ in range(2):
+        seat = s.turn
+        if s.phase == "take":
+            s.apply(seat, {"do": "draw"})
+        s.apply(seat, {"do": "discard", "tile": s.hands[seat][0]})
+    v = view_for(s, s.turn)
+    assert row_take_block(v, v.row_length - 1) is None
+    assert row_take_block(v, 0)["code"] == "bad_action"  # type: ignore[index]
+
+
+# ------------------------------------------------------------------ A.9, B.4: the taken tile
+def test_a9_opening_lock_with_the_taken_tile() -> None:
+    s = make_round(["8C 7C TS JS QS KS", "2C 3C"], row="6C", table=[])
+    v = view_for(s, 0)
+    pick = Ids()
+    run = pick.many("TS JS QS KS")
+    taken = s.row[0]
+    clubs = [taken, *[t for t in s.hands[0] if t not in run]]
+    lock = opening_lock(v, [run], taken)
+    assert (lock["locked"], lock["taken_used"], lock["value"]) == (True, False, 40)
+    assert lock["code"] == "below_threshold"  # the opening's reason comes first
+    lock = opening_lock(v, [run, clubs], taken)
+    assert (lock["locked"], lock["code"], lock["taken_used"], lock["value"]) == (
+        False, None, True, 55)
+    s.opened[0] = True
+    lock = opening_lock(view_for(s, 0), [run], taken)
+    assert (lock["locked"], lock["code"], lock["taken_used"]) == (True, "taken_tile_unused", False)
+    assert opening_lock(view_for(s, 0), [run])["taken_used"] is None

@@ -193,8 +193,9 @@ async def test_leave_and_take_back_mid_turn_from_another_device(
         assert snap["view"]["turn"] == 1 and snap["view"]["phase"] == "build"
         new_tile = [t for t in snap["view"]["hand"] if t not in hand]
         assert len(new_tile) == 1
-        # His layout survived; the drawn tile took the first empty slot.
-        assert snap["rack"] == [hand[-1], new_tile[0], *hand[:-1]]
+        # His layout survived; the drawn tile, with no empty slot away from his tiles,
+        # came after them, one empty slot apart (never glued onto a formation).
+        assert snap["rack"] == [hand[-1], None, *hand[:-1], None, new_tile[0]]
         back = await a.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "presence")
         assert back["event"]["away"] is False
         await asyncio.sleep(0.9)  # the bot would have discarded by now: it stopped
@@ -235,15 +236,16 @@ async def test_rack_keeps_every_slot_when_the_bot_plays_for_an_away_seat(srv: Se
     drawn = [t for t in now if t not in hand]
     assert len(now) == len(hand) and len(gone) == len(drawn) <= 1
     assert sorted(t for t in rack if t is not None) == sorted(now)
-    assert len(rack) == len(layout)
     # Every tile still in the hand is in the very slot Bob put it in: nothing shifted.
     for i, tile in enumerate(layout):
         if tile is not None and tile in now:
             assert rack[i] == tile, (i, layout, rack)
-    if gone:  # the discarded tile's slot is free; the drawn tile took the first free slot
-        gaps = sorted([layout.index(None), layout.index(gone[0])])
-        assert (rack[gaps[0]], rack[gaps[1]]) == (drawn[0], None)
+    if gone:  # the discarded tile's slot is free; the drawn tile never touches a tile
+        where = rack.index(drawn[0])
+        assert where >= len(layout) or layout[where] in (None, gone[0])
+        assert all(rack[j] is None for j in (where - 1, where + 1) if 0 <= j < len(rack))
     else:  # the bot discarded the tile it drew: the layout is exactly Bob's
+        assert len(rack) == len(layout)
         assert rack == layout
     await a.close()
     await b2.close()
@@ -274,7 +276,9 @@ async def test_query_answers_from_the_seat_view(srv: Server) -> None:
     assert res["result"]["lock"]["opened"] is False
     await a.send({"type": "query", "seq": 2, "query": "row_preview", "index": 0})
     res = await a.wait(lambda m: m["type"] == "query_result" and m["seq"] == 2)
+    block = res["result"].pop("block")
     assert res["result"] == {"index": 0, "tiles": [], "reachable": []}
+    assert block["code"] == "wrong_phase"  # the seat has taken: nothing is reachable
 
 
 async def test_empty_room_ends_after_grace_with_scores(tmp_path: Path) -> None:

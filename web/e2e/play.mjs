@@ -165,13 +165,73 @@ async function box(page, sel) {
   throw new Error(`drag: no ${sel} on the page: ${JSON.stringify(dump.rack)}`);
 }
 
-export async function drag(page, from, to) {
+/** On a narrow screen the rack scrolls sideways (tiles stay 32 px or wider): before a drag,
+ * scroll it so that both ends show when they can, else the source. */
+async function showEnds(page, from, to) {
+  await page.evaluate(([f, t]) => {
+    const rack = document.querySelector(".rack-box");
+    if (!rack || rack.scrollWidth <= rack.clientWidth) return;
+    const a = document.querySelector(f);
+    const b = document.querySelector(t);
+    const left = (el) => el.getBoundingClientRect().left - rack.getBoundingClientRect().left + rack.scrollLeft;
+    const inRack = (el) => el && rack.contains(el);
+    const ends = [a, b].filter(inRack);
+    if (!ends.length) return;
+    const lo = Math.min(...ends.map(left));
+    const hi = Math.max(...ends.map((el) => left(el) + el.offsetWidth));
+    const anchor = hi - lo <= rack.clientWidth - 16 ? (lo + hi) / 2 : inRack(a) ? left(a) + a.offsetWidth / 2 : left(b) + b.offsetWidth / 2;
+    rack.scrollLeft = anchor - rack.clientWidth / 2;
+  }, [from, to]);
+}
+
+/** Where the pointer goes to drop on `to`: its centre once it shows in the rack; until
+ * then the rack's edge on its side (the rack scrolls by itself while a tile is held there). */
+async function dropPoint(page, to) {
+  return page.evaluate((t) => {
+    const el = document.querySelector(t);
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    const rack = document.querySelector(".rack-box");
+    const mid = { x: r.left + r.width / 2, y: r.top + r.height / 2, ready: true };
+    if (!rack || !rack.contains(el)) return mid;
+    const b = rack.getBoundingClientRect();
+    if (r.left >= b.left + 40 && r.right <= b.right - 40) return mid;
+    if (r.left >= b.left && r.right <= b.right && rack.scrollLeft <= 0 && r.right <= b.right - 40) return mid;
+    if (r.left >= b.left + 40 && r.right <= b.right && rack.scrollLeft + rack.clientWidth >= rack.scrollWidth - 1) return mid;
+    return { x: r.left < b.left + 40 ? b.left + 8 : b.right - 8, y: mid.y, ready: false };
+  }, to);
+}
+
+/** A drag by `step(x, y)` moves from `from` to `to`, following a scrolling rack. */
+async function dragWith(page, from, to, step) {
+  await showEnds(page, from, to);
   const a = await box(page, from);
-  const b = await box(page, to);
+  let x = a.x + a.width / 2;
+  let y = a.y + a.height / 2;
+  const glide = async (bx, by, n = 10) => {
+    for (let i = 1; i <= n; i++) await step(x + ((bx - x) * i) / n, y + ((by - y) * i) / n);
+    x = bx;
+    y = by;
+  };
+  await glide(x + 8, y - 8, 3);
+  for (let i = 0; i < 80; i++) {
+    const p = await dropPoint(page, to);
+    if (!p) throw new Error(`drag: no ${to} on the page`);
+    // Arrived over the target, and it stays there (the rack no longer scrolls under it).
+    if (p.ready && Math.abs(p.x - x) < 2 && Math.abs(p.y - y) < 2) return;
+    await glide(p.x, p.y, p.ready ? 10 : 4);
+    await page.waitForTimeout(60);
+  }
+}
+
+export async function drag(page, from, to) {
+  await box(page, from);
+  await box(page, to);
+  await showEnds(page, from, to);
+  const a = await box(page, from);
   await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
   await page.mouse.down();
-  await page.mouse.move(a.x + a.width / 2 + 8, a.y + a.height / 2 - 8, { steps: 3 });
-  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 10 });
+  await dragWith(page, from, to, (x, y) => page.mouse.move(x, y));
   await page.mouse.up();
 }
 
@@ -187,7 +247,11 @@ export async function placeTiles(page, tiles, start) {
     await page.waitForFunction(
       ([tile, slot]) => document.querySelector(`[data-testid=rack] [data-slot="${slot}"]`)?.dataset.tile === String(tile),
       [tiles[k], start + k],
-    );
+      { timeout: 10_000 },
+    ).catch(async (err) => {
+      const scroll = await page.evaluate(() => { const r = document.querySelector(".rack-box"); return [r.scrollLeft, r.clientWidth, r.scrollWidth]; });
+      throw new Error(`${err.message}: tile ${tiles[k]} from ${from} to ${start + k}; rack scroll ${scroll}; ${JSON.stringify((await read(page)).rack.filter((x) => x.tile !== null))}`);
+    });
   }
 }
 
@@ -329,18 +393,14 @@ export async function layFormation(page, tiles) {
 
 /** A finger drag (Chrome DevTools touch events: what a phone sends). */
 export async function touchDrag(page, from, to) {
+  await box(page, from);
+  await box(page, to);
+  await showEnds(page, from, to);
   const a = await box(page, from);
-  const b = await box(page, to);
   const cdp = await page.context().newCDPSession(page);
   const at = (x, y) => [{ x, y, id: 1, radiusX: 4, radiusY: 4, force: 1 }];
-  const ax = a.x + a.width / 2;
-  const ay = a.y + a.height / 2;
-  const bx = b.x + b.width / 2;
-  const by = b.y + b.height / 2;
-  await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: at(ax, ay) });
-  for (let i = 1; i <= 10; i++) {
-    await cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: at(ax + ((bx - ax) * i) / 10, ay + ((by - ay) * i) / 10) });
-  }
+  await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: at(a.x + a.width / 2, a.y + a.height / 2) });
+  await dragWith(page, from, to, (x, y) => cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: at(x, y) }));
   await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
   await cdp.detach();
 }

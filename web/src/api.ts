@@ -228,6 +228,8 @@ export const signOutDevice = (id: string) => call<void>("DELETE", `/api/sessions
 
 export const getVariants = () => call<Catalogue>("GET", "/api/variants");
 export const lobby = () => call<{ rooms: RoomView[] }>("GET", "/api/rooms");
+/** The rooms not finished where this player holds a seat (practice included), playing first. */
+export const myRooms = () => call<{ rooms: RoomView[] }>("GET", "/api/players/me/rooms");
 export const createRoom = (s: Partial<RoomSettings>) => call<RoomView>("POST", "/api/rooms", s);
 export const joinByCode = (code: string) => call<RoomView>("POST", "/api/rooms/join-by-code", { code });
 export const getRoom = (id: string, code?: string | null) =>

@@ -62,7 +62,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       if (opts.joinCode || !variants().length) {
         page.append(h("p", { class: "muted" }, t("common.loading")));
       } else {
-        page.append(practiceBox(), localPracticeBox((hash) => app.go(hash)), joinBox(), publicRooms(), createForm(), identityBox());
+        page.append(yourGames(), practiceBox(), localPracticeBox((hash) => app.go(hash)), joinBox(), publicRooms(), createForm(), identityBox());
       }
     }
     root.append(page);
@@ -170,6 +170,45 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     );
   }
 
+  // "Your games": every room where this player holds a seat, one tap back to it.
+  let loadMine: () => void = () => undefined;
+  function yourGames(): HTMLElement {
+    const list = h("ul", { class: "rooms mine", "data-testid": "your-games" });
+    const box = h("section", { class: "card your-games", "aria-label": t("lobby.mine") }, h("h2", null, t("lobby.mine")), list);
+    const load = async () => {
+      try {
+        const { rooms } = await api.myRooms();
+        if (disposed) return;
+        clear(list);
+        if (!rooms.length) list.append(h("li", { class: "muted" }, t("lobby.mine.none")));
+        for (const r of rooms) {
+          const others = r.seats.filter((x) => x.seat !== r.your_seat);
+          const practice = !r.settings.public && others.length > 0 && others.every((x) => x.bot_level !== null || (r.status === "waiting" && !x.player && r.settings.fill_with_bots));
+          const state = r.status === "playing" ? t("lobby.mine.playing") : r.status === "waiting" ? t("lobby.mine.waiting") : r.status;
+          list.append(
+            h(
+              "li",
+              { class: `room-item mine-item status-${r.status}`, "data-testid": `mine-${r.id}`, "data-status": r.status },
+              h("span", { class: "room-name" }, variantName(r.settings.variant)),
+              h("span", { class: `room-state ${r.status}` }, state),
+              h("span", { class: "muted" }, r.your_seat !== null ? t("lobby.mine.seat", { n: r.your_seat + 1 }) : ""),
+              practice ? h("span", { class: "badge" }, t("lobby.mine.practice")) : null,
+              h(
+                "button",
+                { type: "button", class: "primary", "data-testid": `back-${r.id}`, onclick: () => app.go(`#/room/${encodeURIComponent(r.id)}`) },
+                t("lobby.mine.back"),
+              ),
+            ),
+          );
+        }
+      } catch (err) {
+        if (!disposed) showApiError(err);
+      }
+    };
+    loadMine = () => void load(); // with the public rooms: at once, on lobby events, every 15 s
+    return box;
+  }
+
   function joinBox(): HTMLElement {
     const input = h("input", { placeholder: t("lobby.code.placeholder"), "aria-label": t("lobby.code"), "data-testid": "code-input" });
     return h(
@@ -209,6 +248,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       list,
     );
     const load = async () => {
+      loadMine();
       try {
         const { rooms } = await api.lobby();
         if (disposed) return;
@@ -311,6 +351,9 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       syncSeats();
       roundsField.hidden = f.end.value !== "rounds";
       targetField.hidden = f.end.value !== "target";
+      // Only the options the chosen variant has (its catalogue facts): no short game, row
+      // depth or joker button shown for a variant without one.
+      shortField.hidden = !v.short_game;
       f.short.disabled = !(v.short_game && Number(f.seats.value) === v.short_game.players);
       if (f.short.disabled) f.short.checked = false;
       depthField.hidden = !v.row_depth;

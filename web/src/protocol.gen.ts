@@ -197,8 +197,10 @@ export interface Pong {
  * Ask the engine about this seat's view (answered by `query_result`).
  *
  * `formations`: each tile-id list judged as a meld, plus whether laying them
- * all now would pass the opening rules. `row_preview`: which tiles taking the
- * row at `index` would bring, and which indices are reachable now.
+ * all now would pass the opening rules; with `taken` (a row tile or the last
+ * discard about to be taken with them), also whether a valid one holds it.
+ * `row_preview`: which tiles taking the row at `index` would bring, which
+ * indices are reachable now, and why `index` is not (`block`).
  */
 export interface QueryMessage {
   type: "query";
@@ -207,6 +209,8 @@ export interface QueryMessage {
   query: "formations" | "row_preview";
   formations?: number[][] | null;
   index?: number | null;
+  /** formations: the tile a take would bring (A.9, B.4): the lock says whether a valid formation holds it. */
+  taken?: number | null;
 }
 
 /** The engine's answer to a `query`. */
@@ -345,6 +349,8 @@ export interface VariantFacts {
   /** Fewest tiles in a meld (a double has 2). */
   min_meld: number;
   meld_kinds: ("set" | "run" | "double")[];
+  /** Fewest tiles of each meld kind (B.3: runs and sets 3, doubles 2). */
+  meld_min: { [key: string]: number };
   /** Null: no limit but one natural tile. */
   max_jokers_per_meld: number | null;
   /** An ace may end a run high (Q K A). */

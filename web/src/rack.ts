@@ -77,8 +77,9 @@ export class Rack {
     this.put(id, to);
   }
 
-  /** A free slot for a tile arriving on the rack: preferably one with empty neighbours
-   * (so it does not glue onto a formation), scanning from the end. */
+  /** A free slot for a tile arriving on the rack (a draw, tiles that came along from the
+   * row, a hand after a rejoin): one with empty neighbours, scanning from the end, so it is
+   * never glued onto a formation nor makes a false one; when there is none, a new row. */
   freeSlot(): number {
     const n = this.slots.length;
     const isFree = (i: number) => i >= 0 && i < n && this.slots[i] === null;
@@ -89,7 +90,6 @@ export class Rack {
       const rightOk = !sameRow(i, i + 1) || isFree(i + 1);
       if (leftOk && rightOk) return i;
     }
-    for (let i = n - 1; i >= 0; i--) if (isFree(i)) return i;
     this.addRow();
     return this.slots.length - 1;
   }

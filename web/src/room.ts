@@ -370,7 +370,7 @@ export class RoomPage {
       this.app.root.append(this.tableHost);
       this.table = new Table(this.tableHost, {
         action: (a) => this.sendAction(a),
-        queryFormations: (f) => this.queryFormations(f),
+        queryFormations: (f, taken) => this.queryFormations(f, taken),
         queryRowPreview: (i) => this.queryRowPreview(i),
         saveRack: (layout) => {
           this.conn?.request({ type: "rack", layout }).catch(() => undefined);
@@ -405,18 +405,18 @@ export class RoomPage {
     }
   }
 
-  private async queryFormations(formations: number[][]): Promise<{ answers: FormationAnswer[]; lock: OpeningLock | null }> {
+  private async queryFormations(formations: number[][], taken: number | null): Promise<{ answers: FormationAnswer[]; lock: OpeningLock | null }> {
     if (!this.conn) throw { code: "network", message: "not connected" };
-    const res = await this.conn.request({ type: "query", query: "formations", formations: formations.slice(0, 30) });
+    const res = await this.conn.request({ type: "query", query: "formations", formations: formations.slice(0, 30), taken });
     const r = (res.type === "query_result" ? res.result : {}) as { formations?: FormationAnswer[]; lock?: OpeningLock };
     return { answers: r.formations ?? [], lock: r.lock ?? null };
   }
 
-  private async queryRowPreview(index: number): Promise<number[]> {
+  private async queryRowPreview(index: number): Promise<{ tiles: number[]; block: ServerError | null }> {
     if (!this.conn) throw { code: "network", message: "not connected" };
     const res = await this.conn.request({ type: "query", query: "row_preview", index });
-    const r = (res.type === "query_result" ? res.result : {}) as { tiles?: number[] };
-    return r.tiles ?? [];
+    const r = (res.type === "query_result" ? res.result : {}) as { tiles?: number[]; block?: ServerError | null };
+    return { tiles: r.tiles ?? [], block: r.block ?? null };
   }
 
   private leaveTable(): void {

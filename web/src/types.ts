@@ -94,4 +94,6 @@ export interface OpeningLock {
   doubles: number;
   doubles_needed: number | null;
   opened: boolean;
+  /** Asked with the tile a take brings: whether a valid formation holds it (else null). */
+  taken_used?: boolean | null;
 }

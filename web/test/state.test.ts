@@ -5,7 +5,7 @@ import { test } from "node:test";
 
 import type { VariantFacts } from "../src/protocol.gen";
 import { emptyRoom, initialState, layState, reduce, validFormations, type Effect, type RoomData, type TableEvent, type TableState } from "../src/table/state";
-import type { FormationAnswer, SeatView } from "../src/types";
+import type { FormationAnswer, OpeningLock, SeatView } from "../src/types";
 
 function facts(over: Partial<VariantFacts>): VariantFacts {
   return {
@@ -23,6 +23,7 @@ function facts(over: Partial<VariantFacts>): VariantFacts {
     rack_rows: 2,
     min_meld: 3,
     meld_kinds: ["set", "run"],
+    meld_min: { set: 3, run: 3 },
     max_jokers_per_meld: null,
     ace_high: true,
     atu: true,
@@ -50,6 +51,7 @@ const DISCARD = facts({
   rack_rows: 3,
   min_meld: 2,
   meld_kinds: ["set", "run", "double"],
+  meld_min: { set: 3, run: 3, double: 2 },
   atu: false,
   row_break: false,
   row_depth: false,
@@ -116,6 +118,8 @@ const dealt = (v: SeatView, variant: VariantFacts = ROW, over: Partial<RoomData>
   run(initialState(), { type: "room", room: room(v, over), variant });
 
 const valid = (kind: string, value: number): FormationAnswer => ({ valid: true, code: null, message: "", kind, value });
+/** The server's opening lock: open (nothing missing) unless told otherwise. */
+const lockOf = (over: Partial<OpeningLock> = {}): OpeningLock => ({ locked: false, code: null, message: "", value: 0, threshold: 45, has_run: true, run_required: true, doubles: 0, doubles_needed: null, opened: false, ...over });
 const sends = (effects: Effect[]) => effects.filter((e) => e.do === "send").map((e) => (e.do === "send" ? e.action : null));
 const slotOf = (s: TableState, id: number) => s.rack!.slots.indexOf(id);
 
@@ -133,8 +137,25 @@ test("the server's saved layout is kept when it holds exactly the hand", () => {
   const { state } = dealt(view(), ROW, { rack: layout });
   assert.deepEqual(state.rack!.slots.slice(0, layout.length), layout);
   assert.equal(state.rack!.slots.length % 14, 0);
-  const stale = dealt(view(), ROW, { rack: [40, null, 0] }).state; // not the hand: arranged anew
-  assert.notDeepEqual(stale.rack!.slots.slice(0, 3), [40, null, 0]);
+  const bare = dealt(view(), ROW, { rack: [...HAND] }).state; // no gap: no layout, arranged
+  assert.ok(bare.rack!.slots.includes(null) && bare.rack!.slots.length % 14 === 0);
+});
+
+test("a rejoin keeps the player's layout; tiles it lacks land away from formations", () => {
+  // The layout knew 40 and the run 0 1 2 and held 7, which left the hand; 3, 19, 20, 21 are new.
+  const layout = [40, null, 0, 1, 2, null, 7, null, null, null, null, null, null, null];
+  const state = dealt(view(), ROW, { rack: layout }).state;
+  const slots = state.rack!.slots;
+  assert.deepEqual(slots.slice(0, 5), [40, null, 0, 1, 2]);
+  assert.equal(slots.indexOf(7), -1);
+  for (const id of [3, 19, 20, 21]) {
+    const at = slots.indexOf(id);
+    assert.ok(at >= 0, `tile ${id} is on the rack`);
+    const row = Math.floor(at / 14);
+    for (const n of [at - 1, at + 1]) if (Math.floor(n / 14) === row && n >= 0) assert.equal(slots[n], null, `tile ${id} is alone`);
+  }
+  // No formation but the one the player made.
+  assert.deepEqual(state.rack!.formations(3).map((f) => f.tiles), [[0, 1, 2]]);
 });
 
 test("moving a tile on the rack is a new state; the old one is untouched", () => {
@@ -181,9 +202,9 @@ test("a formation is as long as the catalogue's min_meld", () => {
 test("lay sends the formations the server called valid, with their kind", () => {
   const layout = [0, 1, 2, 3, null, 19, 20, 21, null, 40];
   let s = dealt(view(), ROW, { rack: layout }).state;
-  s = run(s, { type: "formations", forms: [[0, 1, 2, 3], [19, 20, 21]], answers: [valid("run", 10), { valid: false, code: "invalid_meld", message: "", kind: null, value: 0 }], lock: null }).state;
+  s = run(s, { type: "formations", forms: [[0, 1, 2, 3], [19, 20, 21]], answers: [valid("run", 10), { valid: false, code: "invalid_meld", message: "", kind: null, value: 0 }], lock: lockOf({ value: 10 }) }).state;
   assert.equal(validFormations(s).length, 1);
-  assert.deepEqual(layState(s), { enabled: true, value: 10, count: 1, pending: null, opened: false, block: "none" });
+  assert.deepEqual(layState(s), { enabled: true, value: 10, doubles: 0, count: 1, pending: null, opened: false, block: "none" });
   const laid = run(s, { type: "tap", act: "lay" });
   assert.deepEqual(sends(laid.effects), [{ do: "lay", melds: [{ kind: "run", tiles: [0, 1, 2, 3] }] }]);
 });
@@ -191,7 +212,7 @@ test("lay sends the formations the server called valid, with their kind", () => 
 test("the first turn blocks a lay only where the catalogue restricts it", () => {
   const seats = view().seats.map((x) => ({ ...x, first_turn: true }));
   const layout = [0, 1, 2, null, 19, 20, 21, null, 3, null, 40];
-  const answer: TableEvent = { type: "formations", forms: [[0, 1, 2], [19, 20, 21]], answers: [valid("run", 6), valid("run", 24)], lock: null };
+  const answer: TableEvent = { type: "formations", forms: [[0, 1, 2], [19, 20, 21]], answers: [valid("run", 6), valid("run", 24)], lock: lockOf() };
   const cards = run(dealt(view({ seats }), ROW, { rack: layout }).state, answer).state;
   const numbers = run(dealt(view({ seats, variant_id: DISCARD.id }), DISCARD, { rack: layout }).state, answer).state;
   assert.equal(layState(cards).block, "firstTurn");
@@ -205,12 +226,16 @@ test("taking from the row: preview, tiles pending on the rack, then the take the
     const asked = run(start, { type: "tap", act: "row:1" });
     assert.deepEqual(asked.effects, [{ do: "rowPreview", index: 1, then: { kind: "show" } }]);
     const shown = run(asked.state, { type: "rowPreview", index: 1, tiles: [31, 32], then: { kind: "show" }, error: null });
-    assert.deepEqual(shown.state.preview, { index: 1, tiles: [31, 32] });
+    assert.deepEqual(shown.state.preview, { index: 1, tiles: [31, 32], block: null });
     assert.equal(shown.state.focus?.key, "preview-take");
     const taken = run(shown.state, { type: "tap", act: "preview-take" });
     assert.deepEqual(taken.state.pending, { kind: variant === ROW ? "row" : "discard", index: 1, taken: 31, tiles: [31, 32] });
     assert.ok(slotOf(taken.state, 31) >= 0 && slotOf(taken.state, 32) >= 0);
-    assert.equal(layState(taken.state).block, "needTaken");
+    // Locked until the server answers about these very formations and the taken tile.
+    assert.equal(layState(taken.state).block, "checking");
+    assert.equal(layState(taken.state).enabled, false);
+    const unused = run(taken.state, { type: "formations", forms: [], answers: [], lock: lockOf({ locked: true, code: "taken_tile_unused", taken_used: false }) }).state;
+    assert.equal(layState(unused).block, "needTaken");
     const sent = sends(run(taken.state, { type: "tap", act: "lay" }).effects);
     assert.equal(sent[0]?.do, action);
     // The turn passes: the pending tiles leave the rack.
@@ -239,7 +264,7 @@ test("the atu goes onto the rack and is laid with atu: true", () => {
   s = run(s, { type: "tap", act: "atu" }, { type: "tap", act: "slot:4" }).state;
   assert.equal(s.atuOnRack, true);
   assert.equal(slotOf(s, 50), 4);
-  s = run(s, { type: "formations", forms: [[0, 1, 2, 3, 50, 19, 20, 21]], answers: [valid("run", 30)], lock: null }).state;
+  s = run(s, { type: "formations", forms: [[0, 1, 2, 3, 50, 19, 20, 21]], answers: [valid("run", 30)], lock: lockOf() }).state;
   const laid = run(s, { type: "tap", act: "lay" });
   assert.deepEqual(sends(laid.effects), [{ do: "lay", melds: [{ kind: "run", tiles: [0, 1, 2, 3, 50, 19, 20, 21] }], atu: true }]);
   const done = run(laid.state, { type: "sent", action: sends(laid.effects)[0]!, clearsPending: false, error: null });
@@ -282,4 +307,108 @@ test("closing the summary says it was read; the next deal closes it by itself", 
 test("leave and the score sheet are effects for the page", () => {
   const s = dealt(view()).state;
   assert.deepEqual(run(s, { type: "tap", act: "leave" }, { type: "tap", act: "scores" }).effects, [{ do: "leave" }, { do: "openScores" }]);
+});
+
+// ------------------------------------------------------------------ issue 18.4: every way of opening
+
+test("a take's button shows the running total and stays locked until the server's lock opens", () => {
+  const start = dealt(view({ phase: "take" })).state;
+  const shown = run(start, { type: "tap", act: "row:2" }, { type: "rowPreview", index: 2, tiles: [32], then: { kind: "show" }, error: null, block: null }).state;
+  const taken = run(shown, { type: "tap", act: "preview-take" }).state;
+  assert.equal(taken.pending?.taken, 32);
+  const below = lockOf({ locked: true, code: "below_threshold", value: 24, threshold: 45, taken_used: true });
+  const locked = run(taken, { type: "formations", forms: [[19, 20, 21]], answers: [valid("run", 24)], lock: below }).state;
+  assert.deepEqual(
+    { ...layState(locked), pending: null },
+    { enabled: false, value: 24, doubles: 0, count: 1, pending: null, opened: false, block: "locked" },
+  );
+  const open = run(locked, { type: "formations", forms: [[19, 20, 21]], answers: [valid("run", 24)], lock: lockOf({ value: 54, taken_used: true }) }).state;
+  assert.equal(layState(open).enabled, true);
+  // The rack moves: the answer was for other formations, locked again until the next one.
+  const slot = open.rack!.slots.lastIndexOf(null);
+  const moved = run(open, { type: "drop", src: { kind: "rack", slot: open.rack!.slotOf(19) }, target: `slot:${slot}` });
+  assert.deepEqual(moved.effects, [{ do: "rackChanged" }]);
+  assert.equal(layState(moved.state).block, "checking");
+});
+
+test("the lay button is locked while the lock is asked again for a changed turn or rack", () => {
+  const layout = [0, 1, 2, 3, null, 19, 20, 21, null, 40];
+  let s = dealt(view(), ROW, { rack: layout }).state;
+  assert.equal(layState(s).block, "noFormation"); // nothing answered yet
+  s = run(s, { type: "formations", forms: [[0, 1, 2, 3], [19, 20, 21]], answers: [valid("run", 10), valid("run", 24)], lock: lockOf({ value: 34, locked: true, code: "below_threshold" }) }).state;
+  assert.equal(layState(s).block, "locked");
+  // Another seat opens (the 101 thresholds and doubles depend on it): asked again.
+  const other = view({ opened_with: [null, "points"] });
+  const next = run(s, { type: "room", room: room(other), variant: ROW });
+  assert.deepEqual(next.effects, [{ do: "ask" }]);
+  assert.equal(layState(next.state).block, "checking");
+});
+
+test("a deep take is not offered before the opening: the server's reason, no pending tiles", () => {
+  const start = dealt(view({ phase: "take" })).state;
+  const block = { code: "not_opened", message: "only a seat that has opened may reach below the top of the row" };
+  const shown = run(start, { type: "tap", act: "row:0" }, { type: "rowPreview", index: 0, tiles: [30, 31, 32], then: { kind: "show" }, error: null, block }).state;
+  assert.deepEqual(shown.preview?.block, block);
+  assert.equal(shown.focus?.key, "preview-cancel");
+  const tried = run(shown, { type: "tap", act: "preview-take" });
+  assert.equal(tried.state.pending, null);
+  assert.deepEqual(tried.effects, [{ do: "error", error: block }]);
+  // Dragged onto the rack: the same refusal, nothing placed.
+  const slot = start.rack!.slots.lastIndexOf(null);
+  const dragged = run(start, { type: "rowPreview", index: 0, tiles: [30, 31, 32], then: { kind: "take", slot }, error: null, block });
+  assert.equal(dragged.state.pending, null);
+  assert.equal(slotOf(dragged.state, 30), -1);
+  assert.equal(dragged.effects[0]?.do, "error");
+});
+
+test("Remi 101: pairs are formations, a double counts on the lay button", () => {
+  const hand = [0, 52, 19, 20, 21, 40];
+  const layout = [0, 52, null, 19, 20, 21, null, 40];
+  let s = dealt(view({ hand, variant_id: DISCARD.id }), DISCARD, { rack: layout }).state;
+  const forms = s.rack!.formations(DISCARD.min_meld).map((f) => f.tiles);
+  assert.deepEqual(forms, [[0, 52], [19, 20, 21]]);
+  s = run(s, { type: "formations", forms, answers: [valid("double", 2), valid("run", 24)], lock: lockOf({ value: 24, doubles: 1, doubles_needed: 5, locked: true, code: "below_threshold" }) }).state;
+  const lay = layState(s);
+  assert.equal(lay.doubles, 1);
+  assert.equal(lay.value, 24);
+  assert.equal(validFormations(s).length, 2); // the pair is valid: never marked invalid
+});
+
+// ------------------------------------------------------------------ issue 18.6: where arriving tiles land
+
+function alone(slots: (number | null)[], id: number): boolean {
+  const at = slots.indexOf(id);
+  if (at < 0) return false;
+  const row = Math.floor(at / 14);
+  return [at - 1, at + 1].every((n) => n < 0 || n >= slots.length || Math.floor(n / 14) !== row || slots[n] === null);
+}
+
+test("a drawn tile lands on a free slot away from every formation", () => {
+  // Row 0 is full but for slots 3 and 9 (each between tiles); row 1 has room.
+  const hand = [0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
+  const layout = [0, 1, 2, null, 4, 5, 6, 7, 8, null, 9, 10, 11, 12, 13, 14, ...new Array(12).fill(null)];
+  const s = dealt(view({ hand }), ROW, { rack: layout }).state;
+  const drew = run(s, { type: "room", room: room(view({ hand: [...hand, 30] })), variant: ROW }).state;
+  assert.ok(alone(drew.rack!.slots, 30));
+  assert.equal(drew.rack!.slots[3], null);
+  assert.equal(drew.rack!.slots[9], null);
+});
+
+test("the tiles that came along from the row land apart, none glued onto a formation", () => {
+  const start = dealt(view({ phase: "take", seats: view().seats.map((x) => ({ ...x, opened: true })) })).state;
+  const before = start.rack!.formations(3).map((f) => f.tiles.join());
+  const shown = run(start, { type: "rowPreview", index: 0, tiles: [30, 31, 32], then: { kind: "show" }, error: null, block: null }).state;
+  const taken = run(shown, { type: "tap", act: "preview-take" }).state;
+  for (const id of [30, 31, 32]) assert.ok(alone(taken.rack!.slots, id), `tile ${id} alone`);
+  assert.deepEqual(taken.rack!.formations(3).map((f) => f.tiles.join()), before);
+});
+
+test("a rack with no lone free slot grows a row rather than glue a tile on", () => {
+  const hand = Array.from({ length: 27 }, (_, i) => i);
+  const layout: (number | null)[] = [...hand.slice(0, 13), null, ...hand.slice(13)];
+  const s = dealt(view({ hand }), ROW, { rack: layout }).state;
+  const drew = run(s, { type: "room", room: room(view({ hand: [...hand, 60] })), variant: ROW }).state;
+  assert.equal(drew.rack!.rows, 3);
+  assert.ok(alone(drew.rack!.slots, 60));
+  assert.equal(drew.rack!.slots[13], null);
 });

@@ -205,6 +205,29 @@ async def test_lobby_lists_only_public_waiting_rooms(
     assert lobby[0]["free_seats"] == 3
 
 
+async def test_your_rooms_lists_every_seat_held_playing_first(
+    client: httpx.AsyncClient, players: Players
+) -> None:
+    _, token = await players.create()
+    _, other = await players.create()
+    waiting = await create_room(client, token)
+    practice = await create_room(client, token, seats=2, public=False, fill_with_bots=True)
+    await client.post(f"/api/rooms/{practice['id']}/start", headers=players.auth(token))
+    joined = await create_room(client, other, seats=3)
+    await client.post(f"/api/rooms/{joined['id']}/seats/2", headers=players.auth(token))
+    left = await create_room(client, token)
+    await client.post(f"/api/rooms/{left['id']}/leave", headers=players.auth(token))
+    await create_room(client, other)  # not his
+    response = await client.get("/api/players/me/rooms", headers=players.auth(token))
+    assert response.status_code == 200, response.text
+    rooms = response.json()["rooms"]
+    assert [r["id"] for r in rooms] == [practice["id"], joined["id"], waiting["id"]]
+    assert [r["status"] for r in rooms] == ["playing", "waiting", "waiting"]
+    assert [r["your_seat"] for r in rooms] == [0, 2, 0]
+    assert rooms[0]["invite_code"]  # a member sees a private room's code
+    assert (await client.get("/api/players/me/rooms")).status_code == 401
+
+
 # --- private rooms -----------------------------------------------------------
 
 

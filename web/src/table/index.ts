@@ -10,14 +10,16 @@ import { sameLayout } from "../rack";
 import type { FormationAnswer, OpeningLock } from "../types";
 import { TableInput } from "./input";
 import { seatName, TableView } from "./render";
-import { formations, initialState, rackLayout, reduce, type Connection, type Effect, type PreviewThen, type RoomData, type ServerError, type TableEvent, type TableState } from "./state";
+import { formations, initialState, lockKey, rackLayout, reduce, type Connection, type Effect, type PreviewThen, type RoomData, type ServerError, type TableEvent, type TableState } from "./state";
 
 export type { RoomData };
 
 export interface TableHost {
   action(a: GameAction): Promise<void>;
-  queryFormations(formations: number[][]): Promise<{ answers: FormationAnswer[]; lock: OpeningLock | null }>;
-  queryRowPreview(index: number): Promise<number[]>;
+  /** `taken`: the tile a take would bring (the lock then says whether a formation holds it). */
+  queryFormations(formations: number[][], taken: number | null): Promise<{ answers: FormationAnswer[]; lock: OpeningLock | null }>;
+  /** The tiles that would come along, and why the seat may not take this one (null: it may). */
+  queryRowPreview(index: number): Promise<{ tiles: number[]; block: ServerError | null }>;
   saveRack(layout: (number | null)[]): void;
   leave(): void;
   /** The round summary was read (`next_round`): the next deal need not wait for this seat. */
@@ -102,6 +104,9 @@ export class Table {
         this.scheduleRackSave();
         this.askFormations();
         return;
+      case "ask":
+        this.askFormations();
+        return;
       case "rowPreview":
         void this.rowPreview(effect.index, effect.then);
         return;
@@ -135,8 +140,8 @@ export class Table {
 
   private async rowPreview(index: number, then: PreviewThen): Promise<void> {
     try {
-      const tiles = await this.host.queryRowPreview(index);
-      this.dispatch({ type: "rowPreview", index, tiles, then, error: null });
+      const { tiles, block } = await this.host.queryRowPreview(index);
+      this.dispatch({ type: "rowPreview", index, tiles, then, error: null, block });
     } catch (err) {
       this.dispatch({ type: "rowPreview", index, tiles: [], then, error: asError(err) });
     }
@@ -170,11 +175,12 @@ export class Table {
     const v = this.s.room.view;
     if (!v || v.over) return;
     const forms = formations(this.s).map((f) => f.tiles);
+    const key = lockKey(this.s);
     const gen = ++this.queryGen;
     this.host
-      .queryFormations(forms)
+      .queryFormations(forms, this.s.pending?.taken ?? null)
       .then(({ answers, lock }) => {
-        if (gen === this.queryGen) this.dispatch({ type: "formations", forms, answers, lock });
+        if (gen === this.queryGen) this.dispatch({ type: "formations", forms, answers, lock, key });
       })
       .catch(() => {
         /* the next change asks again */

@@ -88,6 +88,29 @@ export class TableInput {
     let over: HTMLElement | null = null;
     let wandered = false;
     const pointerId = e.pointerId;
+    // A rack wider than the screen (tiles never shrink below 32 px) scrolls by itself while
+    // a tile is held near its left or right edge.
+    let edge = 0;
+    let edgeTimer = 0;
+    const EDGE = 36;
+    const autoScroll = (x: number, y: number) => {
+      const box = this.root.querySelector<HTMLElement>(".rack-box");
+      edge = 0;
+      if (box && box.scrollWidth > box.clientWidth) {
+        const r = box.getBoundingClientRect();
+        if (y >= r.top && y <= r.bottom) edge = x < r.left + EDGE ? -1 : x > r.right - EDGE ? 1 : 0;
+      }
+      if (edge && !edgeTimer) {
+        edgeTimer = window.setInterval(() => {
+          const b = this.root.querySelector<HTMLElement>(".rack-box");
+          if (!edge || !b) return;
+          b.scrollLeft += edge * 8;
+        }, 16);
+      } else if (!edge && edgeTimer) {
+        window.clearInterval(edgeTimer);
+        edgeTimer = 0;
+      }
+    };
 
     const targetAt = (x: number, y: number): HTMLElement | null => {
       const under = document.elementFromPoint(x, y) as HTMLElement | null;
@@ -114,6 +137,7 @@ export class TableInput {
         if (sel.kind === "row") this.host.dragPreview(sel.index);
       }
       ghost.style.transform = `translate(${ev.clientX - ghost.offsetWidth / 2}px, ${ev.clientY - ghost.offsetHeight / 2}px)`;
+      autoScroll(ev.clientX, ev.clientY);
       const tgt = targetAt(ev.clientX, ev.clientY);
       if (tgt !== over) {
         over?.classList.remove("drop-hover");
@@ -127,6 +151,8 @@ export class TableInput {
       window.removeEventListener("pointermove", move);
       window.removeEventListener("pointerup", up);
       window.removeEventListener("pointercancel", up);
+      window.clearInterval(edgeTimer);
+      edgeTimer = 0;
       if (!ghost || !sel || !src) {
         // A tap, handled here rather than on click.
         if (ev.type === "pointerup" && act && !wandered) {

@@ -12,7 +12,7 @@ import type { VariantFacts } from "../protocol.gen";
 import { sortSymbols, tileEl, tileShort, type Faces } from "../tiles";
 import type { OpeningLock, SeatView } from "../types";
 import { describe, describeText, FLASH_MS, type Described, type Flash, type LogEntry } from "./movelog";
-import { answerOf, COLS, formations, layState, myTurn, takesRow, type TableState } from "./state";
+import { answerOf, COLS, formations, freshLock, layState, myTurn, takesRow, type TableState } from "./state";
 
 export interface RenderHost {
   langButton(): HTMLElement;
@@ -62,23 +62,61 @@ function lockText(variant: VariantFacts, lock: OpeningLock): string {
   return reason(lock.code, lock.message);
 }
 
-/** The lay button's label and, when it cannot be pressed, why. */
+/** What a formation must be, from the catalogue: "3 or more tiles", or with doubles
+ * (Remi 101) "runs or sets of 3 or more, doubles of 2". */
+function noFormationText(variant: VariantFacts): string {
+  const min = variant.meld_min ?? {};
+  if (min.double !== undefined) return t("table.lay.none.kinds", { run: min.run ?? min.set ?? 3, double: min.double });
+  return t("table.lay.none", { n: variant.min_meld });
+}
+
+/** The lay button's label (or the take's: breaking the row, the last discard) with the
+ * running total and, when doubles count, the doubles; when it cannot be pressed, why. */
 function layText(s: TableState, variant: VariantFacts): { enabled: boolean; label: string; reason: string } {
   const lay = layState(s);
-  if (lay.pending) {
-    const label = lay.pending.kind === "row" ? t("table.takeRow.send") : t("table.takeDiscard.send");
-    return { enabled: lay.enabled, label, reason: lay.block === "needTaken" ? t("table.takeRow.need") : "" };
-  }
-  const label = lay.count ? (lay.opened ? t("table.lay.value", { value: lay.value }) : t("table.lay.opening", { value: lay.value })) : t("table.lay");
-  const why: Record<typeof lay.block, string> = {
-    none: "",
-    needTaken: t("table.takeRow.need"),
-    notTurn: t("table.lay.notturn"),
-    firstTurn: t("table.phase.first"),
-    noFormation: t("table.lay.none", { n: variant.min_meld }),
-    locked: s.lock ? lockText(variant, s.lock) : "",
+  const withDoubles = (label: string) => (variant.opening.doubles !== null && lay.doubles > 0 ? t("table.lay.withDoubles", { label, n: lay.doubles }) : label);
+  const opening = () => (lay.value === 0 && lay.doubles > 0 ? t("table.lay.opening.doubles", { n: lay.doubles }) : withDoubles(t("table.lay.opening", { value: lay.value })));
+  // A question on its way: the last answer's reason stays (no flicker), the button locked.
+  const last = s.lock?.locked ? lockText(variant, s.lock) : "";
+  const lockReason = () => {
+    const lock = freshLock(s);
+    if (!lock) return "";
+    const parts = lock.taken_used === false && lock.code !== "taken_tile_unused" ? [t("table.takeRow.need")] : [];
+    parts.push(lockText(variant, lock));
+    return parts.join(" · ");
   };
-  return { enabled: lay.enabled, label: s.room.view?.over ? t("table.lay") : label, reason: why[lay.block] };
+  const why: Record<typeof lay.block, () => string> = {
+    none: () => "",
+    needTaken: () => t("table.takeRow.need"),
+    notTurn: () => t("table.lay.notturn"),
+    firstTurn: () => t("table.phase.first"),
+    noFormation: () => noFormationText(variant),
+    locked: lockReason,
+    checking: () => last || t("table.lay.checking"),
+  };
+  if (lay.pending) {
+    const row = lay.pending.kind === "row";
+    let label = row ? t("table.takeRow.send") : t("table.takeDiscard.send");
+    if (lay.count) {
+      const key = `${row ? "table.takeRow" : "table.takeDiscard"}.send.${lay.opened ? "value" : "open"}`;
+      label = withDoubles(t(key, { value: lay.value }));
+    }
+    const reason = lay.block === "checking" && !lay.count ? t("table.takeRow.need") : why[lay.block]();
+    return { enabled: lay.enabled, label, reason };
+  }
+  const label = lay.count ? (lay.opened ? withDoubles(t("table.lay.value", { value: lay.value })) : opening()) : t("table.lay");
+  return { enabled: lay.enabled, label: s.room.view?.over ? t("table.lay") : label, reason: why[lay.block]() };
+}
+
+/** A seat in words: opened or not, and its points laid this round (A.7 credits). */
+function openedText(opened: boolean, credits: number, long: boolean): string {
+  if (long) return opened ? t("table.seat.openedLong", { n: credits }) : t("table.seat.notopenedLong");
+  return opened ? t("table.seat.opened", { n: credits }) : t("table.seat.notopened");
+}
+
+/** Why the previewed row tile is not offered, in words. */
+function blockText(block: { code: string; message: string }): string {
+  return block.code === "not_opened" ? t("table.takeRow.notOpened") : reason(block.code, block.message);
 }
 
 function statusText(s: TableState, v: SeatView, variant: VariantFacts): (string | HTMLElement)[] {
@@ -155,6 +193,7 @@ export class TableView {
     const scrollRow = root.querySelector(".row-tiles")?.scrollLeft ?? null;
     const scrollMelds = root.querySelector(".melds")?.scrollTop ?? null;
     const scrollLog = root.querySelector(".log-list")?.scrollTop ?? null;
+    const scrollRack = root.querySelector(".rack-box")?.scrollLeft ?? null;
     clear(root);
     const v = s.room.view;
     const variant = s.variant;
@@ -182,9 +221,18 @@ export class TableView {
     if (meldsEl && scrollMelds !== null) meldsEl.scrollTop = scrollMelds;
     const logEl = root.querySelector(".log-list");
     if (logEl) logEl.scrollTop = scrollLog === null ? logEl.scrollHeight : scrollLog;
+    const rackEl = root.querySelector<HTMLElement>(".rack-box");
+    if (rackEl && scrollRack !== null) rackEl.scrollLeft = scrollRack;
     if (this.focusKey) {
       const el = root.querySelector<HTMLElement>(`[data-key="${CSS.escape(this.focusKey)}"]`);
       if (el && document.activeElement !== el) el.focus({ preventScroll: true });
+      // A slot the keyboard (or a move) went to is brought into the rack's view.
+      if (el && explicit && rackEl && rackEl.contains(el)) {
+        const r = el.getBoundingClientRect();
+        const b = rackEl.getBoundingClientRect();
+        if (r.left < b.left) rackEl.scrollLeft -= b.left - r.left + 4;
+        else if (r.right > b.right) rackEl.scrollLeft += r.right - b.right + 4;
+      }
     }
   }
 
@@ -202,6 +250,9 @@ export class TableView {
     const lost = s.connection === "lost";
     el.textContent = lost ? t("table.reconnecting") : "";
     el.classList.toggle("show", lost);
+    // Below the table's header, which stays usable (back, scores, language).
+    const bar = this.root.querySelector(".tbar");
+    el.style.setProperty("--tbar-h", bar ? `${Math.round(bar.getBoundingClientRect().bottom)}px` : "0px");
   }
 
   /** While a row tile is dragged: its preview shown in place, without rebuilding the DOM
@@ -300,13 +351,12 @@ export class TableView {
             "div",
             { class: "seat-info" },
             h("span", { class: "count", title: t("table.tiles", { n: info.tiles }), "aria-label": t("table.tiles", { n: info.tiles }) }, h("span", { class: "mini-tile", "aria-hidden": "true" }), String(info.tiles)),
-            h(
-              "span",
-              { class: `opened ${info.opened ? "yes" : "no"}`, title: info.opened ? t("table.opened") : t("table.notopened"), "data-testid": `opened-${seat}` },
-              h("span", { "aria-hidden": "true" }, info.opened ? "✓" : "–"),
-              h("span", { class: "lbl-long" }, info.opened ? t("table.opened") : t("table.notopened")),
-            ),
             h("span", { class: "total", title: t("table.total", { n: meta?.total ?? 0 }), "data-testid": `total-${seat}` }, h("span", { class: "lbl-long" }, "total "), h("span", { class: "sigma", "aria-hidden": "true" }, "Σ"), String(meta?.total ?? 0)),
+          ),
+          h(
+            "div",
+            { class: `seat-opened opened ${info.opened ? "yes" : "no"}`, title: openedText(info.opened, info.credits, true), "data-testid": `opened-${seat}`, "data-opened": info.opened ? "1" : "0", "data-laid": info.credits },
+            openedText(info.opened, info.credits, false),
           ),
           h("div", { class: "seat-badges" }, badges, turn ? h("span", { class: "timer", "data-timer": "1" }, timeLeftText(s)) : null),
         ),
@@ -429,11 +479,17 @@ export class TableView {
     const lay = layText(s, variant);
     const mine = myTurn(s);
     const hint = h("div", { class: "hint", "data-testid": "hint", "aria-live": "polite" });
-    if (s.preview) {
+    if (s.preview?.block) {
+      // Not offered: why (a deep take before the opening), and only a way out.
+      hint.append(
+        h("span", { class: "lock-reason", "data-testid": "row-blocked", "data-code": s.preview.block.code }, blockText(s.preview.block)),
+        h("button", { type: "button", class: "small", "data-act": "preview-cancel", "data-key": "preview-cancel", "data-testid": "preview-cancel" }, t("common.close")),
+      );
+    } else if (s.preview) {
       hint.append(
         h("span", { class: "preview-text", "data-testid": "row-preview" }, previewText(variant.faces, s.preview.tiles)),
         h("button", { type: "button", class: "primary small", "data-act": "preview-take", "data-key": "preview-take", "data-testid": "preview-take" }, takesRow(variant) ? t("table.takeRow.confirm") : t("table.takeDiscard")),
-        h("button", { type: "button", class: "small", "data-act": "preview-cancel", "data-key": "preview-cancel" }, t("common.cancel")),
+        h("button", { type: "button", class: "small", "data-act": "preview-cancel", "data-key": "preview-cancel", "data-testid": "preview-cancel" }, t("common.cancel")),
       );
     } else if (lay.reason) {
       hint.append(h("span", { class: "lock-reason", "data-testid": "lay-reason" }, lay.reason));

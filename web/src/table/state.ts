@@ -56,10 +56,13 @@ export interface TableState {
   selection: Selection;
   pending: Pending | null;
   atuOnRack: boolean;
-  preview: { index: number; tiles: number[] } | null;
+  /** A row tile's preview; `block`: why the server does not let this seat take it now. */
+  preview: { index: number; tiles: number[]; block?: ServerError | null } | null;
   /** The server's answer per formation (tile ids joined by ","). */
   answers: ReadonlyMap<string, FormationAnswer>;
   lock: OpeningLock | null;
+  /** What `lock` answered (lockKey): a lock for other formations is not yet the answer. */
+  lockKey: string | null;
   busy: boolean;
   dropHint: number | null;
   summary: { view: SeatView; seats: SeatState[] } | null;
@@ -86,14 +89,17 @@ export type TableEvent =
   | { type: "tap"; act: string }
   | { type: "drop"; src: NonNullable<Selection>; target: string }
   | { type: "key"; key: string; slot: number | null }
-  | { type: "formations"; forms: number[][]; answers: FormationAnswer[]; lock: OpeningLock | null }
-  | { type: "rowPreview"; index: number; tiles: number[]; then: PreviewThen; error: ServerError | null }
+  /** `key`: lockKey of the state the question was asked in (absent: the current one). */
+  | { type: "formations"; forms: number[][]; answers: FormationAnswer[]; lock: OpeningLock | null; key?: string }
+  | { type: "rowPreview"; index: number; tiles: number[]; then: PreviewThen; error: ServerError | null; block?: ServerError | null }
   | { type: "sent"; action: GameAction; clearsPending: boolean; error: ServerError | null };
 
 export type Effect =
   | { do: "send"; action: GameAction; clearsPending: boolean }
   /** The rack moved: save its layout and ask about its formations (the runner debounces). */
   | { do: "rackChanged" }
+  /** The table changed what the lock depends on (turn, phase, openings): ask again. */
+  | { do: "ask" }
   | { do: "rowPreview"; index: number; then: PreviewThen }
   | { do: "toast"; key: string }
   | { do: "error"; error: ServerError }
@@ -123,6 +129,7 @@ export function initialState(): TableState {
     preview: null,
     answers: new Map(),
     lock: null,
+    lockKey: null,
     busy: false,
     dropHint: null,
     summary: null,
@@ -170,26 +177,45 @@ export function rackLayout(s: TableState): (number | null)[] | null {
   return s.rack.slots.map((x) => (x !== null && hand.has(x) ? x : null));
 }
 
-export type LayBlock = "none" | "notTurn" | "firstTurn" | "noFormation" | "locked" | "needTaken";
+/** What the opening lock depends on: the rack's formations, the tile a take would bring
+ * and the view's turn, phase and openings. A lock answered for another key is stale. */
+export function lockKey(s: TableState): string {
+  const v = s.room.view;
+  const forms = formations(s).map((f) => f.tiles.join(",")).join("|");
+  const ctx = v ? [v.turn, v.phase, v.opened_with.join(","), v.last_points_opening, v.last_doubles_opening].join(":") : "";
+  return `${forms}#${s.pending?.taken ?? ""}#${ctx}`;
+}
 
-/** Whether the lay button can be pressed, what it lays and why not. */
-export function layState(s: TableState): { enabled: boolean; value: number; count: number; pending: Pending | null; opened: boolean; block: LayBlock } {
+/** The lock answered for the rack as it is now, else null (the question is on its way). */
+export function freshLock(s: TableState): OpeningLock | null {
+  return s.lock && s.lockKey === lockKey(s) ? s.lock : null;
+}
+
+export type LayBlock = "none" | "notTurn" | "firstTurn" | "noFormation" | "locked" | "needTaken" | "checking";
+
+/** Whether the lay button (or the take's button) can be pressed, what it lays and why not.
+ * Every way of opening stays locked until the server's answer for these very formations
+ * says the lay would pass (`freshLock`): `value` and `doubles` are the running totals. */
+export function layState(s: TableState): { enabled: boolean; value: number; doubles: number; count: number; pending: Pending | null; opened: boolean; block: LayBlock } {
   const v = s.room.view;
   const valid = validFormations(s);
   const value = valid.reduce((sum, x) => sum + (x.a.kind === "double" ? 0 : x.a.value), 0);
+  const doubles = valid.filter((x) => x.a.kind === "double").length;
   const mine = v && v.seat !== null ? v.seats[v.seat] : null;
-  const base = { value, count: valid.length, pending: s.pending, opened: !!mine?.opened };
+  const base = { value, doubles, count: valid.length, pending: s.pending, opened: !!mine?.opened };
   if (!v) return { ...base, enabled: false, block: "none" };
+  const lock = freshLock(s);
   if (s.pending) {
-    const taken = s.pending.taken;
-    const ok = valid.some((x) => x.f.tiles.includes(taken));
-    return { ...base, enabled: ok && !s.busy, block: ok ? "none" : "needTaken" };
+    if (!lock) return { ...base, enabled: false, block: "checking" };
+    if (lock.locked) return { ...base, enabled: false, block: lock.code === "taken_tile_unused" ? "needTaken" : "locked" };
+    return { ...base, enabled: !s.busy, block: "none" };
   }
   if (v.over) return { ...base, enabled: false, block: "none" };
   if (!myTurn(s) || v.phase !== "build") return { ...base, enabled: false, block: myTurn(s) ? "none" : "notTurn" };
   if (s.variant?.first_turn_restricted && mine?.first_turn) return { ...base, enabled: false, block: "firstTurn" };
   if (!valid.length) return { ...base, enabled: false, block: "noFormation" };
-  if (s.lock && s.lock.locked) return { ...base, enabled: false, block: "locked" };
+  if (!lock) return { ...base, enabled: false, block: "checking" };
+  if (lock.locked) return { ...base, enabled: false, block: "locked" };
   return { ...base, enabled: !s.busy, block: "none" };
 }
 
@@ -205,13 +231,19 @@ const SUIT_SPLITS = [
 const RANK_SPLITS = [(a: number, b: number) => rankOf(a) !== rankOf(b), () => false];
 
 /** The server's saved layout for this hand, padded to whole rows; null when there is none
- * (the server then sends the bare hand, without a single gap: we arrange it ourselves). */
+ * (the server then sends the bare hand, without a single gap: we arrange it ourselves).
+ * The player's own layout is kept: a tile no longer in the hand leaves its slot empty, and
+ * a tile of the hand it lacks is placed later (`reconcile`: a slot away from formations). */
 export function usableLayout(layout: (number | null)[] | null, hand: number[]): (number | null)[] | null {
   if (!layout || !layout.length || !layout.includes(null)) return null;
-  const tiles = layout.filter((x): x is number => x !== null);
   const handSet = new Set(hand);
-  if (tiles.length !== hand.length || !tiles.every((x) => handSet.has(x))) return null;
-  const out = [...layout];
+  const seen = new Set<number>();
+  const out = layout.map((x) => {
+    if (x === null || !handSet.has(x) || seen.has(x)) return null;
+    seen.add(x);
+    return x;
+  });
+  if (!seen.size) return null;
   while (out.length % COLS !== 0) out.push(null);
   return out;
 }
@@ -282,6 +314,7 @@ class Draft {
       this.s.rackRound = key;
       this.s.answers = new Map();
       this.s.lock = null;
+      this.s.lockKey = null;
       const rack = new Rack(COLS, minRows);
       const saved = usableLayout(serverLayout, v.hand);
       if (saved) {
@@ -307,6 +340,7 @@ class Draft {
 
   room(room: RoomData, variant: VariantFacts | null): void {
     const prev = this.view;
+    const keyBefore = this.s.rack ? lockKey(this.s) : null;
     this.s.room = room;
     this.s.variant = variant;
     const v = room.view;
@@ -336,6 +370,8 @@ class Draft {
       this.syncRack(v, v, null);
     }
     if (this.s.preview && v && (!mine || v.phase !== "take")) this.s.preview = null;
+    // The lock depends on the turn, the phase and the openings too: ask again when they moved.
+    if (v && v.seat !== null && !v.over && keyBefore !== null && keyBefore !== lockKey(this.s) && !this.effects.some((e) => e.do === "rackChanged")) this.effects.push({ do: "ask" });
   }
 
   tap(act: string): void {
@@ -468,7 +504,7 @@ class Draft {
     this.effects.push({ do: "rowPreview", index, then: { kind: "show" } });
   }
 
-  previewArrived(index: number, tiles: number[], then: PreviewThen, error: ServerError | null): void {
+  previewArrived(index: number, tiles: number[], then: PreviewThen, error: ServerError | null, block: ServerError | null): void {
     const v = this.view;
     if (!v) return;
     if (error) {
@@ -476,11 +512,13 @@ class Draft {
       return;
     }
     if (then.kind === "drag" && this.s.preview?.index === index) return;
-    this.s.preview = { index, tiles: tiles.length ? tiles : v.row.slice(index - v.row_offset) };
+    this.s.preview = { index, tiles: tiles.length ? tiles : v.row.slice(index - v.row_offset), block };
     if (then.kind === "drag") return;
     this.s.selection = null;
     if (then.kind === "show") {
-      this.setFocus("preview-take");
+      // A tile the server does not let this seat take (a deep take before the opening):
+      // the preview shows what would come along and why not, with no "take" offered.
+      this.setFocus(block ? "preview-cancel" : "preview-take");
       return;
     }
     this.confirmPreview(then.slot);
@@ -497,6 +535,10 @@ class Draft {
     }
     const p = this.s.preview;
     if (!p) return;
+    if (p.block) {
+      this.effects.push({ do: "error", error: p.block });
+      return;
+    }
     const taken = v.row[p.index - v.row_offset];
     if (taken === undefined) return;
     this.s.pending = { kind: takesRow(this.s.variant) ? "row" : "discard", index: p.index, taken, tiles: p.tiles };
@@ -571,13 +613,14 @@ class Draft {
     this.setFocus(`slot:${next}`);
   }
 
-  formationsArrived(forms: number[][], answers: FormationAnswer[], lock: OpeningLock | null): void {
+  formationsArrived(forms: number[][], answers: FormationAnswer[], lock: OpeningLock | null, key: string | undefined): void {
     const map = new Map(this.s.answers);
     forms.forEach((tiles, i) => {
       if (answers[i]) map.set(tiles.join(","), answers[i]);
     });
     this.s.answers = map;
     this.s.lock = lock;
+    this.s.lockKey = lock ? (key ?? lockKey(this.s)) : null;
   }
 }
 
@@ -616,10 +659,10 @@ export function reduce(state: TableState, event: TableEvent): Step {
       d.key(event.key, event.slot);
       break;
     case "formations":
-      d.formationsArrived(event.forms, event.answers, event.lock);
+      d.formationsArrived(event.forms, event.answers, event.lock, event.key);
       break;
     case "rowPreview":
-      d.previewArrived(event.index, event.tiles, event.then, event.error);
+      d.previewArrived(event.index, event.tiles, event.then, event.error, event.block ?? null);
       break;
     case "sent":
       d.sent(event.action, event.clearsPending, event.error);
