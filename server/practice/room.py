@@ -41,6 +41,7 @@ from server.rules.queries import (
     evaluate_formation,
     opening_lock,
     reachable_row_indices,
+    row_take_block,
     row_take_preview,
 )
 
@@ -286,14 +287,18 @@ class PracticeRoom:
         result: dict[str, Any]
         if msg.get("query") == "formations":
             formations = [list(f) for f in (msg.get("formations") or [])][:30]
+            taken = msg.get("taken")
+            if taken is not None and (type(taken) is not int or taken < 0):
+                return _frame_error(seq, "bad_message", "taken: a tile id")
             result = {"formations": [evaluate_formation(view, f) for f in formations],
-                      "lock": opening_lock(view, formations)}
+                      "lock": opening_lock(view, formations, taken)}
         elif msg.get("query") == "row_preview":
             index = msg.get("index")
             if not isinstance(index, int):
                 return _frame_error(seq, "bad_message", "index: required for row_preview")
             result = {"index": index, "tiles": row_take_preview(view, index),
-                      "reachable": reachable_row_indices(view)}
+                      "reachable": reachable_row_indices(view),
+                      "block": row_take_block(view, index)}
         else:
             return _frame_error(seq, "bad_message", "query: formations or row_preview")
         return {"type": "query_result", "seq": seq, "result": result}

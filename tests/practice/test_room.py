@@ -105,6 +105,8 @@ def test_queries_are_the_servers_answers() -> None:
     hand = state.hands[PLAYER]
     for msg in ({"type": "query", "seq": 1, "query": "formations",
                  "formations": [hand[:3], hand[3:5]]},
+                {"type": "query", "seq": 3, "query": "formations",
+                 "formations": [hand[:3]], "taken": hand[0]},
                 {"type": "query", "seq": 2, "query": "row_preview", "index": 0}):
         (mine,) = checked(room.message(msg, 0.0))
         server = json.loads(query.answer(state, PLAYER, QueryMessage.model_validate(msg)))
