@@ -190,7 +190,8 @@ test("phone-360: settings of the chosen variant only; Remi 101 counts doubles; t
   // Room settings: each variant's own options, from the catalogue (no variant list here).
   const { variants } = await page.evaluate(() => fetch("/api/variants").then((r) => r.json()));
   assert.ok(variants.length >= 3);
-  const shown = (id) => page.evaluate((x) => !document.getElementById(x).closest(".field").hidden, id);
+  // Shown as the player sees it (laid out, not only without the hidden attribute).
+  const shown = (id) => page.locator(`#${id}`).isVisible();
   for (const v of variants) {
     await page.selectOption("[data-testid=s-variant]", v.id);
     assert.equal(await shown("s-joker"), v.joker_button, `${v.id}: the joker button option`);
