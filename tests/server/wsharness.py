@@ -141,7 +141,10 @@ async def running_server(
     if task.done():
         task.result()
     base = f"http://127.0.0.1:{port}"
-    async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+    # Idle connections are dropped well before uvicorn closes them (5 s keep-alive): a
+    # request is never sent on a connection the server is closing at that instant.
+    limits = httpx.Limits(keepalive_expiry=1.0)
+    async with httpx.AsyncClient(base_url=base, timeout=10, limits=limits) as http:
         try:
             yield Server(base, f"ws://127.0.0.1:{port}", rooms, http, server, settings)
         finally:
