@@ -58,16 +58,18 @@ test("Remi 101: take the last discard, the joker button", { timeout: 120_000 }, 
   await page.waitForSelector("[data-testid=joker-button]:not([disabled])");
   await shot(page, "table-101-phone.png");
 
-  // Taking the last discard: previewed, then held on the rack; the move goes only with a
-  // real formation holding it, so the button says what is missing. Then given up.
+  // Taking the last discard: previewed, then held on the rack; the move goes only with an
+  // opening that holds it, so the button says what is missing. Then given up.
   // This time by dragging the discard onto an empty slot of the rack, with a finger.
   const top = st.row[st.row.length - 1];
   const free = st.rack.filter((s) => s.tile === null).map((s) => s.slot)[3];
   await touchDrag(page, `[data-testid=row-${top.index}]`, slotSel(free));
   await page.waitForSelector(`${slotSel(free)}.pending[data-tile="${top.tile}"]`);
   assert.ok(await page.locator("[data-testid=lay]").isDisabled());
-  assert.match(await page.locator("[data-testid=lay]").textContent(), /Ia și etalează/);
-  assert.match(await page.locator("[data-testid=lay-reason]").textContent(), /formație adevărată/);
+  // The same running total as the lay button's (issue 18 item 4): the seat has not opened.
+  assert.match(await page.locator("[data-testid=lay]").textContent(), /Ia și deschide cu \d+/);
+  // ...and the same reason: what the opening still lacks (B.6), from the server's lock.
+  assert.match(await page.locator("[data-testid=lay-reason]").textContent(), /Lipsesc punctele \(\d+\/101\) sau dublele \(\d+\/5\)/);
   await page.click("[data-testid=pending-cancel]");
   await page.waitForSelector(`[data-testid=rack] [data-tile="${top.tile}"]`, { state: "detached" });
   assert.deepEqual((await read(page)).row, st.row, "the row is untouched");
