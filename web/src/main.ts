@@ -116,8 +116,15 @@ async function identify(): Promise<void> {
 
 // The service worker (sw.js, written by vite.config.ts) caches the app shell, the bundle
 // and Pyodide's files on the first visit: after that the page and the practice open offline.
+// It is registered once the page has loaded and settled, so that its download (Pyodide's
+// ~14 MB) never competes with the lobby's own first requests.
 if ("serviceWorker" in navigator && import.meta.env.PROD) {
-  navigator.serviceWorker.register(`${import.meta.env.BASE_URL}sw.js`).catch(() => undefined);
+  const register = () =>
+    window.setTimeout(() => {
+      navigator.serviceWorker.register(`${import.meta.env.BASE_URL}sw.js`).catch(() => undefined);
+    }, 2000);
+  if (document.readyState === "complete") register();
+  else window.addEventListener("load", register, { once: true });
 }
 window.addEventListener("online", () => {
   // The lobby is drawn again with the online features; a table is left as it is.
