@@ -34,6 +34,7 @@ class Code(StrEnum):
     PLAYED_ELSEWHERE = "played_elsewhere"
     SESSION_REVOKED = "session_revoked"
     ORIGIN_REFUSED = "origin_refused"
+    REACTIONS_LIMITED = "reactions_limited"
     # rooms and players (the HTTP API)
     INVALID_REQUEST = "invalid_request"
     INVALID_TOKEN = "invalid_token"
@@ -81,6 +82,8 @@ _MEANINGS: dict[Code, str] = {
     Code.ORIGIN_REFUSED: "The page that opened the socket, or that sent a state-changing "
     "request with the cookie, is from another site: neither this server's own address nor one "
     "of REMI_ALLOWED_ORIGINS; a socket is closed with 4003, a request refused with 403.",
+    Code.REACTIONS_LIMITED: "The seat sent reactions too quickly; this one was not shown "
+    "(a few in a short time are allowed, see REMI_REACTIONS_PER_MINUTE).",
     Code.INVALID_REQUEST: "A field of the request is missing or invalid.",
     Code.INVALID_TOKEN: "The token is not valid.",
     Code.PLAYER_NOT_FOUND: "No such player.",

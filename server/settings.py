@@ -179,6 +179,14 @@ class Settings(BaseSettings):
         "each as its seat sees it) for the client's move log; 0 for none.",
     )
 
+    reactions_per_minute: int = Field(
+        default=6,
+        ge=0,
+        description="Quick reactions (``react``) a seat may show in any 60 s, at most 3 of "
+        "them within 10 s; past that one is refused with ``reactions_limited``. 0 turns "
+        "reactions off.",
+    )
+
     # --- live rooms (pacing, memory) ----------------------------------------
     bot_delay_seconds: float = Field(
         default=0.8,

@@ -35,6 +35,7 @@ from server.protocol import (
     ProtocolError,
     QueryMessage,
     RackMessage,
+    ReactMessage,
     parse_client,
 )
 from server.rooms.actor import PONG, error_frame
@@ -175,6 +176,11 @@ class Session:
             self.actor.post("leave", conn)
         elif isinstance(msg, NextRoundMessage):
             self.actor.post("next_round", conn)
+        elif isinstance(msg, ReactMessage):
+            if self.said_hello:
+                self.actor.post("react", conn, msg.reaction)
+            else:
+                conn.send(error_frame(None, "bad_message", "send hello first"))
 
     def binary(self, data: bytes) -> None:
         """Handle one binary message: counted like any frame, then refused."""

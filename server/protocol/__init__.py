@@ -21,6 +21,7 @@ from server.protocol.client import (
     ProtocolError,
     QueryMessage,
     RackMessage,
+    ReactMessage,
     action_dict,
     parse_client,
 )
@@ -35,6 +36,7 @@ from server.protocol.server import (
     EventMessage,
     Pong,
     QueryResult,
+    ReactionMessage,
     RoomInfo,
     Scores,
     SeatState,
@@ -50,6 +52,7 @@ __all__ = [
     "AnyClientMessage", "ErrorMessage", "EventMessage", "GameAction", "Hello", "LeaveMessage",
     "NextRoundMessage",
     "PingMessage", "Pong", "ProtocolError", "QueryMessage", "QueryResult", "RackMessage",
+    "ReactMessage", "ReactionMessage",
     "RoomInfo", "Scores", "SeatState", "ServerMessage", "Snapshot", "You", "action_dict",
     "parse_client", "validate_server",
 ]

@@ -28,7 +28,15 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from server.errors import Code, ServerError
 from server.ids import ID_PATTERN
-from server.protocol.common import MAX_RACK_SLOTS, Index, Model, Seq, TileId, Version
+from server.protocol.common import (
+    MAX_RACK_SLOTS,
+    Index,
+    Model,
+    Reaction,
+    Seq,
+    TileId,
+    Version,
+)
 from server.rules.errors import ErrorCode
 
 # --------------------------------------------------------------------------- engine actions
@@ -308,6 +316,18 @@ class NextRoundMessage(Model):
     type: Literal["next_round"]
 
 
+class ReactMessage(Model):
+    """A quick reaction from the seat (a fixed phrase or emoji, never free text), shown
+    beside the seat to everyone in the room as ``reaction``. Not a move, not stored.
+    A seat may send a few in a short time (``reactions_limited`` past that)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"type": "react", "reaction": "well_played"}]}
+    )
+    type: Literal["react"]
+    reaction: Reaction
+
+
 class PingMessage(Model):
     """Keep-alive; answered by ``pong``."""
 
@@ -322,6 +342,7 @@ ClientMessage = Annotated[
     | QueryMessage
     | LeaveMessage
     | NextRoundMessage
+    | ReactMessage
     | PingMessage,
     Field(discriminator="type"),
 ]
@@ -332,9 +353,10 @@ CLIENT_MODELS: tuple[type[Model], ...] = (
     QueryMessage,
     LeaveMessage,
     NextRoundMessage,
+    ReactMessage,
     PingMessage,
 )
-CLIENT_TYPES = ("hello", "action", "rack", "query", "leave", "next_round", "ping")
+CLIENT_TYPES = ("hello", "action", "rack", "query", "leave", "next_round", "react", "ping")
 
 
 class ProtocolError(ServerError):
@@ -351,6 +373,7 @@ AnyClientMessage = (
     | QueryMessage
     | LeaveMessage
     | NextRoundMessage
+    | ReactMessage
     | PingMessage
 )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,6 +23,23 @@ Seq = Annotated[
 ]
 Version = Annotated[int, Field(strict=True, ge=0, description="A room version.")]
 Index = Annotated[int, Field(strict=True, ge=0, le=1023)]
+
+Reaction = Literal[
+    "hello",
+    "good_luck",
+    "well_played",
+    "thanks",
+    "sorry",
+    "oops",
+    "hurry",
+    "wow",
+    "thumbs_up",
+    "laugh",
+    "surprised",
+    "sad",
+]
+"""The quick reactions a seat may show (no free text); the client words and draws them."""
+REACTIONS: tuple[str, ...] = get_args(Reaction)
 
 
 class Model(BaseModel):

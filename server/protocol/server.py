@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, TypeAdapter
 
 from server.errors import Code
-from server.protocol.common import Model, Seq, Version
+from server.protocol.common import Model, Reaction, Seq, Version
 from server.rules.errors import ErrorCode
 
 _VIEW_EXAMPLE: Any = {
@@ -385,8 +385,20 @@ class Pong(Model):
     type: Literal["pong"]
 
 
+class ReactionMessage(Model):
+    """A seat's quick reaction (``react``), to everyone in the room. Not an event of the
+    game: it has no version, is not stored and is not replayed on reconnect."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"type": "reaction", "seat": 1, "reaction": "wow"}]}
+    )
+    type: Literal["reaction"]
+    seat: int
+    reaction: Reaction
+
+
 ServerMessage = Annotated[
-    Snapshot | EventMessage | Ack | ErrorMessage | QueryResult | Pong,
+    Snapshot | EventMessage | Ack | ErrorMessage | QueryResult | Pong | ReactionMessage,
     Field(discriminator="type"),
 ]
 SERVER_MODELS: tuple[type[Model], ...] = (
@@ -396,6 +408,7 @@ SERVER_MODELS: tuple[type[Model], ...] = (
     ErrorMessage,
     QueryResult,
     Pong,
+    ReactionMessage,
 )
 
 # --------------------------------------------------------------------------- events and codes
@@ -537,6 +550,7 @@ SOCKET_CODES: tuple[Code, ...] = (
     Code.SESSION_REVOKED,
     Code.PLAYED_ELSEWHERE,
     Code.ORIGIN_REFUSED,
+    Code.REACTIONS_LIMITED,
 )
 """The server's codes an ``error`` frame can carry (besides RULES.md §C's)."""
 

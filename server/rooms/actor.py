@@ -42,6 +42,7 @@ from server.rooms.match import (
 from server.rooms.options import RoomSettings
 from server.rooms.presence import SeatSlot
 from server.rooms.rack import layout_error, normalize_rack, saved_layout
+from server.rooms.reactions import Reactions
 from server.rooms.replies import Replies
 from server.rooms.store import player_names, round_lines
 from server.rooms.takeover import Takeover, bot_controls, move_source
@@ -87,6 +88,7 @@ class RoomActor:
         self.takeover = Takeover(room_id, ctx.bots)
         self.timers = Timers()
         self.summary_read: set[int] = set()  # seats that sent next_round in this pause
+        self.reactions = Reactions(ctx.settings.reactions_per_minute)
         self.stopped = False
         self.booted = asyncio.Event()
         self.boot_error: BaseException | None = None
@@ -256,6 +258,8 @@ class RoomActor:
             self._on_leave(command[1])
         elif kind == "next_round":
             self._on_next_round(command[1])
+        elif kind == "react":
+            self.reactions.react(command[1], command[2], self.conns, self.loop.time())
         elif kind == "gone":
             self._on_gone(command[1])
         elif kind == "room_changed":

@@ -491,7 +491,7 @@ GOLDEN: list[tuple[str, str]] = [
         '{"type":"actïon","seq":1}',
         (
             '{"type":"error","seq":1,"code":"bad_message","message":"type: \'actïon\''
-            ' is not a message type (hello, action, rack, query, leave, next_round, ping)"}'
+            ' is not a message type (hello, action, rack, query, leave, next_round, react, ping)"}'
         ),
     ),
     (

@@ -229,6 +229,26 @@ export interface RackMessage {
   layout: (number | null)[];
 }
 
+/**
+ * A quick reaction from the seat (a fixed phrase or emoji, never free text), shown
+ * beside the seat to everyone in the room as `reaction`. Not a move, not stored.
+ * A seat may send a few in a short time (`reactions_limited` past that).
+ */
+export interface ReactMessage {
+  type: "react";
+  reaction: "hello" | "good_luck" | "well_played" | "thanks" | "sorry" | "oops" | "hurry" | "wow" | "thumbs_up" | "laugh" | "surprised" | "sad";
+}
+
+/**
+ * A seat's quick reaction (`react`), to everyone in the room. Not an event of the
+ * game: it has no version, is not stored and is not replayed on reconnect.
+ */
+export interface ReactionMessage {
+  type: "reaction";
+  seat: number;
+  reaction: "hello" | "good_luck" | "well_played" | "thanks" | "sorry" | "oops" | "hurry" | "wow" | "thumbs_up" | "laugh" | "surprised" | "sad";
+}
+
 /** One of the round's last events, as in the `event` frame that brought it. */
 export interface RecentEvent {
   /** A room version. */
@@ -387,7 +407,7 @@ export interface You {
 export type GameAction = DrawAction | DiscardAction | LayAction | TakeRowAction | LayoffAction | BuyJokerAction | TakeDiscardAction | JokerButtonAction;
 
 /** Every message a client sends (`type` names it). */
-export type ClientMessage = Hello | ActionMessage | RackMessage | QueryMessage | LeaveMessage | NextRoundMessage | PingMessage;
+export type ClientMessage = Hello | ActionMessage | RackMessage | QueryMessage | LeaveMessage | NextRoundMessage | ReactMessage | PingMessage;
 
 /** Every message the server sends (`type` names it). */
-export type ServerMessage = Snapshot | EventMessage | Ack | ErrorMessage | QueryResult | Pong;
+export type ServerMessage = Snapshot | EventMessage | Ack | ErrorMessage | QueryResult | Pong | ReactionMessage;
