@@ -10,6 +10,9 @@ import { hideElsewhere, showElsewhere, showOriginRefused, signedOut } from "./el
 import { reason, t, tParts } from "./i18n";
 import { endText, showApiError } from "./lobby";
 import type { App } from "./main";
+import { cuesOf, tickDue } from "./feel/cues";
+import { Reactions } from "./feel/reactions";
+import { Sounds } from "./feel/sounds";
 import { LocalConnection, type LocalOptions } from "./practice/local";
 import type { GameAction, ServerMessage } from "./protocol.gen";
 import { Table, type RoomData } from "./table/index";
@@ -28,6 +31,14 @@ export class RoomPage {
   private scoresOpen = false;
   private tableHost: HTMLElement | null = null;
   private onOnline = () => this.conn?.nudge();
+  private sounds = new Sounds();
+  private reactions = new Reactions({
+    send: (reaction) => this.conn?.raw({ type: "react", reaction }),
+    seats: () => this.state.seats,
+    mySeat: () => this.state.view?.seat ?? null,
+  });
+  private tickTimer = 0;
+  private lastTick: number | null = null;
 
   constructor(
     private app: App,
@@ -51,6 +62,8 @@ export class RoomPage {
   dispose(): void {
     this.disposed = true;
     window.clearInterval(this.pollTimer);
+    window.clearInterval(this.tickTimer);
+    this.reactions.dispose();
     window.removeEventListener("online", this.onOnline);
     this.conn?.close();
     this.table?.dispose();
@@ -201,7 +214,14 @@ export class RoomPage {
       toast(reason(m.code, m.message), "error", m.message);
       return;
     }
+    if (m.type === "reaction") {
+      this.reactions.show(m.seat, m.reaction);
+      return;
+    }
+    const seen = { turn: this.state.view?.turn ?? null, seat: this.state.view?.seat ?? null };
     const { room, version, refresh, scoresChanged } = applyMessage(this.state, m, Date.now() / 1000);
+    const now = { turn: room.view?.turn ?? null, seat: room.view?.seat ?? null, over: room.view?.over ?? false };
+    for (const cue of cuesOf(seen, now, m)) this.sounds.play(cue);
     this.state = room;
     if (version !== null) this.version = version;
     if (m.type === "snapshot") this.conn?.noteLastSeq(m.last_seq);
@@ -382,13 +402,26 @@ export class RoomPage {
           this.renderScores();
         },
         langButton: () => this.app.langButton(),
+        headerButtons: () => (this.local ? [this.sounds.toggleButton()] : [this.sounds.toggleButton(), this.reactions.openButton()]),
       });
+      this.tickTimer = window.setInterval(() => this.tick(), 250);
       this.table.setConnection(this.conn?.isOpen ? "open" : "connecting");
     }
     this.table.update({ ...this.state }, variantFacts(this.state.view?.variant_id ?? this.state.variantId));
   }
 
-  private async sendAction(action: GameAction): Promise<void> {
+  /** The last 10 s of this seat's own turn: a tick a second. */
+  private tick(): void {
+    const v = this.state.view;
+    const d = this.state.deadline;
+    const mine = v && !v.over && v.seat !== null && v.turn === v.seat && d;
+    const left = mine ? Math.ceil(d - Date.now() / 1000) : null;
+    const due = tickDue(left, this.lastTick);
+    if (due !== null) this.sounds.play("tick");
+    this.lastTick = left;
+  }
+
+    private async sendAction(action: GameAction): Promise<void> {
     if (!this.conn) throw { code: "network", message: "not connected" } as ServerError;
     const before = this.state.view;
     try {

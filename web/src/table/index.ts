@@ -26,6 +26,8 @@ export interface TableHost {
   summaryRead(): void;
   openScores(): void;
   langButton(): HTMLElement;
+  /** The header's buttons beside the language's (sounds, reactions), if any. */
+  headerButtons?(): HTMLElement[];
 }
 
 const RACK_SAVE_MS = 250;

@@ -16,6 +16,7 @@ import { answerOf, COLS, formations, freshLock, layState, myTurn, takesRow, type
 
 export interface RenderHost {
   langButton(): HTMLElement;
+  headerButtons?(): HTMLElement[];
 }
 
 /** The seat's name as this player reads it. */
@@ -282,6 +283,7 @@ export class TableView {
         s.room.round ? h("span", { class: "round muted" }, t("table.round", { n: s.room.round })) : null,
       ),
       h("button", { type: "button", class: "scores-btn", "data-act": "scores", "data-key": "scores", "data-testid": "scores-open" }, t("table.scores")),
+      ...(this.host.headerButtons?.() ?? []),
       this.host.langButton(),
     );
   }
