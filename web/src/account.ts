@@ -113,7 +113,7 @@ function claimForm(show: (a: api.Account) => void): HTMLElement {
         }
       },
     },
-    h("h3", null, t("account.claim")),
+    h("h2", null, t("account.claim")),
     h("p", { class: "muted" }, t("account.claim.hint")),
     userRow,
     passRow,

@@ -30,7 +30,10 @@ export function tileLabel(faces: Faces, id: number): string {
   if (f.joker) return t("tile.joker");
   const rank = cards(faces) ? t(`rank.${f.rank}`) : String(f.rank);
   const suit = cards(faces) ? t(`suit.${f.suit}`) : t(`colour.${f.suit}`);
-  return t("tile.label", { rank, suit });
+  const words = t("tile.label", { rank, suit });
+  // A letter on the face (A, J, Q, K) is said too: the name holds what the eye reads.
+  const shown = rankText(faces, f.rank);
+  return /^\d+$/.test(shown) ? words : `${shown}, ${words}`;
 }
 
 export function tileShort(faces: Faces, id: number): string {

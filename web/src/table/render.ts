@@ -198,7 +198,7 @@ export class TableView {
     clear(root);
     const v = s.room.view;
     const variant = s.variant;
-    const page = h("div", { class: `table${variant ? ` faces-${variant.faces}` : ""}`, "data-testid": "table" });
+    const page = h("main", { class: `table${variant ? ` faces-${variant.faces}` : ""}`, "data-testid": "table" });
     page.append(this.header(s));
     if (!v || !variant) {
       page.append(h("div", { class: "table-wait" }, t("table.waitingDeal")));
@@ -279,7 +279,7 @@ export class TableView {
       h(
         "div",
         { class: "ttitle" },
-        h("span", { class: "variant" }, variant ? variantName(variant) : ""),
+        h("h1", { class: "variant" }, variant ? variantName(variant) : ""),
         s.room.round ? h("span", { class: "round muted" }, t("table.round", { n: s.room.round })) : null,
       ),
       h("button", { type: "button", class: "scores-btn", "data-act": "scores", "data-key": "scores", "data-testid": "scores-open" }, t("table.scores")),
@@ -304,7 +304,7 @@ export class TableView {
       list,
       h(
         "button",
-        { type: "button", class: "small moves-open", "data-act": "log-open", "data-key": "log-open", "data-testid": "moves-open", "aria-label": t("table.moves.open"), title: t("table.moves.open") },
+        { type: "button", class: "small moves-open", "data-act": "log-open", "data-key": "log-open", "data-testid": "moves-open", "aria-label": `${t("table.moves")} (${described.length}): ${t("table.moves.open")}`, title: t("table.moves.open") },
         `${t("table.moves")} (${described.length})`,
       ),
     );
@@ -528,13 +528,13 @@ export class TableView {
       h("span", { class: "spacer" }),
       h(
         "button",
-        { type: "button", class: "small", "data-act": "sort-suit", "data-key": "sort-suit", "data-testid": "sort-suit", "aria-label": t("table.sort.suit"), title: t("table.sort.suit") },
+        { type: "button", class: "small", "data-act": "sort-suit", "data-key": "sort-suit", "data-testid": "sort-suit", title: t("table.sort.suit") },
         h("span", { class: "long" }, t("table.sort.suit")),
         h("span", { class: "short", "aria-hidden": "true" }, symbols.suit),
       ),
       h(
         "button",
-        { type: "button", class: "small", "data-act": "sort-rank", "data-key": "sort-rank", "data-testid": "sort-rank", "aria-label": t("table.sort.rank"), title: t("table.sort.rank") },
+        { type: "button", class: "small", "data-act": "sort-rank", "data-key": "sort-rank", "data-testid": "sort-rank", title: t("table.sort.rank") },
         h("span", { class: "long" }, t("table.sort.rank")),
         h("span", { class: "short", "aria-hidden": "true" }, symbols.rank),
       ),
@@ -567,7 +567,7 @@ export class TableView {
     const faces = variant.faces;
     const grid = h("div", {
       class: "rack",
-      role: "grid",
+      role: "group",
       "aria-label": t("table.rack"),
       "data-testid": "rack",
       style: { gridTemplateRows: `repeat(${rack.rows}, var(--label-h) var(--slot-h))` },

@@ -1,0 +1,66 @@
+// An automated accessibility check (issue 18 item 10): axe-core (the npm package, run in
+// the page) on the lobby, the waiting room and the table, at a phone size and the
+// desktop; no violation of impact "serious" or "critical" is allowed. Each violation
+// found is printed with its rule, impact and the elements it names.
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { after, before, test } from "node:test";
+import { DESKTOP, launch, PHONE } from "./browser.mjs";
+import { startServer } from "./server.mjs";
+
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+let server;
+const browsers = [];
+
+before(async () => {
+  server = await startServer();
+});
+
+after(async () => {
+  for (const b of browsers) await b.close();
+  await server?.stop();
+});
+
+/** axe's violations of impact serious or critical on the page as it is now. */
+async function serious(page, where) {
+  await page.addScriptTag({ path: AXE });
+  const found = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));
+  });
+  for (const v of found) console.log(`# ${where}: ${v.impact} ${v.id} (${v.help}): ${v.nodes.join(", ")}`);
+  return found.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+for (const [size, options] of [["phone", PHONE], ["desktop", DESKTOP]]) {
+  test(`lobby, waiting room and table have no serious or critical violation (${size})`, { timeout: 120_000 }, async () => {
+    const b = await launch({ ...options, bypassCSP: true }); // axe is injected as a script
+    browsers.push(b);
+    const page = await b.page();
+    await page.goto(server.url);
+    await page.waitForSelector("[data-testid=name-input]");
+    assert.deepEqual(await serious(page, `${size} name`), []);
+    await page.fill("[data-testid=name-input]", `Ana ${size}`);
+    await page.click("[data-testid=name-save]");
+    await page.waitForSelector("[data-testid=create-form]");
+    assert.deepEqual(await serious(page, `${size} lobby`), []);
+
+    await page.selectOption("[data-testid=s-variant]", "remi");
+    await page.selectOption("[data-testid=s-seats]", "2");
+    await page.check("[data-testid=s-bots]");
+    await page.click("[data-testid=create-room]");
+    await page.waitForSelector("[data-testid=waiting-room]");
+    assert.deepEqual(await serious(page, `${size} waiting room`), []);
+
+    await page.click("[data-testid=start]");
+    await page.waitForSelector("[data-testid=rack] .tile");
+    assert.deepEqual(await serious(page, `${size} table`), []);
+    await page.click("[data-testid=moves-open]");
+    await page.waitForSelector("[data-testid=moves-panel]");
+    assert.deepEqual(await serious(page, `${size} move log`), []);
+    await page.click("[data-testid=moves-close]");
+    await page.click("[data-testid=react-open]");
+    await page.waitForSelector("[data-testid=react-panel]");
+    assert.deepEqual(await serious(page, `${size} reactions`), []);
+  });
+}
