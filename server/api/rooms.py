@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, status
 from pydantic import BaseModel, Field
@@ -54,9 +54,20 @@ async def create_room(
 
 
 @router.get("")
-async def lobby(services: ServicesDep, limit: Annotated[int, Query(ge=1, le=200)] = 100) -> Lobby:
-    """Public rooms that are waiting for players, newest first."""
-    return Lobby(rooms=await services.rooms.lobby(limit))
+async def lobby(
+    services: ServicesDep,
+    limit: Annotated[int, Query(ge=1, le=200)] = 100,
+    room_status: Annotated[
+        Literal["waiting", "playing"],
+        Query(
+            alias="status",
+            description="``waiting``: rooms looking for players (the default); ``playing``: "
+            "tables being played, to watch as a spectator.",
+        ),
+    ] = "waiting",
+) -> Lobby:
+    """Public rooms that are waiting for players (or being played), newest first."""
+    return Lobby(rooms=await services.rooms.lobby(limit, room_status))
 
 
 @router.post("/join-by-code")

@@ -306,13 +306,14 @@ class RoomService:
             room = await self._load_room(session, room_id)
             return await self._view(session, room, None)
 
-    async def lobby(self, limit: int = 100) -> list[RoomView]:
-        """Public rooms that are waiting for players, newest first."""
+    async def lobby(self, limit: int = 100, status: str = "waiting") -> list[RoomView]:
+        """Public rooms in ``status`` (waiting for players, or playing: to watch), newest
+        first."""
         async with self._db.transaction() as session:
             rooms = list(
                 await session.scalars(
                     select(Room)
-                    .where(Room.public.is_(True), Room.status == "waiting")
+                    .where(Room.public.is_(True), Room.status == status)
                     .order_by(Room.created_at.desc(), Room.id)
                     .limit(limit)
                 )

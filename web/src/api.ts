@@ -227,7 +227,9 @@ export const sessions = () => call<{ sessions: SessionRow[] }>("GET", "/api/sess
 export const signOutDevice = (id: string) => call<void>("DELETE", `/api/sessions/${encodeURIComponent(id)}`);
 
 export const getVariants = () => call<Catalogue>("GET", "/api/variants");
-export const lobby = () => call<{ rooms: RoomView[] }>("GET", "/api/rooms");
+/** Public rooms waiting for players, or (`playing`) the tables being played, to watch. */
+export const lobby = (status: "waiting" | "playing" = "waiting") =>
+  call<{ rooms: RoomView[] }>("GET", status === "waiting" ? "/api/rooms" : "/api/rooms?status=playing");
 /** The rooms not finished where this player holds a seat (practice included), playing first. */
 export const myRooms = () => call<{ rooms: RoomView[] }>("GET", "/api/players/me/rooms");
 export const createRoom = (s: Partial<RoomSettings>) => call<RoomView>("POST", "/api/rooms", s);

@@ -238,6 +238,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
 
   function publicRooms(): HTMLElement {
     const list = h("ul", { class: "rooms", "data-testid": "public-rooms" });
+    const live = h("ul", { class: "rooms", "data-testid": "live-rooms" });
     const box = h(
       "section",
       { class: "card" },
@@ -246,9 +247,34 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
         h("button", { type: "button", onclick: () => load() }, t("lobby.refresh")),
       ),
       list,
+      h("h3", null, t("lobby.live")),
+      live,
     );
+    const loadLive = async () => {
+      try {
+        const { rooms } = await api.lobby("playing");
+        if (disposed) return;
+        clear(live);
+        if (!rooms.length) live.append(h("li", { class: "muted" }, t("lobby.live.none")));
+        for (const r of rooms) {
+          live.append(
+            h(
+              "li",
+              { class: "room-item" },
+              h("span", { class: "room-name" }, variantName(r.settings.variant)),
+              h("span", { class: "muted" }, tParts("lobby.room.by", { name: nameEl(r.owner.display_name) })),
+              h("span", { class: "muted" }, endText(r.settings.end)),
+              h("button", { type: "button", "data-testid": `watch-${r.id}`, onclick: () => app.go(`#/room/${encodeURIComponent(r.id)}`) }, r.your_seat === null ? t("lobby.watch") : t("lobby.back")),
+            ),
+          );
+        }
+      } catch {
+        /* the waiting rooms' list shows the error */
+      }
+    };
     const load = async () => {
       loadMine();
+      void loadLive();
       try {
         const { rooms } = await api.lobby();
         if (disposed) return;

@@ -402,7 +402,8 @@ export class RoomPage {
           this.renderScores();
         },
         langButton: () => this.app.langButton(),
-        headerButtons: () => (this.local ? [this.sounds.toggleButton()] : [this.sounds.toggleButton(), this.reactions.openButton()]),
+        // Reactions are a seat's: not in the practice on the device, not for a spectator.
+        headerButtons: () => (this.local || this.state.view?.seat == null ? [this.sounds.toggleButton()] : [this.sounds.toggleButton(), this.reactions.openButton()]),
       });
       this.tickTimer = window.setInterval(() => this.tick(), 250);
       this.table.setConnection(this.conn?.isOpen ? "open" : "connecting");

@@ -205,6 +205,24 @@ async def test_lobby_lists_only_public_waiting_rooms(
     assert lobby[0]["free_seats"] == 3
 
 
+async def test_the_lobby_lists_public_tables_being_played_to_watch(
+    client: httpx.AsyncClient, players: Players
+) -> None:
+    """Issue 20 item 3: ``?status=playing`` lists the public tables a spectator may open;
+    private ones and waiting ones are not listed."""
+    _, token = await players.create()
+    await create_room(client, token)  # waiting
+    hidden = await create_room(client, token, seats=2, public=False, fill_with_bots=True)
+    live = await create_room(client, token, seats=2, fill_with_bots=True)
+    for room in (hidden, live):
+        started = await client.post(f"/api/rooms/{room['id']}/start", headers=players.auth(token))
+        assert started.status_code == 200, started.text
+    playing = (await client.get("/api/rooms", params={"status": "playing"})).json()["rooms"]
+    assert [(r["id"], r["status"]) for r in playing] == [(live["id"], "playing")]
+    bad = await client.get("/api/rooms", params={"status": "finished"})
+    assert bad.status_code == 422 and bad.json()["code"] == "invalid_request"
+
+
 async def test_your_rooms_lists_every_seat_held_playing_first(
     client: httpx.AsyncClient, players: Players
 ) -> None:

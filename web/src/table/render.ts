@@ -282,6 +282,7 @@ export class TableView {
         h("h1", { class: "variant" }, variant ? variantName(variant) : ""),
         s.room.round ? h("span", { class: "round muted" }, t("table.round", { n: s.room.round })) : null,
       ),
+      s.room.view && s.room.view.seat === null ? h("span", { class: "badge watching", title: t("table.watching.title"), "data-testid": "watching" }, t("table.watching")) : null,
       h("button", { type: "button", class: "scores-btn", "data-act": "scores", "data-key": "scores", "data-testid": "scores-open" }, t("table.scores")),
       ...(this.host.headerButtons?.() ?? []),
       this.host.langButton(),
@@ -439,7 +440,7 @@ export class TableView {
       { type: "button", class: `discard-box${myTurn(s) && v.phase === "build" ? " can" : ""}`, "data-drop": "discard", "data-act": "discard", "data-key": "discard", "data-testid": "discard" },
       t("table.discard"),
     );
-    const rowBox = h("section", { class: "row-box", "aria-label": t("table.row") }, h("div", { class: "lbl" }, t("table.row")), h("div", { class: "row-line" }, rowTiles, discardBox));
+    const rowBox = h("section", { class: "row-box", "aria-label": t("table.row") }, h("div", { class: "lbl" }, t("table.row")), h("div", { class: "row-line" }, rowTiles, v.seat === null ? null : discardBox));
 
     const melds = h("section", { class: "melds", "aria-label": t("table.melds"), "data-testid": "melds" });
     if (!v.table.length) melds.append(h("p", { class: "muted melds-empty" }, t("table.melds.empty")));
