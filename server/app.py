@@ -21,7 +21,16 @@ from fastapi.staticfiles import StaticFiles
 from redis.asyncio import Redis
 from starlette.types import Receive, Scope, Send
 
-from server.api import account, health, lobby_events, players, rooms, sessions, variants
+from server.api import (
+    account,
+    health,
+    lobby_events,
+    players,
+    replays,
+    rooms,
+    sessions,
+    variants,
+)
 from server.api.errors import install_error_handlers
 from server.api.headers import SecurityHeaders
 from server.api.limits import BodyLimit
@@ -116,6 +125,7 @@ def create_app(
     app.include_router(account.router)
     app.include_router(sessions.router)
     app.include_router(rooms.router)
+    app.include_router(replays.router)
     app.include_router(variants.router)
     app.include_router(lobby_events.router)
     # /ws/rooms/{id} and the room actors; lobby changes also go out on the bus

@@ -48,6 +48,8 @@ class Code(StrEnum):
     NOT_OWNER = "not_owner"
     NO_PLAYERS = "no_players"
     SEATS_EMPTY = "seats_empty"
+    ROUND_NOT_FOUND = "round_not_found"
+    ROUND_NOT_FINISHED = "round_not_finished"
     # accounts and the balance (server/accounts.py, server/economy.py)
     USERNAME_TAKEN = "username_taken"
     ALREADY_CLAIMED = "already_claimed"
@@ -96,6 +98,9 @@ _MEANINGS: dict[Code, str] = {
     Code.NOT_OWNER: "Only the room's owner may do this.",
     Code.NO_PLAYERS: "Nobody is seated.",
     Code.SEATS_EMPTY: "Some seats are empty and the room does not fill them with bots.",
+    Code.ROUND_NOT_FOUND: "The room has no round with this number.",
+    Code.ROUND_NOT_FINISHED: "The round is still being played: its replay, its scenario file "
+    "and its seed wait for its end.",
     Code.USERNAME_TAKEN: "Another account has this username (usernames ignore case).",
     Code.ALREADY_CLAIMED: "This player has an account already: sign in, or change the "
     "password.",

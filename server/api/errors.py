@@ -23,6 +23,8 @@ STATUS: dict[Code | ErrorCode, int] = {
     Code.BALANCE_TOO_LOW: 409,
     Code.NO_JOKER_CREDIT: 409,
     Code.ROOM_NOT_FOUND: 404,
+    Code.ROUND_NOT_FOUND: 404,
+    Code.ROUND_NOT_FINISHED: 409,
     Code.PLAYER_NOT_FOUND: 404,
     Code.SESSION_NOT_FOUND: 404,
     Code.INVITE_NOT_FOUND: 404,

@@ -281,6 +281,30 @@ class GameLog:
             )
             return list(rows)
 
+    async def round_log(self, room_id: str, number: int) -> RoundRecord | None:
+        """One round of a room with its whole action log (a replay, a download), or None."""
+        async with self._db.transaction() as session:
+            r = await session.scalar(
+                select(Round).where(Round.room_id == room_id, Round.number == number)
+            )
+            if r is None:
+                return None
+            rows = await session.scalars(
+                select(Action).where(Action.round_id == r.id).order_by(Action.seq)
+            )
+            actions = [
+                LoggedAction(
+                    seq=a.seq, seat=a.seat, action=a.action, client_seq=a.client_seq,
+                    source=a.source, created_at=a.created_at,
+                )
+                for a in rows
+            ]
+        return RoundRecord(
+            id=r.id, number=r.number, variant=r.variant, seed=r.seed, first_seat=r.first_seat,
+            options=r.options, finished=r.finished, result=r.result, created_at=r.created_at,
+            actions=actions,
+        )
+
     async def load(self, room_id: str) -> RoomRecord:
         """A room with its seats, rounds, totals and the current round's actions."""
         async with self._db.transaction() as session:
