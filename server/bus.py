@@ -211,7 +211,7 @@ class RedisBus:
 
 async def _close_quietly(pubsub: PubSub) -> None:
     with contextlib.suppress(RedisError, OSError):
-        await pubsub.aclose()  # type: ignore[no-untyped-call]
+        await pubsub.aclose()
 
 
 def make_bus(redis: Redis | None) -> Bus:
