@@ -60,7 +60,13 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from sqlalchemy import Connection, Table, bindparam, insert, select, update
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import (
+    DataError,
+    DBAPIError,
+    IntegrityError,
+    NotSupportedError,
+    ProgrammingError,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.economy import settle_round, spend_joker
@@ -265,6 +271,10 @@ class Journal:
                 self._in_flight.append(batch)
                 try:
                     await self._commit(conn, batch)
+                except Exception as exc:  # a writer never dies: its batch is answered
+                    log.exception("journal_writer_error")
+                    for w in batch:
+                        _fail(w.done, exc)
                 finally:
                     self._in_flight.remove(batch)
         finally:
@@ -295,25 +305,32 @@ class Journal:
         while True:
             try:
                 await conn.write([w])
+                self._committed([w])
+                return
             except Exception as exc:
-                if _uncertain(exc) and self._state == "running":
-                    self.uncertain += 1
-                    log.warning("journal_write_uncertain", extra={"error": repr(exc)})
-                    await asyncio.sleep(delay)
-                    delay = min(2 * delay, _RETRY_MOST)
-                    continue
-                if _uncertain(exc):
+                if not _uncertain(exc):
+                    try:
+                        made = await conn.made_already(w)
+                    except Exception as found_exc:
+                        if not _uncertain(found_exc):
+                            raise
+                        exc = found_exc  # the database went away again: try again
+                    else:
+                        if made:
+                            self._committed([w])
+                        else:
+                            _fail(w.done, exc)
+                        return
+                if self._state != "running":
                     _fail(
                         w.done,
                         JournalStopped("the journal stopped during the write: it may be made"),
                     )
-                elif await conn.made_already(w):
-                    self._committed([w])
-                else:
-                    _fail(w.done, exc)
-                return
-            self._committed([w])
-            return
+                    return
+                self.uncertain += 1
+                log.warning("journal_write_uncertain", extra={"error": repr(exc)})
+                await asyncio.sleep(delay)
+                delay = min(2 * delay, _RETRY_MOST)
 
     def _committed(self, batch: list[_Write]) -> None:
         self.commits += 1
@@ -464,11 +481,18 @@ def _made_already(conn: Connection, w: _Write) -> bool:
     return False
 
 
+_REFUSALS = (IntegrityError, DataError, ProgrammingError, NotSupportedError)
+"""The database's own answers that it ran the statement and refused it."""
+
+
 def _uncertain(exc: BaseException) -> bool:
-    """The write may or may not be committed: the connection to the database was lost
-    during it (the commit may have reached the database, its answer did not come back)."""
+    """Whether the write may or may not be committed, so that only the database can tell:
+    any failure to reach it or to hear its answer (a lost connection, perhaps with the
+    commit's answer; a connection refused, reset or not accepted yet while the server
+    starts; a timeout), as opposed to a statement it ran and refused, or an error of
+    the write's own (a missing round, no joker credit)."""
     if isinstance(exc, DBAPIError):
-        return exc.connection_invalidated
+        return exc.connection_invalidated or not isinstance(exc, _REFUSALS)
     return isinstance(exc, (OSError, TimeoutError))
 
 

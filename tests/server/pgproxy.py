@@ -4,12 +4,22 @@
 sends is forwarded to PostgreSQL (``after=True``, the transaction is then committed) or
 not (``after=False``, it is then rolled back), and the connection is cut without a byte
 of PostgreSQL's answer reaching the client, as when a network drops at that moment.
+
+:meth:`PgProxy.refuse_connections` makes it answer the next new connections as a
+PostgreSQL that is starting up does (SQLSTATE 57P03, "the database system is starting
+up"), as after a crash and restart, while the connections already open go on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import struct
+
+_SSL_REQUEST = struct.pack("!ii", 8, 80877103)
+_STARTING_UP = b"".join(
+    [b"SFATAL\0", b"VFATAL\0", b"C57P03\0", b"Mthe database system is starting up\0", b"\0"]
+)
 
 
 class PgProxy:
@@ -20,6 +30,8 @@ class PgProxy:
         self.port = 0
         self.cuts = 0
         self._armed: bool | None = None  # None: pass everything through
+        self._refuse = 0  # how many new connections to answer "starting up"
+        self.refused = 0
         self._server: asyncio.Server | None = None
 
     async def start(self) -> None:
@@ -35,7 +47,30 @@ class PgProxy:
         """Cut the next connection that sends ``COMMIT``, after forwarding it or before."""
         self._armed = after
 
+    def refuse_connections(self, count: int) -> None:
+        """Answer the next ``count`` new connections "the database system is starting up"."""
+        self._refuse = count
+
+    async def _refused(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """PostgreSQL's answer to a connection while it starts: no SSL, then a FATAL 57P03."""
+        with contextlib.suppress(Exception):
+            head = await reader.readexactly(8)
+            if head == _SSL_REQUEST:
+                writer.write(b"N")
+                await writer.drain()
+                head = await reader.readexactly(4)
+            (length,) = struct.unpack("!i", head[:4])
+            await reader.readexactly(length - len(head))  # the rest of the start-up message
+            writer.write(b"E" + struct.pack("!i", 4 + len(_STARTING_UP)) + _STARTING_UP)
+            await writer.drain()
+        writer.transport.abort()
+
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self._refuse > 0:
+            self._refuse -= 1
+            self.refused += 1
+            await self._refused(reader, writer)
+            return
         up_reader, up_writer = await asyncio.open_connection(*self.upstream)
         holding = asyncio.Event()  # set: nothing more goes back to the client
 

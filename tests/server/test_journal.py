@@ -534,6 +534,33 @@ async def test_a_commit_whose_answer_is_lost_is_resolved_against_the_database(
 
 
 @pytest.mark.postgres
+async def test_a_database_that_is_starting_up_is_waited_for(
+    proxied: tuple[Env, PgProxy],
+) -> None:
+    """Issue 23 item 1, the restart after a crash: the commit's answer is lost, then the
+    next connections are answered "the database system is starting up" (SQLSTATE 57P03),
+    as PostgreSQL answers while it recovers. That is no answer about the write: the
+    journal waits for the database, the move is answered as committed, once, and the
+    writer goes on. Before, the refusal was taken for the database's verdict and the
+    writer task died, leaving every later move of the server without an answer."""
+    env, proxy = proxied
+    journal = Journal(env.db)
+    journal.start()
+    try:
+        await journal.append_action(env.round_id, 1, 0, ACTION, 1, "player")
+        await env.db.engine.dispose()  # a crash leaves no pooled connection usable
+        proxy.cut_at_next_commit(after=True)
+        proxy.refuse_connections(3)
+        await asyncio.wait_for(journal.append_action(env.round_id, 2, 1, ACTION, 2, "player"), 30)
+        assert (proxy.cuts, proxy.refused) == (1, 3)
+        assert journal.uncertain >= 3  # the three refusals, each waited out
+        await asyncio.wait_for(journal.append_action(env.round_id, 3, 0, ACTION, 3, "player"), 30)
+    finally:
+        await journal.stop()
+    assert [row[0] for row in await _actions(env)] == [1, 2, 3]
+
+
+@pytest.mark.postgres
 async def test_writes_go_on_across_an_immediate_stop_of_postgresql(tmp_path: Path) -> None:
     """Issue 23 item 1, the database itself crashing: a private PostgreSQL cluster is
     stopped with ``pg_ctl stop -m immediate`` while moves are being committed, and
