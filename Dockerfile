@@ -22,9 +22,9 @@ RUN useradd --create-home --uid 10001 remi \
     && chown remi:remi /data
 
 # Dependencies first (cached while only the code changes), then the code.
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md constraints.txt ./
 RUN mkdir server && touch server/__init__.py \
-    && pip install . \
+    && pip install -c constraints.txt . \
     && pip uninstall -y remi-online \
     && rm -rf server build
 COPY server ./server
