@@ -1,11 +1,20 @@
-"""The live side of the rooms: the set of running room actors.
+"""The live side of the rooms: the set of running room actors of this node.
 
 :class:`LiveRooms` creates a :class:`~server.rooms.actor.RoomActor` when a
-connection arrives or the owner starts a match, restores every playing room
-at start-up, and listens to the lobby (it is the
+connection arrives or the owner starts a match, and listens to the lobby (it is the
 :class:`~server.rooms.service.RoomEvents` of the room service). Its pacing (bot
 delay, round pause, turn time scale, ...) is read from the injected
 :class:`~server.settings.Settings`, like everything else.
+
+An actor runs only while this node holds its room's lease (:mod:`server.rooms.cluster`,
+:mod:`server.storage.leases`): the lease is claimed before the actor boots, every write
+of the actor is fenced by it, and it is released when the actor stops. At start-up the
+node restores the playing rooms whose lease it wins (with no Redis: every playing
+room, as it owns them all). Every third of ``REMI_LEASE_SECONDS`` it beats
+(:meth:`LiveRooms.tick`): it stops the actors of rooms whose lease another node took,
+and adopts the playing rooms no live node holds (a node that died or stopped). A stop
+hands the rooms over: the actors stop, the leases are released, then the connections
+are closed with 1012 so that their clients reconnect, to the node that takes the room.
 
 It also closes the sockets of revoked sessions (:meth:`LiveRooms.sessions_revoked`):
 on this instance at once, on the others through the bus's ``sessions`` topic.
@@ -17,14 +26,18 @@ import asyncio
 import contextlib
 import logging
 import os
+import random
 import secrets
+import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from server.rooms.actor import RoomActor
+from server.rooms.actor import MOVED, RoomActor
 from server.rooms.botplay import BotRunner
+from server.rooms.cluster import Cluster, Elsewhere
 from server.rooms.conn import Conn
 from server.rooms.journal import Journal
+from server.storage.leases import Fence, Fenced
 
 if TYPE_CHECKING:
     from server.metrics import Metrics
@@ -43,6 +56,9 @@ RECENT_REVOKED = 4096
 """Revoked session ids remembered, so a socket authenticated just before its session
 was revoked, and attached just after, is closed too."""
 
+ADOPT_AT_ONCE = 200
+"""Most orphaned playing rooms one heartbeat adopts (the next one takes more)."""
+
 
 class LiveContext:
     """What an actor needs from the server."""
@@ -52,6 +68,7 @@ class LiveContext:
         self.journal = Journal(services.db)
         self.bots = BotRunner(services.settings.bot_searches)
         self._rooms = rooms
+        self.cluster = rooms.cluster
 
     @property
     def settings(self) -> Settings:
@@ -77,6 +94,18 @@ class LiveContext:
     def forget(self, actor: RoomActor) -> None:
         self._rooms.forget(actor)
 
+    def fenced(self, actor: RoomActor, exc: Fenced) -> None:
+        """A write of the actor was refused: another node plays its room now."""
+        self._rooms.fenced(actor, exc)
+
+    def lease_valid(self) -> bool:
+        """Whether this node's leases can be trusted now (its last heartbeat is recent)."""
+        return self.cluster.valid()
+
+    def db_stalled(self) -> bool:
+        """Whether a write is waiting for a database that does not answer."""
+        return self.journal.stalled_since is not None
+
     def match_over(self, room_id: str) -> None:
         """The actor stored the match result: tell the listeners (off the actor's path)."""
         self._rooms.match_over(room_id)
@@ -87,12 +116,15 @@ class LiveRooms:
 
     def __init__(self, services: Services, forward: RoomEvents | None = None) -> None:
         self.services = services
+        self.cluster = Cluster(services.db, services.settings)
         self.ctx = LiveContext(services, self)
         self.actors: dict[str, RoomActor] = {}
         self._forward = forward
         self._locks: dict[str, asyncio.Lock] = {}
         self._heartbeat_task: asyncio.Task[None] | None = None
+        self._cluster_task: asyncio.Task[None] | None = None
         self._notices: set[asyncio.Task[None]] = set()
+        self._releases: set[asyncio.Task[None]] = set()
         self._sessions_task: asyncio.Task[None] | None = None
         # Not ``secrets``: the browser tests script that module's token_hex (new_seed).
         self._instance = os.urandom(8).hex()
@@ -108,24 +140,108 @@ class LiveRooms:
         return self.services.settings
 
     async def start(self) -> None:
-        """Start the journal and restore every room whose match is being played."""
+        """Start the journal, join the cluster and restore the playing rooms whose lease
+        this node wins (every one with no Redis)."""
         self.ctx.journal.start()
         self.started = True
         self._sessions_task = asyncio.create_task(self._watch_sessions())
         try:
-            room_ids = await self.services.gamelog.unfinished_rooms()
+            await self.cluster.join()
+            if self.cluster.single:
+                room_ids = await self.services.gamelog.unfinished_rooms()
+            else:
+                room_ids = await self.cluster.leases.orphans(limit=1_000_000)
         except Exception:  # the database is down: serve anyway (/healthz reports it)
             log.exception("room_restore_skipped")
             # Rooms booted later (when their players come) are marked alive from then on.
-            self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
+            self._start_loops()
             return
         for room_id in room_ids:
             try:
                 await self.actor(room_id)
+            except Elsewhere:
+                continue  # another node won it
             except Exception:
                 log.exception("room_restore_failed", extra={"room_id": room_id})
         # Only now: every restored room has read the last_alive of the previous run.
+        self._start_loops()
+
+    def _start_loops(self) -> None:
         self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
+        self._cluster_task = asyncio.create_task(self._cluster_loop())
+
+    async def _cluster_loop(self) -> None:
+        """The node's heartbeat, every third of the lease (a little jittered)."""
+        while True:
+            await asyncio.sleep(self.cluster.interval * random.uniform(0.85, 1.0))
+            try:
+                await self.tick()
+            except Exception:  # never let it die: the leases would lapse
+                log.exception("node_tick_failed")
+
+    async def tick(self) -> None:
+        """One heartbeat: renew this node's leases, stop the actors of rooms another node
+        took, adopt the playing rooms no live node holds."""
+        cluster = self.cluster
+        sent = await cluster.beat()
+        if sent is None:
+            return
+        try:
+            held = await cluster.leases.held()
+        except Exception as exc:
+            log.warning("node_leases_unread", extra={"error": repr(exc)})
+            return
+        for actor in list(self.actors.values()):
+            fence = actor.fence
+            if fence is not None and not actor.stopped and held.get(actor.room_id) != fence.epoch:
+                self._drop(actor, "lease_lost")
+        # Only now: a room paused while the leases were in doubt goes on if still held.
+        cluster.trust(sent)
+        if not cluster.single and not cluster.draining:
+            await self.adopt()
+
+    async def adopt(self) -> int:
+        """Claim and restore playing rooms that no live node holds; how many."""
+        try:
+            orphans = await self.cluster.leases.orphans(limit=ADOPT_AT_ONCE)
+        except Exception as exc:
+            log.warning("node_orphans_unread", extra={"error": repr(exc)})
+            return 0
+        random.shuffle(orphans)  # nodes adopting at once mostly take different rooms
+        adopted = 0
+        for room_id in orphans:
+            if room_id in self.actors or self.cluster.draining:
+                continue
+            try:
+                await self.actor(room_id)
+            except Elsewhere:
+                continue
+            except Exception:
+                log.exception("room_adopt_failed", extra={"room_id": room_id})
+                continue
+            adopted += 1
+            log.info("room_adopted", extra={"room_id": room_id, "node": self.cluster.node})
+        return adopted
+
+    def _drop(self, actor: RoomActor, reason: str) -> None:
+        """Stop an actor whose room another node plays now: its clients reconnect there."""
+        log.info(
+            "room_dropped",
+            extra={"room_id": actor.room_id, "reason": reason, "node": self.cluster.node,
+                   "epoch": actor.fence.epoch if actor.fence else None, "at": time.time()},
+        )
+        actor.close_code = MOVED
+        actor.dropped = True
+        actor.post("stop")
+
+    def fenced(self, actor: RoomActor, exc: Fenced) -> None:
+        """An actor's write was refused by the fence: it stops (:meth:`RoomActor._moved`)."""
+        actor.dropped = True
+        log.warning(
+            "room_fenced",
+            extra={"room_id": actor.room_id, "node": self.cluster.node, "error": str(exc),
+                   "at": time.time()},
+        )
 
     def _playing(self) -> list[RoomActor]:
         return [a for a in self.actors.values() if a.status == "playing" and not a.stopped]
@@ -135,8 +251,9 @@ class LiveRooms:
         each room's turn clock (what a restart gives the turn)."""
         playing = self._playing() if actors is None else actors
         clocks = {a.room_id: a.timers.clock(a.loop.time()) for a in playing}
+        fences = [a.fence for a in playing if a.fence is not None]
         try:
-            await self.services.gamelog.mark_alive(clocks)
+            await self.services.gamelog.mark_alive(clocks, fences=fences)
         except Exception as exc:  # the database is down: the next beat will do
             log.warning("heartbeat_failed", extra={"error": repr(exc)})
 
@@ -147,16 +264,20 @@ class LiveRooms:
             await asyncio.sleep(self.settings.heartbeat_seconds)
 
     async def stop(self) -> None:
-        """Stop every actor, record the time of the stop, then stop the journal."""
-        for task in (self._heartbeat_task, self._sessions_task):
+        """Hand the rooms over: stop every actor, record the time of the stop, stop the
+        journal, release the leases, then close the connections with 1012 (their
+        clients reconnect, to the node that takes each room)."""
+        self.cluster.draining = True
+        for task in (self._heartbeat_task, self._sessions_task, self._cluster_task):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
-        self._heartbeat_task = self._sessions_task = None
+        self._heartbeat_task = self._sessions_task = self._cluster_task = None
         playing = self._playing() if self.started else []
         actors = list(self.actors.values())
         for actor in actors:
+            actor.keep_conns = True
             actor.post("stop")
         for actor in actors:
             if actor.task is not None:
@@ -173,25 +294,55 @@ class LiveRooms:
         await self.heartbeat(playing)
         self.ctx.bots.close()
         await self.ctx.journal.stop()
+        if self._releases:
+            await asyncio.wait(set(self._releases), timeout=5)
+        if self.started:
+            held = [a.fence for a in actors if a.fence is not None and not a.dropped]
+            await self.cluster.leave(held)
+        for actor in actors:
+            for conn in actor.conns:
+                conn.close(MOVED)
         self.started = False
 
     def forget(self, actor: RoomActor) -> None:
         if self.actors.get(actor.room_id) is actor:
             del self.actors[actor.room_id]
+            fence = actor.fence
+            if fence is not None and not actor.dropped and not actor.keep_conns:
+                self._release_later(fence)
+
+    def _release_later(self, fence: Fence) -> None:
+        """Give the lease of a room whose actor stopped (idle) back, off its path."""
+
+        async def release() -> None:
+            try:
+                await self.cluster.leases.release([fence])
+            except Exception as exc:  # it lapses with the node if the database is away
+                log.warning("room_release_failed", extra={"room_id": fence.room_id,
+                                                          "error": repr(exc)})
+
+        task = asyncio.create_task(release())
+        self._releases.add(task)
+        task.add_done_callback(self._releases.discard)
 
     async def actor(self, room_id: str) -> RoomActor:
-        """The room's running actor, started (and booted) if needed."""
+        """The room's running actor, started (and booted) if needed: this node claims the
+        room's lease first (:class:`~server.rooms.cluster.Elsewhere` when another live
+        node holds it)."""
         while True:
             actor = self.actors.get(room_id)
             if actor is None:
                 lock = self._locks.setdefault(room_id, asyncio.Lock())
-                async with lock:
-                    actor = self.actors.get(room_id)
-                    if actor is None:
-                        actor = RoomActor(room_id, self.ctx)
-                        self.actors[room_id] = actor
-                        actor.start()
-                self._locks.pop(room_id, None)
+                try:
+                    async with lock:
+                        actor = self.actors.get(room_id)
+                        if actor is None:
+                            fence = await self.cluster.claim(room_id)
+                            actor = RoomActor(room_id, self.ctx, fence)
+                            self.actors[room_id] = actor
+                            actor.start()
+                finally:
+                    self._locks.pop(room_id, None)
             await actor.booted.wait()
             if actor.boot_error is not None:
                 raise actor.boot_error

@@ -26,6 +26,8 @@ TABLES = {
     "actions",
     "round_scores",
     "match_results",
+    "room_leases",
+    "cluster_nodes",
     "alembic_version",
 }
 
