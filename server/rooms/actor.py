@@ -605,7 +605,9 @@ class RoomActor:
         source = move_source(slot)
         prev_turn = state.turn
         level = slot.bot_level or self.settings.bot_level
+        t0 = time.perf_counter()
         event = await self.takeover.move(state, seat, level)
+        self.ctx.metrics.bot_searched(time.perf_counter() - t0)
         if event is None or await self._commit(seat, None, source) != "ok":
             self.timers.bot_at = self.loop.time() + 1.0
             return

@@ -57,6 +57,7 @@ class Cluster:
         self.beat_failures = 0
         self.claims_won = 0
         self.claims_lost = 0
+        self._lapse_logged = False
         self.renewed = asyncio.Event()
         """Set at each successful beat (paused rooms wait for it), then cleared."""
 
@@ -67,7 +68,18 @@ class Cluster:
 
     def valid(self) -> bool:
         """Whether this node's leases can be trusted now."""
-        return time.monotonic() < self.valid_until
+        if time.monotonic() < self.valid_until:
+            return True
+        self._lapsed()
+        return False
+
+    def _lapsed(self) -> None:
+        """Log once when the leases stopped being trusted (``since``: that instant)."""
+        if self._lapse_logged or not self.valid_until:
+            return
+        self._lapse_logged = True
+        since = time.time() - (time.monotonic() - self.valid_until)
+        log.warning("node_leases_lapsed", extra={"node": self.node, "since": since})
 
     async def join(self) -> None:
         """Register the node (its leases count from now)."""
@@ -96,7 +108,8 @@ class Cluster:
         was_valid = self.valid()
         self.valid_until = sent + self.ttl
         if not was_valid:
-            log.info("node_leases_trusted", extra={"node": self.node})
+            self._lapse_logged = False
+            log.info("node_leases_trusted", extra={"node": self.node, "at": time.time()})
         self.renewed.set()
         self.renewed.clear()
 
@@ -116,6 +129,7 @@ class Cluster:
 
     async def leave(self, fences: list[Fence]) -> None:
         """Release these leases and the node's row: the others may take its rooms now."""
+        at = time.time()  # the actors have stopped: the rooms are no longer played here
         try:
             await self.leases.release(fences)
             await self.leases.leave()
@@ -124,4 +138,4 @@ class Cluster:
             return
         for f in fences:
             log.info("room_released", extra={"room_id": f.room_id, "epoch": f.epoch,
-                                             "node": self.node, "at": time.time()})
+                                             "node": self.node, "at": at})

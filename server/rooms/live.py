@@ -32,22 +32,33 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+from server.errors import Code, ServerError
 from server.rooms.actor import MOVED, RoomActor
 from server.rooms.botplay import BotRunner
+from server.rooms.bridge import Bridge, Bridges, Moved
 from server.rooms.cluster import Cluster, Elsewhere
 from server.rooms.conn import Conn
 from server.rooms.journal import Journal
+from server.rooms.service import RoomView
 from server.storage.leases import Fence, Fenced
 
 if TYPE_CHECKING:
+    from server.identity import PlayerInfo
     from server.metrics import Metrics
-    from server.rooms.service import RoomEvents, RoomView
+    from server.rooms.service import RoomEvents
     from server.services import Services
     from server.settings import Settings
     from server.storage.database import Database
     from server.storage.gamelog import GameLog
 
 log = logging.getLogger(__name__)
+
+CLUSTER_TOPIC = "cluster"
+"""The bus topic of hand-overs: ``{"released": [room ids], "from": node}``: the other
+nodes adopt those rooms at once."""
+
+COMMAND_TRIES = 3
+"""How often a room command is routed again when its room changed hands meanwhile."""
 
 SESSIONS_TOPIC = "sessions"
 """The bus topic of revoked sessions: ``{"revoked": [session ids], "from": instance}``."""
@@ -125,6 +136,10 @@ class LiveRooms:
         self._cluster_task: asyncio.Task[None] | None = None
         self._notices: set[asyncio.Task[None]] = set()
         self._releases: set[asyncio.Task[None]] = set()
+        self._cluster_watch: asyncio.Task[None] | None = None
+        self.bridges: Bridges | None = None
+        """The Redis links to the other nodes (None without Redis: this node owns every
+        room)."""
         self._sessions_task: asyncio.Task[None] | None = None
         # Not ``secrets``: the browser tests script that module's token_hex (new_seed).
         self._instance = os.urandom(8).hex()
@@ -133,6 +148,29 @@ class LiveRooms:
         self.watching = asyncio.Event()
         """Set once this instance listens to the other instances' revocations."""
         self.started = False
+        self.rooms_dropped = 0
+        """Rooms stopped because another node took their lease."""
+        self.rooms_fenced = 0
+        """Rooms stopped because one of their writes was fenced."""
+        services.metrics.node.source = self
+
+    def node_figures(self) -> dict[str, Any]:
+        """This node's figures for /metrics (:class:`server.metrics.NodeCollector`)."""
+        cluster, journal, bridges = self.cluster, self.ctx.journal, self.bridges
+        return {
+            "rooms_owned": sum(1 for a in self.actors.values() if not a.stopped),
+            "beats": cluster.beats,
+            "beat_failures": cluster.beat_failures,
+            "claims_won": cluster.claims_won,
+            "claims_lost": cluster.claims_lost,
+            "dropped": self.rooms_dropped,
+            "fenced_rooms": self.rooms_fenced,
+            "fenced_writes": journal.fenced,
+            "bridged_client": bridges.client_side if bridges is not None else 0,
+            "bridged_owner": bridges.owner_side if bridges is not None else 0,
+            "write_failures": journal.failed,
+            "commit_seconds": journal.commit_seconds,
+        }
 
     @property
     def settings(self) -> Settings:
@@ -144,7 +182,13 @@ class LiveRooms:
         this node wins (every one with no Redis)."""
         self.ctx.journal.start()
         self.started = True
+        self.cluster.draining = False
         self._sessions_task = asyncio.create_task(self._watch_sessions())
+        redis = self.services.redis
+        if redis is not None and not self.cluster.single:
+            self.bridges = Bridges(self, redis)
+            await self.bridges.start()
+            self._cluster_watch = asyncio.create_task(self._watch_cluster())
         try:
             await self.cluster.join()
             if self.cluster.single:
@@ -197,6 +241,11 @@ class LiveRooms:
                 self._drop(actor, "lease_lost")
         # Only now: a room paused while the leases were in doubt goes on if still held.
         cluster.trust(sent)
+        if self.bridges is not None:
+            try:
+                await self.bridges.check()
+            except Exception as exc:
+                log.warning("bridge_check_failed", extra={"error": repr(exc)})
         if not cluster.single and not cluster.draining:
             await self.adopt()
 
@@ -232,15 +281,17 @@ class LiveRooms:
         )
         actor.close_code = MOVED
         actor.dropped = True
+        self.rooms_dropped += 1
         actor.post("stop")
 
     def fenced(self, actor: RoomActor, exc: Fenced) -> None:
         """An actor's write was refused by the fence: it stops (:meth:`RoomActor._moved`)."""
         actor.dropped = True
+        self.rooms_fenced += 1
         log.warning(
             "room_fenced",
             extra={"room_id": actor.room_id, "node": self.cluster.node, "error": str(exc),
-                   "at": time.time()},
+                   "epoch": actor.fence.epoch if actor.fence else None, "at": time.time()},
         )
 
     def _playing(self) -> list[RoomActor]:
@@ -266,14 +317,19 @@ class LiveRooms:
     async def stop(self) -> None:
         """Hand the rooms over: stop every actor, record the time of the stop, stop the
         journal, release the leases, then close the connections with 1012 (their
-        clients reconnect, to the node that takes each room)."""
+        clients reconnect, to the node that takes each room). Once only."""
+        if self.cluster.draining:
+            return
         self.cluster.draining = True
-        for task in (self._heartbeat_task, self._sessions_task, self._cluster_task):
+        tasks = (self._heartbeat_task, self._sessions_task, self._cluster_task,
+                 self._cluster_watch)
+        for task in tasks:
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
         self._heartbeat_task = self._sessions_task = self._cluster_task = None
+        self._cluster_watch = None
         playing = self._playing() if self.started else []
         actors = list(self.actors.values())
         for actor in actors:
@@ -299,9 +355,16 @@ class LiveRooms:
         if self.started:
             held = [a.fence for a in actors if a.fence is not None and not a.dropped]
             await self.cluster.leave(held)
+            if held and self.bridges is not None:
+                released = {"released": [f.room_id for f in held], "from": self.cluster.node}
+                with contextlib.suppress(Exception):
+                    await self.services.bus.publish(CLUSTER_TOPIC, released)
         for actor in actors:
             for conn in actor.conns:
                 conn.close(MOVED)
+        if self.bridges is not None:
+            await self.bridges.stop()
+            self.bridges = None
         self.started = False
 
     def forget(self, actor: RoomActor) -> None:
@@ -315,8 +378,11 @@ class LiveRooms:
         """Give the lease of a room whose actor stopped (idle) back, off its path."""
 
         async def release() -> None:
+            at = time.time()  # the actor has stopped: the room is no longer played here
             try:
                 await self.cluster.leases.release([fence])
+                log.info("room_released", extra={"room_id": fence.room_id, "epoch": fence.epoch,
+                                                 "node": fence.node, "at": at})
             except Exception as exc:  # it lapses with the node if the database is away
                 log.warning("room_release_failed", extra={"room_id": fence.room_id,
                                                           "error": repr(exc)})
@@ -349,15 +415,112 @@ class LiveRooms:
             if not actor.stopped:
                 return actor
 
-    async def attach(self, room_id: str, conn: Conn) -> RoomActor:
-        """The room's actor with ``conn`` registered on it (before its hello)."""
+    async def attach(self, room_id: str, conn: Conn) -> RoomActor | Bridge:
+        """The room's actor with ``conn`` registered on it (before its hello); or, when
+        another node plays the room, the :class:`~server.rooms.bridge.Bridge` to it.
+        :class:`~server.rooms.cluster.Elsewhere` (owner None) while this node stops."""
         while True:
-            actor = await self.actor(room_id)
+            try:
+                actor = await self.actor(room_id)
+            except Elsewhere as elsewhere:
+                owner = elsewhere.owner
+                if owner is None or owner.node is None or self.bridges is None:
+                    raise
+                return self.bridges.attach(room_id, owner.node, conn)
             if not actor.stopped:
-                actor.conns.append(conn)
-                if conn.session_id in self._revoked:
-                    actor.post("revoked", frozenset((conn.session_id,)))
+                self.join(actor, conn)
                 return actor
+
+    def join(self, actor: RoomActor, conn: Conn) -> None:
+        """Register ``conn`` on a running actor (a socket here, or a bridged one)."""
+        actor.conns.append(conn)
+        if conn.session_id in self._revoked:
+            actor.post("revoked", frozenset((conn.session_id,)))
+
+    # -- room commands (the HTTP API), on the room's owner ----------------------
+
+    async def command(
+        self, op: str, room_id: str, player: PlayerInfo, **args: Any
+    ) -> RoomView:
+        """Run a room command (``take_seat``, ``join_by_code``, ``leave_seat``,
+        ``start``) on the node that plays the room: here (claiming the room if nobody
+        plays it), or on its owner through the bridge. Its writes are fenced by the
+        owner's lease."""
+        if not self.started:  # an app whose lifespan did not run (some tests)
+            return await self._run(op, room_id, player, None, args)
+        for _ in range(COMMAND_TRIES):
+            try:
+                actor = await self.actor(room_id)
+            except KeyError:
+                raise ServerError(Code.ROOM_NOT_FOUND, f"no room {room_id!r}") from None
+            except Elsewhere as elsewhere:
+                owner = elsewhere.owner
+                if owner is None or owner.node is None or self.bridges is None:
+                    raise ServerError(Code.ROOM_UNREACHABLE, "this server is stopping: "
+                                      "send the request again") from None
+                try:
+                    view = await self.bridges.call(owner.node, op, room_id, player, args)
+                except Moved:
+                    await asyncio.sleep(0.05)
+                    continue
+                return RoomView.model_validate(view)
+            try:
+                return await self._run(op, room_id, player, actor.fence, args)
+            except Fenced:
+                await asyncio.sleep(0.05)  # the actor is dropped: route again
+        raise ServerError(Code.ROOM_UNREACHABLE, "the room is changing hands: try again")
+
+    async def run_here(
+        self, op: str, room_id: str, player: PlayerInfo, args: dict[str, Any]
+    ) -> RoomView:
+        """A room command sent by another node: run it if this node plays the room,
+        else :class:`~server.rooms.bridge.Moved`."""
+        actor = self.actors.get(room_id)
+        if actor is None or actor.stopped or self.cluster.draining:
+            raise Moved(room_id)
+        await actor.booted.wait()
+        try:
+            return await self._run(op, room_id, player, actor.fence, args)
+        except Fenced:
+            raise Moved(room_id) from None
+
+    async def _run(
+        self,
+        op: str,
+        room_id: str,
+        player: PlayerInfo,
+        fence: Fence | None,
+        args: dict[str, Any],
+    ) -> RoomView:
+        rooms = self.services.rooms
+        if op == "take_seat":
+            return await rooms.take_seat(
+                room_id, int(args["seat"]), player, args.get("code"), fence=fence
+            )
+        if op == "join_by_code":
+            return await rooms.join_by_code(str(args["code"]), player, fence=fence)
+        if op == "leave_seat":
+            return await rooms.leave_seat(room_id, player, fence=fence)
+        if op == "start":
+            return await rooms.start(room_id, player, fence=fence)
+        raise ValueError(f"unknown room command {op!r}")
+
+    # -- hand-overs of other nodes ---------------------------------------------
+
+    async def _watch_cluster(self) -> None:
+        """Adopt at once the rooms another node released as it stopped."""
+        try:
+            async with self.services.bus.subscribe(CLUSTER_TOPIC) as sub:
+                async for message in sub:
+                    if message.get("from") not in (None, self.cluster.node) and message.get(
+                        "released"
+                    ):
+                        await asyncio.sleep(random.uniform(0, 0.2))  # not all at once
+                        await self.adopt()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the heartbeat adopts them anyway
+            log.exception("cluster_watch_failed")
 
     # -- revoked sessions -------------------------------------------------------
 
