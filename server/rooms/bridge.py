@@ -20,9 +20,10 @@ subscription was down) closes the connection with 1012, and the client, reconnec
 with its last version, gets what it missed (a replay or a snapshot). When this node's
 link is lost, its bridged sockets are told ``room_unreachable`` (the room is paused for
 them; the socket stays open and refuses moves); when it is back they are closed with
-1012 and resume. Every heartbeat (:meth:`Bridges.check`) closes the bridged sockets of
-rooms whose owner changed or died (their clients reconnect, to the new owner), and
-drops the remote connections of client nodes that died.
+1012 and resume (so are those paused because a send failed, at the next heartbeat
+once the link is up). Every heartbeat (:meth:`Bridges.check`) closes the bridged
+sockets of rooms whose owner changed or died (their clients reconnect, to the new
+owner), and drops the remote connections of client nodes that died.
 """
 
 from __future__ import annotations
@@ -396,10 +397,14 @@ class Bridges:
     def on_lost(self) -> None:
         """This node's link is down: its bridged sockets are told the room is paused."""
         for bridge in self.rooms.values():
-            if not bridge.paused:
-                bridge.paused = True
-                for conn in bridge.conns.values():
-                    conn.send(UNREACHABLE_FRAME)
+            self._pause(bridge)
+
+    @staticmethod
+    def _pause(bridge: Bridge) -> None:
+        if not bridge.paused:
+            bridge.paused = True
+            for conn in bridge.conns.values():
+                conn.send(UNREACHABLE_FRAME)
 
     def on_back(self) -> None:
         """Back: whatever was sent meanwhile is lost, so every bridged connection, on
@@ -410,10 +415,12 @@ class Bridges:
             self._drop_remote(key, MOVED)
 
     def on_send_failed(self, node: str) -> None:
-        """What this node sent ``node`` is lost: the connections between them resume."""
+        """What this node sent ``node`` is lost: the sockets bridged to it are paused (they
+        resume once the link works again, :meth:`check`); its clients' connections here
+        are dropped (they come back with a new ``hello``)."""
         for bridge in list(self.rooms.values()):
             if bridge.node == node:
-                self._retire(bridge, MOVED)
+                self._pause(bridge)
         for key in [k for k in self.remote if k[0] == node]:
             self._drop_remote(key, MOVED)
 
@@ -424,6 +431,9 @@ class Bridges:
         reconnect, to the new owner); drop the connections of client nodes that died."""
         leases = self.live.cluster.leases
         for bridge in list(self.rooms.values()):
+            if bridge.paused and self.links.up:  # the link works again: they resume
+                self._retire(bridge, MOVED)
+                continue
             owner = await leases.owner(bridge.room_id)
             if owner is None or owner.node != bridge.node or not owner.alive:
                 log.info("bridge_owner_gone", extra={"room_id": bridge.room_id,

@@ -86,7 +86,7 @@ class Cluster:
         sent = time.monotonic()
         await self.leases.register()
         self.trust(sent)
-        log.info("node_joined", extra={"node": self.node, "name": self.name,
+        log.info("node_joined", extra={"node": self.node, "node_name": self.name,
                                        "single": self.single})
 
     async def beat(self) -> float | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import random
@@ -57,7 +58,7 @@ class Node:
         self.proc: subprocess.Popen[bytes] | None = None
         self.runs = 0
         self.logs: list[Path] = []
-        self.deaths: list[float] = []  # when each run was killed (SIGKILL)
+        self.deaths: dict[int, float] = {}  # run -> when it was killed (SIGKILL)
 
     def start(self) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("REMI_")}
@@ -95,7 +96,7 @@ class Node:
     def kill(self) -> None:
         assert self.proc is not None
         self.proc.kill()
-        self.deaths.append(time.time())
+        self.deaths[self.runs] = time.time()
         self.proc.wait(10)
 
     def pause(self) -> None:
@@ -159,6 +160,7 @@ class Player:
         self.room = room
         self.seat = seat
         self.token = token
+        self._auth = {"Authorization": f"Bearer {token}"}
         self.home = home
         self.version: int | None = None
         self.view: dict[str, Any] | None = None
@@ -198,8 +200,8 @@ class Player:
             attempt += 1
             url = f"ws://127.0.0.1:{node.port}/ws/rooms/{self.room}"
             try:
-                ws = await connect(url, additional_headers={"Authorization": f"Bearer {self.token}"},
-                                   compression=None, open_timeout=3, max_size=2**22)
+                ws = await connect(url, additional_headers=self._auth, compression=None,
+                                   open_timeout=3, max_size=2**22)
             except (OSError, TimeoutError, InvalidStatus, WebSocketException):
                 await asyncio.sleep(random.uniform(0.05, 0.15))
                 continue
@@ -222,6 +224,7 @@ class Player:
             await asyncio.sleep(random.uniform(0.1, 0.3))  # the browser's back-off
 
     def _frame(self, conv: Conversation, m: dict[str, Any]) -> None:
+        m["_t"] = time.monotonic()
         conv.frames.append(m)
         self.last_frame = time.monotonic()
         kind = m["type"]
@@ -294,7 +297,8 @@ class Cluster:
         self.schema = schema
         self.players: list[Player] = []
         self.rooms: list[str] = []
-        self._rr = 0
+        self.redis: Any = None
+        """The test's own Redis (tests/server/redisproc.py), which a case stops."""
 
     def pick(self, start: int) -> Node:
         """The load balancer: the first node from ``start`` (round robin) that is up."""
@@ -389,8 +393,8 @@ class Cluster:
             if settled:
                 return
             if now > end:
-                states = {p.room: [(q.version, q.ws is not None, q.pending) for q in by_room[p.room]]
-                          for p in self.players}
+                states = {room: [(q.version, q.ws is not None, q.pending) for q in ps]
+                          for room, ps in by_room.items()}
                 raise AssertionError(f"the rooms did not settle: {states}")
             await asyncio.sleep(0.2)
 
@@ -453,13 +457,13 @@ class Cluster:
                 elif event == "node_leases_trusted" and lapses[r["node"]]:
                     since, _ = lapses[r["node"]][-1]
                     lapses[r["node"]][-1] = (since, r["at"])
-            for run, when in enumerate(node.deaths, 1):
+            for run, when in node.deaths.items():
                 if run in node_ids:
                     kills[node_ids[run]] = when
         problems = []
         for room, seq in claims.items():
             seq.sort()
-            for (e1, _t1, n1), (e2, t2, n2) in zip(seq, seq[1:], strict=False):
+            for (e1, _t1, n1), (e2, t2, n2) in itertools.pairwise(seq):
                 stopped = min(
                     [*ends.get((room, e1), []), *([kills[n1]] if n1 in kills else []),
                      *[since for since, back in lapses.get(n1, []) if back > t2]],
@@ -488,7 +492,7 @@ class Cluster:
             writes[a.room_id].append((a.number, a.seq, a.epoch))
         for room, ws in writes.items():
             ws.sort()
-            for before, after in zip(ws, ws[1:], strict=False):
+            for before, after in itertools.pairwise(ws):
                 if before[2] is None or after[2] is None or after[2] < before[2]:
                     out.stale_epoch_writes.append((room, before, after))
         results = defaultdict(int)
