@@ -77,6 +77,8 @@ class RoomActor:
         self.round: RoundState | None = None
         self.round_id: int | None = None
         self.round_number = 0
+        # The current round's deal seed: shown with its round_over, never before (§D).
+        self.round_seed: str | None = None
         self.version = 0
         self.reserved = 0
         self.conns: list[Conn] = []
@@ -234,6 +236,7 @@ class RoomActor:
         self.round = restored_round(current, len(self.seats))
         self.round_id = current.id
         self.round_number = current.number
+        self.round_seed = current.seed
         left = restored_turn_left(
             current, record.last_alive, self.turn_seconds, self.room_id, record.clock
         )
@@ -566,6 +569,7 @@ class RoomActor:
         )
         self.round = state
         self.round_number = number
+        self.round_seed = seed
         self.timers.next_round_at = None
         for slot in self.seats:
             slot.rack = None
@@ -573,7 +577,9 @@ class RoomActor:
         now = self.loop.time()
         self.timers.start_turn(now, self.turn_seconds)
         self.timers.bot_at = now + self.ctx.settings.bot_delay_seconds
-        self._emit(Change({"do": "round_start", "round": number, "first": first}))
+        start = {"do": "round_start", "round": number, "first": first,
+                 "commitment": state.deal.commitment}
+        self._emit(Change(start))
 
     async def _finish_round(self) -> None:
         state, match = self.round, self.match
@@ -591,6 +597,9 @@ class RoomActor:
             "scores": list(scores),
             "totals": list(match.totals),
             "next_round_in": None if match.over else pause,
+            # The deal can be checked now (docs/fairness.md): the seed of the commitment.
+            "seed": self.round_seed,
+            "commitment": state.deal.commitment,
         }
         self._emit(Change(over))
         if match.over:
