@@ -5,6 +5,7 @@
 // ROTATE_AFTER_MS is rotated on page load (maybeRotate).
 
 import type { Catalogue } from "./protocol.gen";
+import type { RoundResult, TableMeld } from "./types";
 export type { Catalogue };
 
 export interface PlayerRef {
@@ -297,3 +298,68 @@ export const buyJokers = (count: number) =>
     count,
     request_id: `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
   });
+
+// ------------------------------------------------------------------ finished rounds
+
+/** One step of a replay: the event that made it (null: the deal) and the whole table after
+ * it, every hand and the stock (top first) included. */
+export interface ReplayStep {
+  event: Record<string, unknown> | null;
+  hands: number[][];
+  stock: number[];
+  atu: number | null;
+  atu_taken_by: number | null;
+  row: number[];
+  row_by: number[];
+  table: TableMeld[];
+  consumed: number[];
+  turn: number;
+  phase: string;
+  opened: boolean[];
+}
+
+/** A finished round told again (GET /api/rooms/{id}/rounds/{n}/replay). */
+export interface Replay {
+  room_id: string;
+  round: number;
+  seats: { seat: number; name: string | null; bot_level: string | null }[];
+  variant: string;
+  players: number;
+  first: number;
+  options: { short_game?: boolean; row_depth?: number | null; joker_button?: boolean };
+  steps: ReplayStep[];
+  result: RoundResult | null;
+  commitment: string | null;
+  seed: string;
+}
+
+export interface FairCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** A finished round's published record (GET .../verify, docs/fairness.md). */
+export interface RoundRecord {
+  scheme: string | null;
+  room_id: string;
+  round: number;
+  variant: string;
+  players: number;
+  first: number;
+  options: { short_game?: boolean };
+  commitment: string | null;
+  seed: string;
+  deal: { first: number; hands: number[][]; atu: number | null; stock: number[] };
+  actions: [number, Record<string, unknown>][];
+  result: RoundResult | null;
+  checks: FairCheck[];
+}
+
+const roundPath = (room: string, n: number) => `/api/rooms/${encodeURIComponent(room)}/rounds/${n}`;
+export const replay = (room: string, n: number) => call<Replay>("GET", `${roundPath(room, n)}/replay`);
+export const roundRecord = (room: string, n: number) => call<RoundRecord>("GET", `${roundPath(room, n)}/verify`);
+/** The round as a scenario file (a download). */
+export const scenarioUrl = (room: string, n: number) => `${roundPath(room, n)}/scenario`;
+/** The round's published record (a download, for `python -m server.cli verify`). */
+export const recordUrl = (room: string, n: number) => `${roundPath(room, n)}/verify`;

@@ -73,6 +73,8 @@ export interface SeatView {
   opened_with: (string | null)[];
   /** Who discarded each tile of `row` (null: not known). */
   row_by?: (number | null)[];
+  /** SHA-256 of the round's deal seed (docs/fairness.md); the seed comes with `round_over`. */
+  commitment?: string | null;
 }
 
 export interface FormationAnswer {
