@@ -501,7 +501,7 @@ export class RoomPage {
     (s?.rounds ?? []).forEach((line, k) => {
       body.append(h("tr", { "data-testid": `scores-round-${k + 1}` }, h("th", { scope: "row" }, String(k + 1)), line.map((x) => h("td", { class: (x ?? 0) < 0 ? "neg" : "pos" }, x === null ? "—" : x > 0 ? `+${x}` : String(x))), online ? links(k + 1) : null));
     });
-    const foot = h("tfoot", null, h("tr", { "data-testid": "scores-totals" }, h("th", { scope: "row" }, t("scores.total")), (s?.totals ?? []).map((x) => h("td", null, String(x))), online ? h("td") : null));
+    const foot = h("tfoot", null, h("tr", { "data-testid": "scores-totals" }, h("th", { scope: "row" }, t("scores.total")), (s?.totals ?? []).map((x) => h("td", null, String(x))), online ? h("td", { class: "round-links" }) : null));
     const close = () => {
       this.scoresOpen = false;
       this.renderScores();
