@@ -26,6 +26,8 @@ TABLES = {
     "actions",
     "round_scores",
     "match_results",
+    "ratings",
+    "rating_changes",
     "alembic_version",
 }
 
