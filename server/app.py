@@ -26,6 +26,7 @@ from server.api import (
     health,
     lobby_events,
     players,
+    quickstart,
     replays,
     rooms,
     sessions,
@@ -125,6 +126,7 @@ def create_app(
     app.include_router(account.router)
     app.include_router(sessions.router)
     app.include_router(rooms.router)
+    app.include_router(quickstart.router)
     app.include_router(replays.router)
     app.include_router(variants.router)
     app.include_router(lobby_events.router)
