@@ -10,8 +10,10 @@ from server.accounts import Accounts
 from server.bus import Bus, InProcessBus
 from server.economy import Economy
 from server.identity import IdentityService
+from server.leaderboards import Leaderboards
 from server.limits import CreateLimits
 from server.metrics import Metrics
+from server.profiles import Profiles
 from server.rooms.quickstart import QuickStart
 from server.rooms.service import RoomEvents, RoomService
 from server.settings import Settings
@@ -33,6 +35,8 @@ class Services:
     economy: Economy
     accounts: Accounts
     quick: QuickStart
+    leaderboards: Leaderboards
+    profiles: Profiles
     redis: Redis | None = field(default=None)
     bus: Bus = field(default_factory=InProcessBus)  # Redis pub/sub once Redis is configured
 
@@ -53,4 +57,6 @@ def build_services(settings: Settings, events: RoomEvents | None = None) -> Serv
         economy=economy,
         accounts=Accounts(db),
         quick=QuickStart(db, settings, rooms),
+        leaderboards=Leaderboards(db, settings),
+        profiles=Profiles(db),
     )

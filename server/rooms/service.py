@@ -20,10 +20,12 @@ from datetime import datetime
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from server import cursors
+from server.economy import room_kind
 from server.errors import Code, ServerError
 from server.identity import PlayerInfo, new_id
 from server.rooms.options import RoomSettings
@@ -113,6 +115,8 @@ class MatchSummary(_View):
 
     room_id: str
     variant: str
+    kind: str = Field(description="The room's kind: practice, normal, quick, arena, tournament.")
+    public: bool = Field(description="False: a private room (listed only to its players).")
     finished_at: datetime
     rounds_played: int
     seat: int
@@ -435,21 +439,49 @@ class RoomService:
             winners=list(result.winners) if result is not None else None,
         )
 
-    async def player_matches(self, player_id: str, limit: int = 50) -> list[MatchSummary]:
-        """The player's finished matches, newest first."""
+    async def player_matches(
+        self,
+        player_id: str,
+        viewer_id: str | None = None,
+        cursor: str | None = None,
+        limit: int = 50,
+    ) -> tuple[list[MatchSummary], str | None]:
+        """A page of the player's finished matches, newest first, and the cursor of the
+        next page (None: the last). A private room's match is listed only to its players
+        (``viewer_id`` seated in it) and to its owner."""
+        query = (
+            select(MatchResult, Room, Seat.seat)
+            .join(Room, Room.id == MatchResult.room_id)
+            .join(Seat, Seat.room_id == Room.id)
+            .where(Seat.player_id == player_id)
+            .order_by(MatchResult.finished_at.desc(), Room.id)
+            .limit(limit + 1)
+        )
+        if viewer_id is None:
+            query = query.where(Room.public.is_(True))
+        else:
+            member = select(Seat.room_id).where(Seat.player_id == viewer_id)
+            query = query.where(
+                or_(Room.public.is_(True), Room.owner_id == viewer_id, Room.id.in_(member))
+            )
+        if cursor is not None:
+            when, room_id = cursors.decode(cursor, (str, str))
+            try:
+                at = datetime.fromisoformat(when)
+            except ValueError as exc:
+                raise ServerError(Code.INVALID_REQUEST, "the cursor is not valid") from exc
+            query = query.where(
+                or_(
+                    MatchResult.finished_at < at,
+                    and_(MatchResult.finished_at == at, Room.id > room_id),
+                )
+            )
         async with self._db.transaction() as session:
             if await session.get(Player, player_id) is None:
                 raise ServerError(Code.PLAYER_NOT_FOUND, f"no player {player_id!r}")
-            rows = (
-                await session.execute(
-                    select(MatchResult, Room, Seat.seat)
-                    .join(Room, Room.id == MatchResult.room_id)
-                    .join(Seat, Seat.room_id == Room.id)
-                    .where(Seat.player_id == player_id)
-                    .order_by(MatchResult.finished_at.desc(), Room.id)
-                    .limit(limit)
-                )
-            ).all()
+            rows = (await session.execute(query)).all()
+            more = len(rows) > limit
+            rows = rows[:limit]
             seat_map = await self._seats_of(session, [room.id for _, room, _ in rows])
             players = await self._players(
                 session,
@@ -461,6 +493,8 @@ class RoomService:
                 MatchSummary(
                     room_id=room.id,
                     variant=str(room.settings.get("variant", "")),
+                    kind=room_kind(room.settings),
+                    public=room.public,
                     finished_at=result.finished_at,
                     rounds_played=result.rounds_played,
                     seat=seat,
@@ -470,7 +504,9 @@ class RoomService:
                     won=seat in result.winners,
                 )
             )
-        return out
+        last = out[-1] if out and more else None
+        next_cursor = cursors.encode([last.finished_at.isoformat(), last.room_id]) if last else None
+        return out, next_cursor
 
     async def count_by_status(self) -> dict[str, int]:
         """Number of rooms in each status (every status present, zero included)."""
