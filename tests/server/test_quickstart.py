@@ -108,7 +108,7 @@ async def test_pressing_again_gives_the_same_table(
 async def test_a_waiting_normal_room_of_the_variant_and_stake_is_joined(
     client: httpx.AsyncClient, players: Players
 ) -> None:
-    a, ta = await players.create("Ana")
+    _, ta = await players.create("Ana")
     _, tb = await players.create("Bob")
     _, tc = await players.create("Cip")
     created = await client.post(
