@@ -147,9 +147,8 @@ function ratingLine(points: api.RatingPoint[]): SVGElement {
   const hgt = 48;
   svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
   svg.setAttribute("class", "spark");
-  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-hidden", "true"); // the caption below says it in words
   const values = [points[0].rating_before, ...points.map((p) => p.rating)];
-  svg.setAttribute("aria-label", t("profile.history.aria", { from: fmtRating(values[0]), to: fmtRating(values[values.length - 1]), n: points.length }));
   const lo = Math.min(...values);
   const hi = Math.max(...values);
   const span = hi - lo || 1;
@@ -200,6 +199,13 @@ export function renderProfile(app: App, playerId: string): Page {
                 fig("goingOut", pct(v.going_out_rate)),
               ),
               history.length ? ratingLine(history) : null,
+              history.length
+                ? h(
+                    "p",
+                    { class: "muted small spark-caption" },
+                    t("profile.history.aria", { from: fmtRating(history[0].rating_before), to: fmtRating(history[history.length - 1].rating), n: history.length }),
+                  )
+                : null,
             ),
           );
         }
