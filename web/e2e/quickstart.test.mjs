@@ -123,6 +123,7 @@ test("a lone quick start fills with bots after the wait", { timeout: 120_000 }, 
   await cip.click("[data-testid=quick-etalat]");
   await cip.waitForURL(/#\/room\//);
   await cip.waitForSelector("[data-testid=waiting-room] [data-testid=quick-waiting]");
+  await cip.waitForFunction(() => /^\d+$/.test(document.querySelector("[data-testid=chip-balance]")?.textContent ?? ""));
   await shot(cip, "quickstart-waiting-phone.png");
   await cip.waitForSelector("[data-testid=rack]", { timeout: 30_000 });
   const room = await cip.evaluate(async (id) => (await fetch(`/api/rooms/${id}`)).json(), roomOf(cip));
