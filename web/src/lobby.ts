@@ -62,7 +62,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       if (opts.joinCode || !variants().length) {
         page.append(accountCard(), h("p", { class: "muted" }, t("common.loading")));
       } else {
-        page.append(quickStartBox(), yourGames(), accountCard(), practiceBox(), localPracticeBox((hash) => app.go(hash)), joinBox(), publicRooms(), createForm(), identityBox());
+        page.append(yourGames(), quickStartBox(), accountCard(), practiceBox(), localPracticeBox((hash) => app.go(hash)), joinBox(), publicRooms(), createForm(), identityBox());
       }
     }
     root.append(page);
