@@ -12,9 +12,17 @@ import httpx
 import pytest
 from conftest import Players
 from fastapi import FastAPI
+from sqlalchemy import update
 
 from server.app import create_app
+from server.economy import Economy
+from server.identity import IdentityService
+from server.rooms.quickstart import QuickStart
+from server.rooms.service import RoomService
 from server.settings import Settings
+from server.storage.database import Database
+from server.storage.migrate import migrate
+from server.storage.models import Room, utcnow
 
 WAIT = 0.4
 
@@ -141,3 +149,34 @@ async def test_a_stake_above_the_balance_is_refused(
     assert answer.json()["code"] == "balance_too_low"
     bad = await _press(client, ta, variant="chess")
     assert bad.status_code == 422
+
+
+async def test_a_restarted_server_starts_the_tables_whose_wait_ended_meanwhile(
+    settings: Settings,
+) -> None:
+    """``start_at`` is stored: a table opened by a server that stopped before its wait was
+    over is started by the next one (with bots), not left waiting."""
+    db = Database(settings)
+    await migrate(settings, db.engine)
+    try:
+        identity = IdentityService(db, economy=Economy(db, settings))
+        ana, _ = await identity.create_player("Ana")
+        quick = QuickStart(db, settings, RoomService(db, settings))  # nobody starts it here
+        room = await quick.join(ana, "remi51")
+        async with db.transaction() as session:
+            await session.execute(
+                update(Room).where(Room.id == room.id).values(start_at=utcnow())
+            )
+    finally:
+        await db.dispose()
+    application = create_app(settings.model_copy(update={"quick_start_wait_seconds": WAIT}))
+    async with application.router.lifespan_context(application):
+        transport = httpx.ASGITransport(app=application)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            for _ in range(100):
+                view = await _room(client, room.id)
+                if view["status"] != "waiting":
+                    break
+                await asyncio.sleep(0.05)
+    assert view["status"] == "playing"
+    assert [s["bot_level"] for s in view["seats"]] == [None, "normal", "normal", "normal"]
