@@ -12,7 +12,8 @@ it acknowledges or broadcasts anything (the round, action and rack writes throug
    additions, in one transaction;
 4. :meth:`GameLog.record_match` when the end condition is met: exactly once
    per room (the primary key on ``match_results.room_id``), and the room
-   becomes ``finished``.
+   becomes ``finished``; the match is rated in the same transaction
+   (:mod:`server.ratings`).
 
 On start-up :meth:`GameLog.unfinished_rooms` and :meth:`GameLog.load` give
 everything needed to rebuild each live room by replaying its current round;
@@ -28,13 +29,24 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy import Connection, Table, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from server.ratings import rate_match
 from server.storage.database import Database
-from server.storage.models import Action, MatchResult, Room, Round, RoundScore, Seat, utcnow
+from server.storage.models import (
+    Action,
+    MatchResult,
+    Room,
+    Round,
+    RoundScore,
+    Seat,
+    seat_facts,
+    utcnow,
+)
 
 _ROOMS = cast(Table, Room.__table__)
+_RESULTS = cast(Table, MatchResult.__table__)
 _MARK_ALIVE = (
     update(_ROOMS)
     .where(_ROOMS.c.id == bindparam("b_id"), _ROOMS.c.status == "playing")
@@ -126,6 +138,27 @@ class RoomRecord:
         return None
 
 
+def _record_match(
+    conn: Connection,
+    room_id: str,
+    totals: Sequence[int],
+    winners: Sequence[int],
+    rounds_played: int,
+) -> None:
+    conn.execute(
+        insert(_RESULTS).values(
+            room_id=room_id, totals=list(totals), winners=list(winners),
+            rounds_played=rounds_played, finished_at=utcnow(),
+        )
+    )
+    conn.execute(
+        update(_ROOMS)
+        .where(_ROOMS.c.id == room_id)
+        .values(status="finished", finished_at=utcnow(), version=_ROOMS.c.version + 1)
+    )
+    rate_match(conn, room_id, totals, rounds_played)
+
+
 class GameLog:
     """Durable writes of the live game; see the module docstring for the order."""
 
@@ -197,7 +230,10 @@ class GameLog:
             rnd.result = result
             rnd.finished_at = utcnow()
             session.add_all(
-                RoundScore(room_id=rnd.room_id, round_number=rnd.number, seat=i, score=s)
+                RoundScore(
+                    room_id=rnd.room_id, round_number=rnd.number, seat=i, score=s,
+                    **seat_facts(result, i),
+                )
                 for i, s in enumerate(scores)
             )
 
@@ -208,27 +244,17 @@ class GameLog:
         winners: Sequence[int],
         rounds_played: int,
     ) -> bool:
-        """Store the match result and finish the room; False if it was already stored.
+        """Store the match result, finish the room and rate the match
+        (:func:`server.ratings.rate_match`), in one transaction; False if it was already
+        stored.
 
         The primary key on ``match_results.room_id`` makes this exactly-once even when
-        two writers race (tests/server/storage/test_gamelog.py). The room must exist.
+        two writers race (tests/server/storage/test_gamelog.py): the second one's insert
+        fails and its transaction, rating included, is rolled back. The room must exist.
         """
         try:
-            async with self._db.transaction() as session:
-                session.add(
-                    MatchResult(
-                        room_id=room_id,
-                        totals=list(totals),
-                        winners=list(winners),
-                        rounds_played=rounds_played,
-                    )
-                )
-                await session.flush()
-                await session.execute(
-                    update(Room)
-                    .where(Room.id == room_id)
-                    .values(status="finished", finished_at=utcnow(), version=Room.version + 1)
-                )
+            async with self._db.engine.begin() as conn:
+                await conn.run_sync(_record_match, room_id, totals, winners, rounds_played)
         except IntegrityError:
             return False
         return True

@@ -1,5 +1,5 @@
-// Replays (issue 20 item 2): a finished round of a public table played by bots, reached from
-// the score sheet; step by step (first, previous, next, last, the keyboard, play at a speed)
+// Replays (issue 20 item 2): a finished round of a public table played by bots, linked from
+// the player's profile (the match history) and from the score sheet; step by step (first, previous, next, last, the keyboard, play at a speed)
 // with every hand, the stock in order and the atu as the server's replay has them, each
 // step's move in words (Romanian and English); the link shared with another player, who
 // sees the same round; the round downloaded as a scenario file that the scenario runner
@@ -68,6 +68,17 @@ test("a finished round, step by step, shared and downloaded as a scenario", { ti
   assert.ok(data.steps, JSON.stringify(data));
   const last = data.steps.length - 1;
   assert.ok(last > 10, `a round of ${last} moves`);
+
+  // The player's profile lists the finished match with its rounds' replays (the match is
+  // recorded a moment after its last round: the page is opened again until it is).
+  const me = await ana.evaluate(() => fetch("/api/me").then((r) => r.json()));
+  const fromProfile = ana.locator(`[data-testid=match-replay-${room}-1]`);
+  for (let i = 0; i < 20 && !(await fromProfile.count()); i++) {
+    await ana.goto(`${server.url}/#/`);
+    await ana.goto(`${server.url}/#/player/${me.id}`);
+    await ana.waitForSelector("[data-testid=profile-matches] li");
+  }
+  assert.equal(await fromProfile.getAttribute("href"), `#/replay/${room}/1`);
 
   // The score sheet of the finished match links to the round's replay and its check.
   await ana.goto(`${server.url}/#/room/${room}`);

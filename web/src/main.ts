@@ -2,6 +2,7 @@ import "./styles.css";
 import * as api from "./api";
 import { clear, h } from "./dom";
 import { getLang, onLangChange, setLang, t } from "./i18n";
+import { renderLeaderboard, renderProfile } from "./boards";
 import { renderLobby } from "./lobby";
 import { showOriginRefused } from "./elsewhere";
 import { NEW_KEY } from "./practice/box";
@@ -13,7 +14,8 @@ import { VerifyPage } from "./verify";
 // Hash routes: #/ lobby, #/join/<code> invite link, #/room/<id> a room (waiting or table),
 // #/practice the practice on this device (the worker's room; a reload resumes it),
 // #/replay/<room>/<round>[/<step>] a finished round step by step, #/verify/<room>/<round>
-// the check of its deal (docs/fairness.md).
+// the check of its deal (docs/fairness.md), #/leaderboard/<variant|balance> the
+// leaderboards, #/player/<id> a player's profile.
 export interface App {
   player: api.Player | null;
   /** The server could not be reached when the page loaded (or the browser is offline). */
@@ -97,6 +99,14 @@ function route(): void {
       page.start();
       return;
     }
+  }
+  if (r.name === "leaderboard") {
+    current = renderLeaderboard(app, r.arg);
+    return;
+  }
+  if (r.name === "player" && r.arg) {
+    current = renderProfile(app, r.arg);
+    return;
   }
   if (r.name === "join" && r.arg) {
     current = renderLobby(app, { joinCode: r.arg });
