@@ -432,7 +432,10 @@ export async function botRound(page, url, { variant = "remi", seats = 3, isPubli
     if (!r.ok) throw new Error(await r.text());
     return (await r.json()).id;
   }, body);
+  // The room's socket answers its hello before the start: this browser gets the deal itself.
+  const answered = new Promise((ok) => page.on("websocket", (ws) => ws.on("framereceived", () => ok())));
   await page.goto(`${url}/#/room/${encodeURIComponent(room)}`);
+  await answered;
   await page.click("[data-testid=start]");
   await page.waitForSelector("[data-testid=rack] .tile");
   await page.click("[data-testid=leave]");
