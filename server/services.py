@@ -16,6 +16,7 @@ from server.rooms.service import RoomEvents, RoomService
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.gamelog import GameLog
+from server.tournaments.service import Tournaments
 
 
 @dataclass
@@ -31,6 +32,7 @@ class Services:
     limits: CreateLimits
     economy: Economy
     accounts: Accounts
+    tournaments: Tournaments
     redis: Redis | None = field(default=None)
     bus: Bus = field(default_factory=InProcessBus)  # Redis pub/sub once Redis is configured
 
@@ -49,4 +51,5 @@ def build_services(settings: Settings, events: RoomEvents | None = None) -> Serv
         limits=CreateLimits(settings),
         economy=economy,
         accounts=Accounts(db),
+        tournaments=Tournaments(db, settings),
     )

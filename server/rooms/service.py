@@ -24,6 +24,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from server.arena import arena_settings, take_stakes
 from server.errors import Code, ServerError
 from server.identity import PlayerInfo, new_id
 from server.rooms.options import RoomSettings
@@ -170,6 +171,7 @@ class RoomService:
             settings = settings.model_copy(
                 update={"turn_seconds": self._settings.default_turn_seconds}
             )
+        settings = arena_settings(settings, self._settings)  # a stake, its payout table
         room = Room(
             id=new_id(),
             invite_code=None if settings.public else secrets.token_urlsafe(INVITE_CODE_BYTES),
@@ -280,6 +282,10 @@ class RoomService:
                 )
             for s in empty:
                 s.bot_level = settings.bot_level
+            seated = [(s.seat, s.player_id) for s in seats if s.player_id is not None]
+            await session.run_sync(  # an arena table's stakes, or no start
+                lambda sync: take_stakes(sync.connection(), room_id, settings, seated)
+            )
             room.status = "playing"
             room.started_at = utcnow()
             room.version += 1

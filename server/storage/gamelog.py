@@ -12,7 +12,8 @@ it acknowledges or broadcasts anything (the round, action and rack writes throug
    additions, in one transaction;
 4. :meth:`GameLog.record_match` when the end condition is met: exactly once
    per room (the primary key on ``match_results.room_id``), and the room
-   becomes ``finished``.
+   becomes ``finished``; an Arena table's pot is paid in the same transaction
+   (:func:`server.arena.pay_pot`).
 
 On start-up :meth:`GameLog.unfinished_rooms` and :meth:`GameLog.load` give
 everything needed to rebuild each live room by replaying its current round;
@@ -28,13 +29,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy import Connection, Table, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from server.arena import pay_pot
 from server.storage.database import Database
 from server.storage.models import Action, MatchResult, Room, Round, RoundScore, Seat, utcnow
 
 _ROOMS = cast(Table, Room.__table__)
+_RESULTS = cast(Table, MatchResult.__table__)
 _MARK_ALIVE = (
     update(_ROOMS)
     .where(_ROOMS.c.id == bindparam("b_id"), _ROOMS.c.status == "playing")
@@ -126,6 +129,27 @@ class RoomRecord:
         return None
 
 
+def _record_match(
+    conn: Connection,
+    room_id: str,
+    totals: Sequence[int],
+    winners: Sequence[int],
+    rounds_played: int,
+) -> None:
+    conn.execute(
+        insert(_RESULTS).values(
+            room_id=room_id, totals=list(totals), winners=list(winners),
+            rounds_played=rounds_played, finished_at=utcnow(),
+        )
+    )
+    conn.execute(
+        update(_ROOMS)
+        .where(_ROOMS.c.id == room_id)
+        .values(status="finished", finished_at=utcnow(), version=_ROOMS.c.version + 1)
+    )
+    pay_pot(conn, room_id, totals)
+
+
 class GameLog:
     """Durable writes of the live game; see the module docstring for the order."""
 
@@ -208,27 +232,16 @@ class GameLog:
         winners: Sequence[int],
         rounds_played: int,
     ) -> bool:
-        """Store the match result and finish the room; False if it was already stored.
+        """Store the match result, finish the room and pay an Arena table's pot
+        (:func:`server.arena.pay_pot`), in one transaction; False if it was already stored.
 
         The primary key on ``match_results.room_id`` makes this exactly-once even when
-        two writers race (tests/server/storage/test_gamelog.py). The room must exist.
+        two writers race (tests/server/storage/test_gamelog.py): the second one's insert
+        fails and its transaction, payout included, is rolled back. The room must exist.
         """
         try:
-            async with self._db.transaction() as session:
-                session.add(
-                    MatchResult(
-                        room_id=room_id,
-                        totals=list(totals),
-                        winners=list(winners),
-                        rounds_played=rounds_played,
-                    )
-                )
-                await session.flush()
-                await session.execute(
-                    update(Room)
-                    .where(Room.id == room_id)
-                    .values(status="finished", finished_at=utcnow(), version=Room.version + 1)
-                )
+            async with self._db.engine.begin() as conn:
+                await conn.run_sync(_record_match, room_id, totals, winners, rounds_played)
         except IntegrityError:
             return False
         return True

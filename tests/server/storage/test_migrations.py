@@ -26,6 +26,10 @@ TABLES = {
     "actions",
     "round_scores",
     "match_results",
+    "tournaments",
+    "tournament_entries",
+    "tournament_stages",
+    "tournament_tables",
     "alembic_version",
 }
 

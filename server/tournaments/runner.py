@@ -1,0 +1,127 @@
+"""The server task that moves the tournaments on, from what the database says.
+
+Every ``REMI_TOURNAMENT_TICK_SECONDS`` (and when woken: a registration), :meth:`tick`:
+
+1. opens the configured series' tournaments (``REMI_TOURNAMENT_SERIES``: a sit-and-go
+   always has one open, a scheduled one opens a day ahead);
+2. starts those that are due (a full sit-and-go, a scheduled one at its time): the first
+   stage's tables;
+3. moves every running tournament on whose stage is over: the next stage's tables, or
+   the prizes at the end.
+
+It keeps nothing in memory: each step reads the database and is a transaction made once
+(:mod:`server.tournaments.store`), so a restarted server, another server beside it, or a
+step retried after a failure goes on from where the tournament is, never starting a
+stage twice nor paying a prize twice. The tables are rooms already playing when their
+stage's transaction commits; the live side is told then (``room_started``), and a server
+that stopped before telling it restores them at its start as every playing room.
+
+``clock`` gives "now" (tests move it instead of waiting for a scheduled time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sqlalchemy import select
+
+from server.storage.models import Tournament, utcnow
+from server.tournaments import store
+
+if TYPE_CHECKING:
+    from server.services import Services
+
+log = logging.getLogger(__name__)
+
+
+class TournamentRunner:
+    """The tournaments' task (module doc); :meth:`start` it, :meth:`stop` it."""
+
+    def __init__(self, services: Services, clock: Callable[[], datetime] = utcnow) -> None:
+        self.services = services
+        self.clock = clock
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        services.tournaments.changed = self.wake
+
+    def start(self) -> None:
+        """Start the task on the running loop."""
+        if self._task is None:
+            self._wake = asyncio.Event()
+            self._task = asyncio.create_task(self._loop(), name="tournaments")
+
+    async def stop(self) -> None:
+        """Stop the task (a step in flight is rolled back, or committed: either is fine)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+    def wake(self) -> None:
+        """Look at the tournaments now."""
+        self._wake.set()
+
+    async def _loop(self) -> None:
+        while True:
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the database away, say: the next tick tries again
+                log.exception("tournament_tick_failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    self._wake.wait(), self.services.settings.tournament_tick_seconds
+                )
+            self._wake.clear()
+
+    async def tick(self) -> None:
+        """One look at every tournament (module doc); returns when it is done."""
+        settings = self.services.settings
+        now = self.clock()
+        for spec in settings.tournament_series:
+            await self._step("open", store.open_series, spec, settings.tournament_prizes, now)
+        registering, running = await self._listed()
+        for tid in registering:
+            await self._step("start", store.start, tid, now, settings.tournament_min_players)
+        for tid in running:
+            await self._step("advance", store.advance, tid, now)
+
+    async def _step(self, what: str, fn: Callable[..., object], *args: object) -> None:
+        """One change in its transaction, then the tables it made announced; a failure is
+        logged and the other tournaments go on (this one at the next tick)."""
+        try:
+            made = await self.services.tournaments.run(fn, *args)
+        except Exception:
+            log.exception("tournament_step_failed", extra={"step": what})
+            return
+        if isinstance(made, list):
+            await self._announce([str(r) for r in made])
+
+    async def _listed(self) -> tuple[list[str], list[str]]:
+        """The tournaments open for registration that are due now, and the running ones."""
+        now = self.clock()
+        t = Tournament.__table__
+        async with self.services.db.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(t).where(t.c.status.in_(("registering", "running")))
+                )
+            ).all()
+        due = [r.id for r in rows if store.is_due(r, now)]
+        return due, [r.id for r in rows if r.status == "running"]
+
+    async def _announce(self, room_ids: list[str]) -> None:
+        """Tell the live side that these tables are playing (they deal their first round)."""
+        rooms = self.services.rooms
+        for room_id in room_ids:
+            try:
+                await rooms.events.room_started(await rooms.room_view(room_id))
+            except Exception:  # restored at the next start as any playing room
+                log.exception("tournament_table_not_announced", extra={"room_id": room_id})
