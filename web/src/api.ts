@@ -32,6 +32,11 @@ export interface RoomSettings {
   bot_level: "easy" | "normal" | "hard";
   row_depth: number | null;
   joker_button: boolean;
+  kind?: "practice" | "normal" | "quick" | "arena" | "tournament";
+  min_balance?: number | null;
+  /** Arena: each seat's stake, and how the pot is shared (per cent by place). */
+  stake?: number | null;
+  payout?: number[] | null;
 }
 
 export interface RoomSeat {
@@ -77,7 +82,7 @@ export class ApiError extends Error {
   }
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   let res: Response;
   try {
     res = await fetch(path, {

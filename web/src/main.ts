@@ -7,9 +7,11 @@ import { showOriginRefused } from "./elsewhere";
 import { NEW_KEY } from "./practice/box";
 import type { PracticeSettings } from "./practice/store";
 import { RoomPage } from "./room";
+import { TournamentPage } from "./tournament";
 
 // Hash routes: #/ lobby, #/join/<code> invite link, #/room/<id> a room (waiting or table),
-// #/practice the practice on this device (the worker's room; a reload resumes it).
+// #/practice the practice on this device (the worker's room; a reload resumes it),
+// #/tournament/<id> a tournament's page.
 export interface App {
   player: api.Player | null;
   /** The server could not be reached when the page loaded (or the browser is offline). */
@@ -80,6 +82,12 @@ function route(): void {
   }
   if (r.name === "room" && r.arg) {
     const page = new RoomPage(app, r.arg);
+    current = page;
+    page.start();
+    return;
+  }
+  if (r.name === "tournament" && r.arg) {
+    const page = new TournamentPage(app, r.arg);
     current = page;
     page.start();
     return;
