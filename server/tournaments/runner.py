@@ -26,17 +26,32 @@ import contextlib
 import logging
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import select
+from sqlalchemy import Row, Table, and_, select
 
-from server.storage.models import Tournament, utcnow
+from server.settings import TournamentSeries
+from server.storage.models import Room, Tournament, TournamentTable, utcnow
 from server.tournaments import store
 
 if TYPE_CHECKING:
     from server.services import Services
 
 log = logging.getLogger(__name__)
+
+_TOURNAMENTS = cast(Table, Tournament.__table__)
+_TABLES = cast(Table, TournamentTable.__table__)
+_ROOMS = cast(Table, Room.__table__)
+
+
+def _has_open(spec: TournamentSeries, rows: list[Row[Any]], now: datetime) -> bool:
+    """Whether the series has its tournament open already (among ``rows``): any one
+    registering for a sit-and-go, the one of its next time for a scheduled one."""
+    mine = [r for r in rows if r.series == spec.series and r.status == "registering"]
+    if spec.at is None:
+        return bool(mine)
+    when = store.next_time(spec.at, now)
+    return any(r.starts_at == when for r in mine)
 
 
 class TournamentRunner:
@@ -82,15 +97,18 @@ class TournamentRunner:
             self._wake.clear()
 
     async def tick(self) -> None:
-        """One look at every tournament (module doc); returns when it is done."""
+        """One look at every tournament (module doc); returns when it is done. Only the
+        steps that are due are tried: an idle tick is two reads."""
         settings = self.services.settings
         now = self.clock()
+        rows = await self._listed()
         for spec in settings.tournament_series:
-            await self._step("open", store.open_series, spec, settings.tournament_prizes, now)
-        registering, running = await self._listed()
-        for tid in registering:
-            await self._step("start", store.start, tid, now, settings.tournament_min_players)
-        for tid in running:
+            if not _has_open(spec, rows, now):
+                await self._step("open", store.open_series, spec, settings.tournament_prizes, now)
+        for row in rows:
+            if store.is_due(row, now):
+                await self._step("start", store.start, row.id, now, settings.tournament_min_players)
+        for tid in await self._stage_over([r.id for r in rows if r.status == "running"]):
             await self._step("advance", store.advance, tid, now)
 
     async def _step(self, what: str, fn: Callable[..., object], *args: object) -> None:
@@ -104,18 +122,27 @@ class TournamentRunner:
         if isinstance(made, list):
             await self._announce([str(r) for r in made])
 
-    async def _listed(self) -> tuple[list[str], list[str]]:
-        """The tournaments open for registration that are due now, and the running ones."""
-        now = self.clock()
-        t = Tournament.__table__
+    async def _listed(self) -> list[Row[Any]]:
+        """The tournaments open for registration or running."""
+        t = _TOURNAMENTS
         async with self.services.db.engine.connect() as conn:
-            rows = (
-                await conn.execute(
-                    select(t).where(t.c.status.in_(("registering", "running")))
-                )
-            ).all()
-        due = [r.id for r in rows if store.is_due(r, now)]
-        return due, [r.id for r in rows if r.status == "running"]
+            rows = await conn.execute(select(t).where(t.c.status.in_(("registering", "running"))))
+            return list(rows.all())
+
+    async def _stage_over(self, running: list[str]) -> list[str]:
+        """The running tournaments none of whose current stage's tables is being played."""
+        if not running:
+            return []
+        t, tables, rooms = _TOURNAMENTS, _TABLES, _ROOMS
+        playing = (
+            select(tables.c.tournament_id)
+            .join(t, and_(t.c.id == tables.c.tournament_id, t.c.stage == tables.c.stage))
+            .join(rooms, rooms.c.id == tables.c.room_id)
+            .where(t.c.id.in_(running), rooms.c.status != "finished")
+        )
+        async with self.services.db.engine.connect() as conn:
+            busy = set((await conn.execute(playing)).scalars())
+        return [tid for tid in running if tid not in busy]
 
     async def _announce(self, room_ids: list[str]) -> None:
         """Tell the live side that these tables are playing (they deal their first round)."""

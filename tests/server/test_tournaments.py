@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 from server.economy import Economy
 from server.errors import ServerError
 from server.identity import IdentityService, PlayerInfo
+from server.services import build_services
 from server.settings import Settings, TournamentSeries
 from server.storage.database import Database
 from server.storage.gamelog import GameLog
@@ -32,6 +33,7 @@ from server.storage.models import (
     TournamentTable,
 )
 from server.tournaments import store
+from server.tournaments.runner import TournamentRunner
 from server.tournaments.service import Tournaments
 
 START = 1000
@@ -307,3 +309,54 @@ async def test_a_scheduled_tournament_with_too_few_players_is_cancelled_and_refu
     assert (t.status, t.pool) == ("cancelled", 0)
     assert (await lg.economy.account(lg.players[0].id)).balance == START
     await _sums_hold(lg)
+
+
+async def test_the_runner_moves_tournaments_on_by_its_clock(settings: Settings) -> None:
+    """The server's task, with a clock the test sets: it opens the series once, starts
+    the scheduled tournament when the clock reaches its time (opening the next day's),
+    then pays the final table once its match is recorded."""
+    series = [
+        TournamentSeries(kind="scheduled", players=16, fee=20, at="18:00"),
+        TournamentSeries(kind="sitngo", players=4, fee=10),
+    ]
+    settings = settings.model_copy(update={"tournament_series": series})
+    services = build_services(settings)
+    await migrate(settings, services.db.engine)
+    now = [T0]
+    runner = TournamentRunner(services, clock=lambda: now[0])
+    try:
+        await runner.tick()
+        await runner.tick()
+        listed = await services.tournaments.listing(["registering"], None)
+        assert sorted(x.kind for x in listed) == ["scheduled", "sitngo"]
+        daily = next(x for x in listed if x.kind == "scheduled")
+        players = [(await services.identity.create_player(n))[0] for n in ("A", "B", "C")]
+        for p in players:
+            await services.tournaments.register(daily.id, p)
+        now[0] = T0.replace(hour=17, minute=59)
+        await runner.tick()
+        assert (await services.tournaments.summary(daily.id, None)).status == "registering"
+        now[0] = T0.replace(hour=18)
+        await runner.tick()
+        started = await services.tournaments.detail(daily.id, None)
+        assert (started.status, started.pool, len(started.stage_list)) == ("running", 60, 1)
+        table = started.stage_list[0].tables[0]
+        assert [s.player is None for s in table.seats].count(True) == 1  # a bot fills it
+        listed = await services.tournaments.listing(["registering"], None)
+        assert sorted(x.starts_at for x in listed if x.starts_at) == [
+            T0.replace(hour=18) + timedelta(days=1)
+        ]
+        await runner.tick()  # the final is being played: nothing to do
+        seats = [s.player.id if s.player else None for s in table.seats]
+        totals = [30 if p == players[1].id else 0 for p in seats]
+        await services.gamelog.record_match(table.room_id, totals, [seats.index(players[1].id)], 1)
+        await runner.tick()
+        await runner.tick()
+        done = await services.tournaments.detail(daily.id, None)
+        assert done.status == "finished"
+        balances = [(await services.economy.account(p.id)).balance for p in players]
+        # B won 50% of 60; A and C tie for the 2nd and 3rd places: 30% + 20%, shared
+        assert balances == [START - 20 + 15, START - 20 + 30, START - 20 + 15]
+    finally:
+        await runner.stop()
+        await services.db.dispose()
