@@ -13,8 +13,9 @@ It keeps nothing in memory: each step reads the database and is a transaction ma
 (:mod:`server.tournaments.store`), so a restarted server, another server beside it, or a
 step retried after a failure goes on from where the tournament is, never starting a
 stage twice nor paying a prize twice. The tables are rooms already playing when their
-stage's transaction commits; the live side is told then (``room_started``), and a server
-that stopped before telling it restores them at its start as every playing room.
+stage's transaction commits; the live side is told then (``room_started``; again at the
+next tick if that failed), and a server that stopped before telling it restores them at
+its start as every playing room.
 
 ``clock`` gives "now" (tests move it instead of waiting for a scheduled time).
 """
@@ -62,6 +63,7 @@ class TournamentRunner:
         self.clock = clock
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
+        self._unannounced: list[str] = []  # tables the live side was not told of yet
         services.tournaments.changed = self.wake
 
     def start(self) -> None:
@@ -101,6 +103,9 @@ class TournamentRunner:
         steps that are due are tried: an idle tick is two reads."""
         settings = self.services.settings
         now = self.clock()
+        if self._unannounced:
+            retry, self._unannounced = self._unannounced, []
+            await self._announce(retry)
         rows = await self._listed()
         for spec in settings.tournament_series:
             if not _has_open(spec, rows, now):
@@ -150,5 +155,6 @@ class TournamentRunner:
         for room_id in room_ids:
             try:
                 await rooms.events.room_started(await rooms.room_view(room_id))
-            except Exception:  # restored at the next start as any playing room
+            except Exception:  # told again at the next tick (and restored at a restart)
                 log.exception("tournament_table_not_announced", extra={"room_id": room_id})
+                self._unannounced.append(room_id)

@@ -7,6 +7,7 @@ concurrently, it is tried; the ledger's sums hold throughout."""
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -18,6 +19,7 @@ from sqlalchemy import func, select
 from server.economy import Economy
 from server.errors import ServerError
 from server.identity import IdentityService, PlayerInfo
+from server.rooms.service import NoRoomEvents, RoomView
 from server.services import build_services
 from server.settings import Settings, TournamentSeries
 from server.storage.database import Database
@@ -360,3 +362,66 @@ async def test_the_runner_moves_tournaments_on_by_its_clock(settings: Settings) 
     finally:
         await runner.stop()
         await services.db.dispose()
+
+
+async def test_a_table_the_live_side_missed_is_told_again(settings: Settings) -> None:
+    """The live side could not be told that a stage's table is playing (say it failed):
+    the next tick tells it again, until it has been told."""
+    settings = settings.model_copy(
+        update={"tournament_series": [TournamentSeries(kind="sitngo", players=4, fee=0)]}
+    )
+    services = build_services(settings)
+    await migrate(settings, services.db.engine)
+    told: list[str] = []
+    failing = [True]
+
+    class Live(NoRoomEvents):
+        async def room_started(self, room: RoomView) -> None:
+            told.append(room.id)
+            if failing[0]:
+                raise OSError("the live side is away")
+
+    services.rooms.events = Live()
+    runner = TournamentRunner(services, clock=lambda: T0)
+    try:
+        await runner.tick()
+        (sng,) = await services.tournaments.listing(["registering"], None)
+        for n in "ABCD":
+            player, _ = await services.identity.create_player(n)
+            await services.tournaments.register(sng.id, player)
+        await runner.tick()
+        assert len(told) == 1
+        await runner.tick()
+        assert len(told) == 2 and told[0] == told[1]
+        failing[0] = False
+        await runner.tick()
+        await runner.tick()
+        assert len(told) == 3
+    finally:
+        await runner.stop()
+        await services.db.dispose()
+
+
+async def test_a_sit_and_go_of_16_goes_through_three_stages(league: League) -> None:
+    """Random standings (seeded) at every table: 4 tables, 2, then the final; the pool
+    is paid out whole to the finalists, and only to them."""
+    rng = random.Random(19)
+    lg = league
+    tid = await _open(lg, players=16, fee=30)
+    await _register(lg, tid, lg.players[:16])
+    assert await lg.tournaments.run(store.start, tid, T0, 2)
+    sizes = []
+    for stage in (1, 2, 3):
+        tables = await _tables(lg, tid, stage)
+        sizes.append(len(tables))
+        for room_id, _ in tables:
+            await _finish(lg, room_id, [rng.randint(-50, 200) for _ in range(4)])
+        await _advance(lg, tid)
+    assert sizes == [4, 2, 1]
+    t = await _tournament(lg, tid)
+    assert (t.status, t.pool) == ("finished", 480)
+    (_, finalists), = await _tables(lg, tid, 3)
+    won = {p.id: (await lg.economy.account(p.id)).balance - (START - 30) for p in lg.players[:16]}
+    assert sum(won.values()) == 480
+    assert {p for p, w in won.items() if w} <= set(finalists)
+    await _sums_hold(lg)
