@@ -24,8 +24,10 @@ from starlette.types import Receive, Scope, Send
 from server.api import (
     account,
     health,
+    leaderboards,
     lobby_events,
     players,
+    quickstart,
     replays,
     rooms,
     sessions,
@@ -129,6 +131,8 @@ def create_app(
     app.include_router(account.router)
     app.include_router(sessions.router)
     app.include_router(rooms.router)
+    app.include_router(quickstart.router)
+    app.include_router(leaderboards.router)
     app.include_router(replays.router)
     app.include_router(variants.router)
     app.include_router(lobby_events.router)

@@ -238,6 +238,25 @@ class Settings(BaseSettings):
         "them on (open, start, next stage, prizes).",
     )
 
+    # --- quick start, ratings (docs/economy.md) -------------------------------
+    quick_start_wait_seconds: float = Field(
+        default=10.0,
+        ge=0,
+        description="A quick start room waits this long for players after its first one "
+        "sat down, then starts with bots in the seats still empty (at once when full).",
+    )
+    quick_start_seats: int = Field(
+        default=4, ge=2, le=4, description="Seats of a room opened by quick start."
+    )
+    quick_start_rounds: int = Field(
+        default=3, ge=1, le=1000, description="Rounds a quick start match lasts."
+    )
+    leaderboard_min_matches: int = Field(
+        default=1,
+        ge=1,
+        description="Rated matches a player needs in a variant to be on its leaderboard.",
+    )
+
     # --- game timing -------------------------------------------------------
     default_turn_seconds: TurnSeconds = Field(
         default=60, description="Turn time of a room that does not choose one."

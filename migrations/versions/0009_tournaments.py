@@ -13,7 +13,7 @@ The Arena needs no table: its stake and payout table are room settings, its stak
 pot ledger rows. Downgrade drops the four tables (the ledger rows stay).
 
 Revision ID: 0009
-Revises: 0006
+Revises: 0007 (the lead chains 0008 between at merge)
 Create Date: 2026-12-05
 """
 
@@ -26,7 +26,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = "0009"
-down_revision: str | None = "0006"
+down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -94,6 +94,7 @@ class LiveRooms:
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._notices: set[asyncio.Task[None]] = set()
         self._sessions_task: asyncio.Task[None] | None = None
+        self._quick_task: asyncio.Task[None] | None = None
         # Not ``secrets``: the browser tests script that module's token_hex (new_seed).
         self._instance = os.urandom(8).hex()
         self._revoked: set[str] = set()
@@ -112,6 +113,7 @@ class LiveRooms:
         self.ctx.journal.start()
         self.started = True
         self._sessions_task = asyncio.create_task(self._watch_sessions())
+        self._quick_task = asyncio.create_task(self._quick_start_loop())
         try:
             room_ids = await self.services.gamelog.unfinished_rooms()
         except Exception:  # the database is down: serve anyway (/healthz reports it)
@@ -146,14 +148,25 @@ class LiveRooms:
             await self.heartbeat()
             await asyncio.sleep(self.settings.heartbeat_seconds)
 
+    async def _quick_start_loop(self) -> None:
+        """Start the quick start rooms whose wait is over (server/rooms/quickstart.py):
+        every second, or a quarter of the wait when it is shorter."""
+        every = max(0.05, min(1.0, self.settings.quick_start_wait_seconds / 4))
+        while True:
+            try:
+                await self.services.quick.start_due()
+            except Exception as exc:  # the database is down: the next look will do
+                log.warning("quick_start_loop_failed", extra={"error": repr(exc)})
+            await asyncio.sleep(every)
+
     async def stop(self) -> None:
         """Stop every actor, record the time of the stop, then stop the journal."""
-        for task in (self._heartbeat_task, self._sessions_task):
+        for task in (self._heartbeat_task, self._sessions_task, self._quick_task):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
-        self._heartbeat_task = self._sessions_task = None
+        self._heartbeat_task = self._sessions_task = self._quick_task = None
         playing = self._playing() if self.started else []
         actors = list(self.actors.values())
         for actor in actors:

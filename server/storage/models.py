@@ -86,7 +86,10 @@ class Player(Base):
     """
 
     __tablename__ = "players"
-    __table_args__ = (Index("ix_players_username", "username", unique=True),)
+    __table_args__ = (
+        Index("ix_players_username", "username", unique=True),
+        Index("ix_players_balance", "balance", "id"),  # the balance leaderboard
+    )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     display_name: Mapped[str] = mapped_column(String(64))
@@ -274,6 +277,9 @@ class Room(Base):
     last_alive: Mapped[datetime | None] = mapped_column(default=None)
     turn_left: Mapped[float | None] = mapped_column(Float, default=None)
     turn_since: Mapped[datetime | None] = mapped_column(default=None)
+    start_at: Mapped[datetime | None] = mapped_column(default=None)
+    """A waiting quick-start room is started then, empty seats filled with bots
+    (server/rooms/quickstart.py); null for every other room."""
 
 
 class Seat(Base):
@@ -344,7 +350,8 @@ class Action(Base):
 
 
 class RoundScore(Base):
-    """A seat's addition to its total in one finished round."""
+    """A seat's addition to its total in one finished round; whether the seat opened in
+    it and went out (a profile's figures; null on rounds whose result did not say)."""
 
     __tablename__ = "round_scores"
 
@@ -354,6 +361,21 @@ class RoundScore(Base):
     round_number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     score: Mapped[int] = mapped_column(Integer)
+    opened: Mapped[bool | None] = mapped_column(Boolean, default=None)
+    went_out: Mapped[bool | None] = mapped_column(Boolean, default=None)
+
+
+def seat_facts(result: dict[str, Any], seat: int) -> dict[str, bool | None]:
+    """A seat's ``opened`` and ``went_out`` in a round, from the round's result (the
+    engine's ``RoundResult`` as a dict); None where the result does not tell.
+
+    >>> seat_facts({"out": 1, "breakdown": [{"seat": 0, "opened": True}]}, 0)
+    {'opened': True, 'went_out': False}
+    """
+    went_out = result.get("out") == seat
+    rows = [b for b in result.get("breakdown") or [] if b.get("seat") == seat]
+    opened = rows[0].get("opened") if rows else None
+    return {"opened": True if went_out else opened, "went_out": went_out}
 
 
 class MatchResult(Base):
@@ -368,3 +390,48 @@ class MatchResult(Base):
     winners: Mapped[list[int]] = mapped_column(JsonType)
     rounds_played: Mapped[int] = mapped_column(Integer)
     finished_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Rating(Base):
+    """A player's skill rating in one variant (openskill's Plackett–Luce model,
+    server/ratings.py): ``mu`` and ``sigma``, and ``rating`` = mu − 3·sigma (openskill's
+    ordinal), what the leaderboard sorts by; ``matches`` rated so far."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_board", "variant", "rating", "player_id"),)
+
+    player_id: Mapped[str] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    variant: Mapped[str] = mapped_column(String(32), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    rating: Mapped[float] = mapped_column(Float)
+    matches: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RatingChange(Base):
+    """One player's rating change by one match: the rating's history. Unique per room
+    and player, and written in the transaction that records the match's result, so a
+    match changes a rating once (docs/economy.md)."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (
+        UniqueConstraint("room_id", "player_id"),
+        Index("ix_rating_changes_history", "player_id", "variant", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"))
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    variant: Mapped[str] = mapped_column(String(32))
+    seat: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)
+    """1 for the best total; seats with equal totals share a rank."""
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    rating: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

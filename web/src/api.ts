@@ -32,7 +32,9 @@ export interface RoomSettings {
   bot_level: "easy" | "normal" | "hard";
   row_depth: number | null;
   joker_button: boolean;
+  /** practice, normal, quick (quick start), arena, tournament (docs/economy.md). */
   kind?: "practice" | "normal" | "quick" | "arena" | "tournament";
+  /** The balance a player needs to sit down (a quick start table's stake). */
   min_balance?: number | null;
   /** Arena: each seat's stake, and how the pot is shared (per cent by place). */
   stake?: number | null;
@@ -302,3 +304,99 @@ export const buyJokers = (count: number) =>
     count,
     request_id: `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
   });
+
+// ------------------------------------------------------------------ quick start, boards
+
+/** Sit at a waiting table of the variant (and stake), or open one that bots fill after a
+ * short wait (POST /api/quickstart). */
+export const quickStart = (variant: string, stake = 0) =>
+  call<RoomView>("POST", "/api/quickstart", { variant, stake });
+
+export interface RatingRow {
+  place: number;
+  player_id: string;
+  display_name: string;
+  rating: number;
+  mu: number;
+  sigma: number;
+  matches: number;
+}
+
+export interface BalanceRow {
+  place: number;
+  player_id: string;
+  display_name: string;
+  balance: number;
+}
+
+export interface Page<T> {
+  rows: T[];
+  next_cursor: string | null;
+}
+
+const pageQuery = (cursor: string | null | undefined, limit: number) =>
+  `?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+
+/** A page of a variant's rating leaderboard (best first). */
+export const ratingBoard = (variant: string, cursor?: string | null, limit = 20) =>
+  call<Page<RatingRow>>("GET", `/api/leaderboards/rating/${encodeURIComponent(variant)}${pageQuery(cursor, limit)}`);
+
+/** A page of the balance leaderboard (highest first). */
+export const balanceBoard = (cursor?: string | null, limit = 20) =>
+  call<Page<BalanceRow>>("GET", `/api/leaderboards/balance${pageQuery(cursor, limit)}`);
+
+export interface VariantFigures {
+  variant: string;
+  rating: number | null;
+  mu: number | null;
+  sigma: number | null;
+  rated_matches: number;
+  matches: number;
+  wins: number;
+  rounds: number;
+  average_round_score: number | null;
+  opening_rate: number | null;
+  going_out_rate: number | null;
+}
+
+export interface RatingPoint {
+  variant: string;
+  room_id: string | null;
+  rank: number;
+  rating: number;
+  rating_before: number;
+  created_at: string;
+}
+
+export interface Profile {
+  player_id: string;
+  display_name: string;
+  created_at: string;
+  balance: number;
+  variants: VariantFigures[];
+  history: RatingPoint[];
+}
+
+export const profile = (playerId: string) =>
+  call<Profile>("GET", `/api/players/${encodeURIComponent(playerId)}/profile`);
+
+export interface MatchSummary {
+  room_id: string;
+  variant: string;
+  kind: string;
+  public: boolean;
+  finished_at: string;
+  rounds_played: number;
+  seat: number;
+  seats: RoomSeat[];
+  totals: number[];
+  winners: number[];
+  won: boolean;
+}
+
+/** A page of a player's finished matches, newest first. */
+export const playerMatches = (playerId: string, cursor?: string | null, limit = 10) =>
+  call<{ matches: MatchSummary[]; next_cursor: string | null }>(
+    "GET",
+    `/api/players/${encodeURIComponent(playerId)}/matches${pageQuery(cursor, limit)}`,
+  );

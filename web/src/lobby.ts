@@ -1,4 +1,4 @@
-import { accountCard, signInCard } from "./account";
+import { accountCard, accountChip, signInCard } from "./account";
 import * as api from "./api";
 import { loadCatalogue, variantFacts, variantName, variants } from "./catalogue";
 import { clear, h, nameEl, toast } from "./dom";
@@ -41,7 +41,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     clear(root);
     const page = h("main", { class: "lobby", "data-testid": "lobby" });
     page.append(
-      h("header", { class: "topbar" }, h("h1", null, t("app.title")), h("span", { class: "spacer" }), app.langButton()),
+      h("header", { class: "topbar" }, h("h1", null, t("app.title")), h("span", { class: "spacer" }), app.player && !app.offline ? accountChip() : null, app.langButton()),
     );
     if (app.offline) {
       // Without the server: the practice on this device plays; the rest says it needs a
@@ -60,12 +60,12 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       );
       if (variants().length) page.append(localPracticeBox((hash) => app.go(hash)));
     } else {
-      page.append(welcome(), accountCard());
+      page.append(welcome(), nav());
       if (opts.joinCode || !variants().length) {
-        page.append(h("p", { class: "muted" }, t("common.loading")));
+        page.append(accountCard(), h("p", { class: "muted" }, t("common.loading")));
       } else {
         const arena = arenaBox(app); // the Arena's waiting tables come with the public rooms
-        page.append(yourGames(), practiceBox(), localPracticeBox((hash) => app.go(hash)), joinBox(), tournamentsBox(app), arena.box, publicRooms(arena.update), createForm(), identityBox());
+        page.append(yourGames(), quickStartBox(), accountCard(), practiceBox(), localPracticeBox((hash) => app.go(hash)), joinBox(), tournamentsBox(app), arena.box, publicRooms(arena.update), createForm(), identityBox());
       }
     }
     root.append(page);
@@ -131,6 +131,55 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
 
   function welcome(): HTMLElement {
     return h("p", { class: "hello", "data-testid": "hello" }, tParts("lobby.hello", { name: nameEl(app.player!.display_name) }));
+  }
+
+  // The lobby's links to the pages of their own (kept off the lobby: it is long on a phone).
+  function nav(): HTMLElement {
+    return h(
+      "nav",
+      { class: "lobby-nav", "aria-label": t("lobby.nav") },
+      h("a", { href: "#/leaderboard", "data-testid": "nav-leaderboard" }, t("board.title")),
+      h("a", { href: `#/player/${encodeURIComponent(app.player!.id)}`, "data-testid": "nav-profile" }, t("profile.mine")),
+    );
+  }
+
+  // Quick start: one button per variant; the server seats the player at a waiting table of
+  // that variant or opens one that bots fill after a short wait (docs/economy.md).
+  function quickStartBox(): HTMLElement {
+    let busy = false;
+    return h(
+      "section",
+      { class: "card quick", "data-testid": "quick-start", "aria-labelledby": "quick-title" },
+      h("h2", { id: "quick-title" }, t("quick.title")),
+      h(
+        "div",
+        { class: "quick-buttons" },
+        variants().map((v) =>
+          h(
+            "button",
+            {
+              type: "button",
+              class: "primary",
+              "data-testid": `quick-${v.id}`,
+              onclick: async () => {
+                if (busy) return;
+                busy = true;
+                try {
+                  const room = await api.quickStart(v.id);
+                  app.go(`#/room/${encodeURIComponent(room.id)}`);
+                } catch (err) {
+                  showApiError(err);
+                } finally {
+                  busy = false;
+                }
+              },
+            },
+            variantName(v.id),
+          ),
+        ),
+      ),
+      h("p", { class: "muted" }, t("quick.hint")),
+    );
   }
 
   function practiceBox(): HTMLElement {

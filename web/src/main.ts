@@ -2,6 +2,7 @@ import "./styles.css";
 import * as api from "./api";
 import { clear, h } from "./dom";
 import { getLang, onLangChange, setLang, t } from "./i18n";
+import { renderLeaderboard, renderProfile } from "./boards";
 import { renderLobby } from "./lobby";
 import { showOriginRefused } from "./elsewhere";
 import { NEW_KEY } from "./practice/box";
@@ -11,6 +12,7 @@ import { TournamentPage } from "./tournament";
 
 // Hash routes: #/ lobby, #/join/<code> invite link, #/room/<id> a room (waiting or table),
 // #/practice the practice on this device (the worker's room; a reload resumes it),
+// #/leaderboard/<variant|balance> the leaderboards, #/player/<id> a player's profile,
 // #/tournament/<id> a tournament's page.
 export interface App {
   player: api.Player | null;
@@ -90,6 +92,14 @@ function route(): void {
     const page = new TournamentPage(app, r.arg);
     current = page;
     page.start();
+    return;
+  }
+  if (r.name === "leaderboard") {
+    current = renderLeaderboard(app, r.arg);
+    return;
+  }
+  if (r.name === "player" && r.arg) {
+    current = renderProfile(app, r.arg);
     return;
   }
   if (r.name === "join" && r.arg) {

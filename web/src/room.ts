@@ -2,6 +2,7 @@
 // room's WebSocket; the HTTP API for seats and start. The offline practice (`local`) is
 // the same page and table fed by the practice worker instead (practice/local.ts).
 
+import { accountChip } from "./account";
 import * as api from "./api";
 import { loadCatalogue, variantFacts, variantName } from "./catalogue";
 import { RoomConnection, type ServerError, type Transport } from "./conn";
@@ -308,12 +309,14 @@ export class RoomPage {
           h("button", { type: "button", class: "icon back", "aria-label": t("common.back"), onclick: () => this.leaveWaiting() }, "←"),
           h("h1", null, variantName(st.variant)),
           h("span", { class: "spacer" }),
+          this.app.player ? accountChip() : null,
           this.app.langButton(),
         ),
         h(
           "section",
           { class: "card" },
           h("h2", null, t("room.waiting")),
+          st.kind === "quick" ? h("p", { "data-testid": "quick-waiting" }, t("quick.waiting")) : null,
           h(
             "p",
             { class: "muted" },

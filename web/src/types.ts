@@ -34,6 +34,8 @@ export interface SeatScore {
   note: string;
   /** Why the multiplier: atu_ace, atu_joker, joker_out, closing_joker, closing_hand, closing_hand_joker. */
   doublings?: string[];
+  /** Whether the seat opened in the round (going out counts). */
+  opened?: boolean;
 }
 
 export interface RoundResult {
