@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 import pytest
 from sqlalchemy import func, select
 
@@ -425,3 +426,29 @@ async def test_a_sit_and_go_of_16_goes_through_three_stages(league: League) -> N
     assert sum(won.values()) == 480
     assert {p for p, w in won.items() if w} <= set(finalists)
     await _sums_hold(lg)
+
+
+async def test_the_tournament_routes(client: httpx.AsyncClient, players: Any) -> None:
+    """The server's own series are open at its start; a tournament that does not exist,
+    and a registration without a player, are refused in words."""
+    listed: list[dict[str, Any]] = []
+    for _ in range(100):  # the task's first tick opens them
+        listed = (await client.get("/api/tournaments")).json()["tournaments"]
+        if len(listed) == 3:
+            break
+        await asyncio.sleep(0.05)
+    assert sorted((x["kind"], x["players"], x["fee"]) for x in listed) == [
+        ("scheduled", 16, 100), ("sitngo", 4, 50), ("sitngo", 8, 100),
+    ]
+    assert all(x["prizes"] == [50, 30, 20] and x["you"] is False for x in listed)
+    missing = await client.get("/api/tournaments/nothere")
+    assert (missing.status_code, missing.json()["code"]) == (404, "tournament_not_found")
+    anonymous = await client.post(f"/api/tournaments/{listed[0]['id']}/register")
+    assert anonymous.status_code == 401
+    _, token = await players.create("Ana")
+    mine = await client.post(f"/api/tournaments/{listed[0]['id']}/register",
+                             headers=players.auth(token))
+    assert mine.status_code == 200 and mine.json()["you"] is True
+    again = await client.get(f"/api/tournaments/{listed[0]['id']}", headers=players.auth(token))
+    assert again.json()["entries"][0]["player"]["display_name"] == "Ana"
+    assert (await client.get("/api/tournaments?status=finished")).json() == {"tournaments": []}
