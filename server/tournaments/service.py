@@ -186,7 +186,8 @@ class Tournaments:
     async def listing(
         self, statuses: Sequence[str], viewer_id: str | None, limit: int = 50
     ) -> list[TournamentSummary]:
-        """The tournaments in ``statuses``: the soonest to start first, then the newest."""
+        """The tournaments in ``statuses``: those open for registration first, the
+        sit-and-gos (smallest first), then by start time."""
         async with self._db.engine.connect() as conn:
             return await conn.run_sync(_listing, list(statuses), viewer_id, limit)
 
@@ -226,8 +227,10 @@ def _listing(
     rows = conn.execute(
         select(_T)
         .where(_T.c.status.in_(statuses))
-        .order_by(_T.c.status.desc(), _T.c.starts_at.is_(None).desc(), _T.c.starts_at,
-                  _T.c.created_at.desc(), _T.c.id)
+        .order_by(  # open for registration first; sit-and-gos, then by start time
+            (_T.c.status != "registering"), _T.c.starts_at.is_(None).desc(), _T.c.starts_at,
+            _T.c.players, _T.c.created_at.desc(), _T.c.id,
+        )
         .limit(limit)
     ).all()
     mine = _entry_of(conn, [t.id for t in rows], viewer_id)
