@@ -2,6 +2,8 @@
 
 ``python -m server.cli serve [--host H] [--port P]``: apply the migrations, then run
 uvicorn. ``python -m server.cli migrate [--revision R]``: apply the migrations only.
+``python -m server.cli verify FILE|URL|- [--commitment HEX]`` or ``verify --room ID --round
+N``: check a finished round's deal against its seed (docs/fairness.md, server/verifier.py).
 Every other setting comes from the ``REMI_*`` environment (see docs/operations.md).
 :func:`uvicorn_options` gives the uvicorn options of the app (serve, tests, benchmark).
 """
@@ -17,6 +19,7 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
+from server import verifier
 from server.app import create_app
 from server.logs import configure_logging
 from server.settings import Settings
@@ -52,6 +55,22 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=None, help="port (default REMI_PORT)")
     mig = sub.add_parser("migrate", help="apply the database migrations and exit")
     mig.add_argument("--revision", default="head", help="target revision (default head)")
+    ver = sub.add_parser(
+        "verify",
+        help="check a finished round's deal against its seed (docs/fairness.md)",
+        description="Recompute a finished round's commitment and deal from its seed and "
+        "replay its log; exit 0 when every check passes, 1 when one fails, 2 when the "
+        "record cannot be read.",
+    )
+    ver.add_argument(
+        "source",
+        nargs="?",
+        help="the round's record: a file saved from GET /api/rooms/ID/rounds/N/verify, "
+        "'-' for standard input, or that URL",
+    )
+    ver.add_argument("--room", help="read the round from this server's database: the room id")
+    ver.add_argument("--round", type=int, dest="number", help="with --room: the round, from 1")
+    ver.add_argument("--commitment", help="the commitment your seat was given at the deal")
     return parser
 
 
@@ -112,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
             update["port"] = args.port
         serve(settings.model_copy(update=update))
         return 0
+    if args.command == "verify":
+        return verifier.run(args.source, args.room, args.number, args.commitment, settings)
     if args.command == "migrate":
         revision = asyncio.run(migrate(settings, revision=args.revision))
         log.info("migrate_done", extra={"revision": revision})

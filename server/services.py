@@ -10,12 +10,16 @@ from server.accounts import Accounts
 from server.bus import Bus, InProcessBus
 from server.economy import Economy
 from server.identity import IdentityService
+from server.leaderboards import Leaderboards
 from server.limits import CreateLimits
 from server.metrics import Metrics
+from server.profiles import Profiles
+from server.rooms.quickstart import QuickStart
 from server.rooms.service import RoomEvents, RoomService
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.gamelog import GameLog
+from server.tournaments.service import Tournaments
 
 
 @dataclass
@@ -31,6 +35,10 @@ class Services:
     limits: CreateLimits
     economy: Economy
     accounts: Accounts
+    tournaments: Tournaments
+    quick: QuickStart
+    leaderboards: Leaderboards
+    profiles: Profiles
     redis: Redis | None = field(default=None)
     bus: Bus = field(default_factory=InProcessBus)  # Redis pub/sub once Redis is configured
 
@@ -39,14 +47,19 @@ def build_services(settings: Settings, events: RoomEvents | None = None) -> Serv
     """Create the container; connects to nothing yet (see the app's lifespan)."""
     db = Database(settings)
     economy = Economy(db, settings)
+    rooms = RoomService(db, settings, events)
     return Services(
         settings=settings,
         db=db,
         metrics=Metrics(),
         identity=IdentityService(db, settings.session_touch_seconds, economy),
-        rooms=RoomService(db, settings, events),
+        rooms=rooms,
         gamelog=GameLog(db),
         limits=CreateLimits(settings),
         economy=economy,
         accounts=Accounts(db),
+        tournaments=Tournaments(db, settings),
+        quick=QuickStart(db, settings, rooms),
+        leaderboards=Leaderboards(db, settings),
+        profiles=Profiles(db),
     )

@@ -14,7 +14,7 @@ heartbeats, and the epoch of each logged write.
 New tables and nullable columns without defaults: no table rebuild on SQLite.
 
 Revision ID: 0008
-Revises: 0006
+Revises: 0009 (written on 0006 beside 0007 and 0009, chained after them at the merge)
 Create Date: 2027-01-10
 """
 
@@ -26,7 +26,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0008"
-down_revision: str | None = "0006"
+down_revision: str | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -6,17 +6,21 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Request, Response, status
+from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
 from pydantic import BaseModel, Field, field_validator
 
 from server.api.cookies import device_label, set_cookie
-from server.api.deps import CurrentPlayer, ServicesDep
+from server.api.deps import CurrentPlayer, OptionalPlayer, ServicesDep
 from server.api.limits import limit_players
+from server.cursors import CURSOR_MAX
 from server.identity import DISPLAY_NAME_MAX, PlayerInfo, clean_display_name
 from server.ids import ID_MAX, ID_PATTERN
+from server.profiles import Profile
 from server.rooms.service import MatchSummary, RoomView
 
 router = APIRouter(prefix="/api", tags=["players"])
+
+PlayerId = Annotated[str, Path(min_length=1, max_length=ID_MAX, pattern=ID_PATTERN)]
 
 
 class PlayerCreate(BaseModel):
@@ -50,10 +54,12 @@ class PlayerCreated(BaseModel):
 
 
 class MatchHistory(BaseModel):
-    """A player's finished matches, newest first."""
+    """A page of a player's finished matches, newest first; ``next_cursor`` asks for the
+    next page (null: this is the last)."""
 
     player_id: str
     matches: list[MatchSummary]
+    next_cursor: str | None
 
 
 @router.post(
@@ -92,9 +98,25 @@ async def my_rooms(player: CurrentPlayer, services: ServicesDep) -> YourRooms:
 
 @router.get("/players/{player_id}/matches")
 async def player_matches(
-    player_id: Annotated[str, Path(min_length=1, max_length=ID_MAX, pattern=ID_PATTERN)],
+    player_id: PlayerId,
     services: ServicesDep,
+    viewer: OptionalPlayer,
+    cursor: Annotated[str | None, Query(max_length=CURSOR_MAX)] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
 ) -> MatchHistory:
-    """A player's finished matches with totals and winners."""
-    matches = await services.rooms.player_matches(player_id)
-    return MatchHistory(player_id=player_id, matches=matches)
+    """A page of a player's finished matches with totals and winners, newest first. A
+    private room's match is listed only to its players (and owner): to anyone else, and
+    without a token, it is not there."""
+    matches, next_cursor = await services.rooms.player_matches(
+        player_id, viewer.id if viewer else None, cursor, limit
+    )
+    return MatchHistory(player_id=player_id, matches=matches, next_cursor=next_cursor)
+
+
+@router.get("/players/{player_id}/profile")
+async def player_profile(
+    player_id: PlayerId, services: ServicesDep, viewer: OptionalPlayer
+) -> Profile:
+    """A player's profile: ratings and their history, and per variant the matches, wins,
+    rounds, average round score, opening and going-out rates (docs/economy.md)."""
+    return await services.profiles.profile(player_id, viewer.id if viewer else None)

@@ -1,7 +1,9 @@
-"""A finished round, told again: its replay (every step, all hands revealed) and its
+"""A finished round, told again: its replay (every step, all hands revealed), its
 scenario file (../shared/SCENARIOS.md), which the scenario runner replays to the same
-result. A public room's rounds are anyone's to watch; a private room's only its players'.
-Nothing of a round being played is shown: its hands and stock are still hidden."""
+result, and its published record with the seed (docs/fairness.md), which anyone can check
+against the commitment given at the deal. A public room's rounds are anyone's to watch; a
+private room's only its players'. Nothing of a round being played is shown: its hands, its
+stock and its seed are still hidden."""
 
 from __future__ import annotations
 
@@ -14,9 +16,8 @@ from fastapi.responses import Response
 from server.api.deps import OptionalPlayer, ServicesDep
 from server.api.rooms import RoomId
 from server.errors import Code, ServerError
-from server.rules import Deal, RoundOptions, get_variant
+from server.rounds import published_round, round_inputs
 from server.rules.replays import replay_steps, to_scenario
-from server.rules.state import deal_tiles
 from server.services import Services
 from server.storage.gamelog import RoundRecord
 
@@ -43,31 +44,20 @@ async def _finished_round(
     return record, len(room.seats), seats
 
 
-def _deal(record: RoundRecord, players: int, options: RoundOptions) -> Deal:
-    stored = record.options.get("deal")
-    if stored:
-        return Deal.from_dict(stored)
-    return deal_tiles(get_variant(record.variant), players, record.seed, record.first_seat,
-                      options)
-
-
-def _inputs(record: RoundRecord, players: int) -> tuple[Deal, RoundOptions, list[Any]]:
-    options = RoundOptions.from_dict(record.options)
-    return _deal(record, players, options), options, [(a.seat, a.action) for a in record.actions]
-
-
 @router.get("/{room_id}/rounds/{number}/replay")
 async def round_replay(
     room_id: RoomId, number: RoundNumber, services: ServicesDep, player: OptionalPlayer
 ) -> dict[str, Any]:
     """Every step of a finished round (step 0 the deal), each with its event, every hand,
-    the stock in order, the atu, the row and the table; the seats' names; the result."""
+    the stock in order, the atu, the row and the table; the seats' names; the result; the
+    deal's commitment and its seed (docs/fairness.md)."""
     record, players, seats = await _finished_round(
         services, room_id, number, player.id if player else None
     )
-    deal, options, actions = _inputs(record, players)
+    deal, options, actions = round_inputs(record, players)
     replay = replay_steps(record.variant, players, deal, options, actions)
-    return {"room_id": room_id, "round": number, "seats": seats, **replay}
+    return {"room_id": room_id, "round": number, "seats": seats, **replay,
+            "commitment": deal.commitment, "seed": record.seed}
 
 
 @router.get("/{room_id}/rounds/{number}/scenario")
@@ -79,7 +69,7 @@ async def round_scenario(
     record, players, _ = await _finished_round(
         services, room_id, number, player.id if player else None
     )
-    deal, options, actions = _inputs(record, players)
+    deal, options, actions = round_inputs(record, players)
     name = f"room {room_id}, round {number} ({record.variant})"
     data = to_scenario(record.variant, players, deal, options, actions, name)
     return Response(
@@ -89,3 +79,17 @@ async def round_scenario(
             "Content-Disposition": f'attachment; filename="remi-{room_id}-round-{number}.json"'
         },
     )
+
+
+@router.get("/{room_id}/rounds/{number}/verify")
+async def round_verify(
+    room_id: RoomId, number: RoundNumber, services: ServicesDep, player: OptionalPlayer
+) -> dict[str, Any]:
+    """The finished round's published record (docs/fairness.md): variant, seats, first
+    seat, options, the commitment sent at the deal, the seed, the deal, the action log and
+    the result, with the server's own ``checks`` (commitment, deal, log, result). Save it
+    and run `python -m server.cli verify FILE` to check it yourself."""
+    record, players, _ = await _finished_round(
+        services, room_id, number, player.id if player else None
+    )
+    return published_round(room_id, record, players)

@@ -244,7 +244,8 @@ class PracticeRoom:
         self._start_turn(now)
         self.bot_at = now + self.bot_delay
         first = self.round.first
-        self._emit({"do": "round_start", "round": self.round_number, "first": first}, now)
+        self._emit({"do": "round_start", "round": self.round_number, "first": first,
+                    "commitment": self.round.deal.commitment}, now)
 
     def _finish_round(self, state: RoundState, now: float) -> None:
         match = self.match
@@ -253,7 +254,9 @@ class PracticeRoom:
         scores = match.finish_round(state)
         self._emit({"do": "round_over", "round": self.round_number, "result": asdict(result),
                     "scores": list(scores), "totals": list(match.totals),
-                    "next_round_in": None if match.over else self.round_pause}, now)
+                    "next_round_in": None if match.over else self.round_pause,
+                    "seed": match.round_seed(self.round_number - 1),
+                    "commitment": state.deal.commitment}, now)
         if match.over:
             self.status = "finished"
             self._emit({"do": "match_over", "reason": "end_condition",

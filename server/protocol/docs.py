@@ -178,7 +178,9 @@ def render_markdown() -> str:
         "",
         "The engine's SeatView (docs/engine-api.md): " + view_fields + ". `hand` is this "
         "seat's own tiles only; `hands` (every hand) and `result` appear once the round is "
-        "over. A spectator's view has an empty `hand`.",
+        "over. A spectator's view has an empty `hand`. `commitment` is SHA-256 of the "
+        "round's deal seed, the same for every seat (docs/fairness.md); the seed itself is "
+        "never in a view: it comes with `round_over`.",
         "",
         "## Events",
         "",

@@ -60,6 +60,7 @@ _VIEW_EXAMPLE: Any = {
     "hands": None,
     "opened_with": [None, None],
     "row_by": [],
+    "commitment": "a647cfc08f2d829b019b24f11930f11c7513b5c60dc79675233871a1533f59ef",
 }
 
 
@@ -491,12 +492,22 @@ EVENT_KINDS: list[tuple[str, str, dict[str, Any]]] = [
     ),
     (
         "round_start",
-        "A round was dealt; `first` starts.",
-        {"do": "round_start", "round": 2, "first": 1},
+        "A round was dealt; `first` starts. `commitment` is SHA-256 of the round's secret "
+        "seed (hex), given before any move: the seed comes with `round_over`, and anyone "
+        "can then check the deal (docs/fairness.md). It is also the view's `commitment`.",
+        {
+            "do": "round_start",
+            "round": 2,
+            "first": 1,
+            "commitment": "a647cfc08f2d829b019b24f11930f11c7513b5c60dc79675233871a1533f59ef",
+        },
     ),
     (
         "round_over",
-        "The round ended; `result` is the engine's scored result (all hands are in the view).",
+        "The round ended; `result` is the engine's scored result (all hands are in the view). "
+        "`seed` is the round's deal seed, revealed now: SHA-256(`seed`) is the `commitment` "
+        "of its `round_start`, and the documented shuffle of the seed gives the deal "
+        "(docs/fairness.md; GET /api/rooms/{id}/rounds/{n}/verify).",
         {
             "do": "round_over",
             "round": 2,
@@ -510,6 +521,8 @@ EVENT_KINDS: list[tuple[str, str, dict[str, Any]]] = [
             "scores": [150, -20],
             "totals": [230, -45],
             "next_round_in": 5.0,
+            "seed": "9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c",
+            "commitment": "a647cfc08f2d829b019b24f11930f11c7513b5c60dc79675233871a1533f59ef",
         },
     ),
     (

@@ -101,6 +101,8 @@ class RoomActor:
         self.round: RoundState | None = None
         self.round_id: int | None = None
         self.round_number = 0
+        # The current round's deal seed: shown with its round_over, never before (§D).
+        self.round_seed: str | None = None
         self.version = 0
         self.reserved = 0
         self.conns: list[Conn] = []
@@ -282,11 +284,13 @@ class RoomActor:
         await self._load_match()
         if self.status != "playing":
             return
-        # Restoring a playing room: every player starts disconnected.
+        # Restoring a playing room: every player starts disconnected (at a tournament's
+        # table, which starts this way, away after REMI_TOURNAMENT_BOT_WAIT_SECONDS).
+        late = self._no_show_wait()
         for slot in self.seats:
             if slot.player_id is not None:
-                slot.gone_at = now
-        self.timers.empty_since = now
+                slot.gone_at = now + late
+        self._update_empty()
         current = record.current_round
         if current is not None:
             self._restore_round(current, record)
@@ -312,6 +316,7 @@ class RoomActor:
         self.round = restored_round(current, len(self.seats))
         self.round_id = current.id
         self.round_number = current.number
+        self.round_seed = current.seed
         left = restored_turn_left(
             current, record.last_alive, self.turn_seconds, self.room_id, record.clock
         )
@@ -364,9 +369,17 @@ class RoomActor:
     def _seat_connected(self, seat: int) -> bool:
         return any(c.seat == seat and c.ready and not c.left for c in self.conns)
 
+    def _no_show_wait(self) -> float:
+        """Seconds beyond the reconnect grace before a player who is not there is away:
+        a tournament's table waits REMI_TOURNAMENT_BOT_WAIT_SECONDS in all."""
+        if not self.settings.plays_to_the_end:
+            return 0.0
+        s = self.ctx.settings
+        return max(0.0, s.tournament_bot_wait_seconds - s.reconnect_grace_seconds)
+
     def _update_empty(self) -> None:
         t = self.timers
-        if self.status != "playing" or any(
+        if self.status != "playing" or self.settings.plays_to_the_end or any(
             c.ready and not c.left and c.seat is not None for c in self.conns
         ):
             t.empty_since = None
@@ -648,6 +661,7 @@ class RoomActor:
         )
         self.round = state
         self.round_number = number
+        self.round_seed = seed
         self.timers.next_round_at = None
         for slot in self.seats:
             slot.rack = None
@@ -655,7 +669,9 @@ class RoomActor:
         now = self.loop.time()
         self.timers.start_turn(now, self.turn_seconds)
         self.timers.bot_at = now + self.ctx.settings.bot_delay_seconds
-        self._emit(Change({"do": "round_start", "round": number, "first": first}))
+        start = {"do": "round_start", "round": number, "first": first,
+                 "commitment": state.deal.commitment}
+        self._emit(Change(start))
 
     async def _finish_round(self) -> None:
         state, match = self.round, self.match
@@ -673,6 +689,9 @@ class RoomActor:
             "scores": list(scores),
             "totals": list(match.totals),
             "next_round_in": None if match.over else pause,
+            # The deal can be checked now (docs/fairness.md): the seed of the commitment.
+            "seed": self.round_seed,
+            "commitment": state.deal.commitment,
         }
         self._emit(Change(over))
         if match.over:

@@ -13,7 +13,8 @@ way (:meth:`Bridges.call`). The envelopes (``t``: their kind):
   ``r``, for player ``p`` and session ``s``; ``i`` numbers them per connection.
 * ``f`` owner → client's node: a frame for connection ``c`` (``i`` numbers them);
   ``x``: close it with ``code``.
-* ``call`` / ``ret``: a room command (``op``, ``a``) run by the owner, and its answer.
+* ``call`` / ``ret``: a room command (``op``, ``a``) run by the owner, and its answer;
+  ``notice``: a lobby change made elsewhere (a start by a timer or a tournament).
 
 Each side counts the envelopes of each connection: a gap (a message lost while a
 subscription was down) closes the connection with 1012, and the client, reconnecting
@@ -46,6 +47,7 @@ from server.rooms.actor import MOVED, RoomActor
 from server.rooms.conn import Conn
 from server.rooms.frames import error as error_frame
 from server.rooms.links import Links
+from server.rooms.service import RoomView
 
 if TYPE_CHECKING:
     from server.rooms.live import LiveRooms
@@ -358,6 +360,21 @@ class Bridges:
         result: dict[str, Any] = answer["ok"]
         return result
 
+    def notice(self, node: str, kind: str, room: RoomView) -> None:
+        """Tell ``node`` (the room's owner) of a lobby change made here: ``room_changed``
+        or ``started`` (best effort: a lost one is told again by its sender's next try)."""
+        self.links.send(node, {"t": "notice", "k": kind, "r": room.id,
+                               "v": room.model_dump(mode="json")})
+
+    def _notice(self, env: dict[str, Any]) -> None:
+        actor = self.live.actors.get(str(env.get("r")))
+        if actor is None or actor.stopped:
+            return
+        if env.get("k") == "started":
+            actor.post("started")
+        elif env.get("k") == "room_changed":
+            actor.post("room_changed", RoomView.model_validate(env.get("v")))
+
     async def _serve_call(self, env: dict[str, Any]) -> None:
         node, rid = env.get("n"), env.get("id")
         if not isinstance(node, str) or not isinstance(rid, str):
@@ -389,6 +406,8 @@ class Bridges:
             task = asyncio.create_task(self._serve_call(envelope))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+        elif kind == "notice":
+            self._notice(envelope)
         elif kind == "ret":
             future = self._calls.get(str(envelope.get("id")))
             if future is not None and not future.done():

@@ -82,7 +82,7 @@ from server.economy import settle_round, spend_joker
 from server.metrics import LATENCY_BUCKETS, LatencyHistogram
 from server.storage.database import Database
 from server.storage.leases import Fence, Fenced, stale_rooms
-from server.storage.models import Action, Round, RoundScore, Seat, utcnow
+from server.storage.models import Action, Round, RoundScore, Seat, seat_facts, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -581,7 +581,8 @@ def _finish_round(
     )
     if scores:
         rows = [
-            {"room_id": room_id, "round_number": number, "seat": seat, "score": score}
+            {"room_id": room_id, "round_number": number, "seat": seat, "score": score,
+             **seat_facts(result, seat)}
             for seat, score in enumerate(scores)
         ]
         conn.execute(_INSERT_SCORE, rows)

@@ -141,6 +141,7 @@ class LiveRooms:
         """The Redis links to the other nodes (None without Redis: this node owns every
         room)."""
         self._sessions_task: asyncio.Task[None] | None = None
+        self._quick_task: asyncio.Task[None] | None = None
         # Not ``secrets``: the browser tests script that module's token_hex (new_seed).
         self._instance = os.urandom(8).hex()
         self._revoked: set[str] = set()
@@ -184,6 +185,7 @@ class LiveRooms:
         self.started = True
         self.cluster.draining = False
         self._sessions_task = asyncio.create_task(self._watch_sessions())
+        self._quick_task = asyncio.create_task(self._quick_start_loop())
         redis = self.services.redis
         if redis is not None and not self.cluster.single:
             self.bridges = Bridges(self, redis)
@@ -314,6 +316,17 @@ class LiveRooms:
             await self.heartbeat()
             await asyncio.sleep(self.settings.heartbeat_seconds)
 
+    async def _quick_start_loop(self) -> None:
+        """Start the quick start rooms whose wait is over (server/rooms/quickstart.py):
+        every second, or a quarter of the wait when it is shorter."""
+        every = max(0.05, min(1.0, self.settings.quick_start_wait_seconds / 4))
+        while True:
+            try:
+                await self.services.quick.start_due()
+            except Exception as exc:  # the database is down: the next look will do
+                log.warning("quick_start_loop_failed", extra={"error": repr(exc)})
+            await asyncio.sleep(every)
+
     async def stop(self) -> None:
         """Hand the rooms over: stop every actor, record the time of the stop, stop the
         journal, release the leases, then close the connections with 1012 (their
@@ -322,14 +335,14 @@ class LiveRooms:
             return
         self.cluster.draining = True
         tasks = (self._heartbeat_task, self._sessions_task, self._cluster_task,
-                 self._cluster_watch)
+                 self._cluster_watch, self._quick_task)
         for task in tasks:
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
         self._heartbeat_task = self._sessions_task = self._cluster_task = None
-        self._cluster_watch = None
+        self._cluster_watch = self._quick_task = None
         playing = self._playing() if self.started else []
         actors = list(self.actors.values())
         for actor in actors:
@@ -569,15 +582,34 @@ class LiveRooms:
         actor = self.actors.get(room.id)
         if actor is not None and not actor.stopped:
             actor.post("room_changed", room)
+        elif self.bridges is not None:  # changed here (a timer, a tournament): tell its owner
+            await self._tell_owner("room_changed", room)
         if self._forward is not None:
             await self._forward.room_changed(room)
 
     async def room_started(self, room: RoomView) -> None:
         if self.started:
-            actor = await self.actor(room.id)
-            actor.post("started")
+            try:
+                actor = await self.actor(room.id)
+            except Elsewhere:  # started here (a timer, a tournament): its owner deals
+                await self._tell_owner("started", room)
+            else:
+                actor.post("started")
         if self._forward is not None:
             await self._forward.room_started(room)
+
+    async def _tell_owner(self, kind: str, room: RoomView) -> None:
+        """Pass a lobby change made on this node to the node that plays the room."""
+        if self.bridges is None:
+            return
+        try:
+            owner = await self.cluster.leases.owner(room.id)
+        except Exception as exc:
+            log.warning("room_notice_failed", extra={"room_id": room.id, "error": repr(exc)})
+            return
+        if owner is not None and owner.alive and owner.node not in (None, self.cluster.node):
+            assert owner.node is not None
+            self.bridges.notice(owner.node, kind, room)
 
     async def room_finished(self, room: RoomView) -> None:
         if self._forward is not None:

@@ -26,10 +26,13 @@ from datetime import datetime
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from server import cursors
+from server.arena import arena_settings, take_stakes
+from server.economy import room_kind
 from server.errors import Code, ServerError
 from server.identity import PlayerInfo, new_id
 from server.rooms.options import RoomSettings
@@ -120,6 +123,8 @@ class MatchSummary(_View):
 
     room_id: str
     variant: str
+    kind: str = Field(description="The room's kind: practice, normal, quick, arena, tournament.")
+    public: bool = Field(description="False: a private room (listed only to its players).")
     finished_at: datetime
     rounds_played: int
     seat: int
@@ -173,29 +178,8 @@ class RoomService:
 
     async def create_room(self, owner: PlayerInfo, settings: RoomSettings) -> RoomView:
         """Create a waiting room; the owner takes seat 0."""
-        if settings.turn_seconds is None:
-            settings = settings.model_copy(
-                update={"turn_seconds": self._settings.default_turn_seconds}
-            )
-        room = Room(
-            id=new_id(),
-            invite_code=None if settings.public else secrets.token_urlsafe(INVITE_CODE_BYTES),
-            owner_id=owner.id,
-            public=settings.public,
-            settings=settings.model_dump(mode="json"),
-            status="waiting",
-            version=1,
-            created_at=utcnow(),
-        )
         async with self._db.transaction() as session:
-            await self._check_balance(session, room, owner.id)
-            session.add(room)
-            await session.flush()
-            session.add_all(
-                Seat(room_id=room.id, seat=i, player_id=owner.id if i == 0 else None)
-                for i in range(settings.seats)
-            )
-            await session.flush()
+            room = await self.new_room(session, owner.id, settings)
             view = await self._view(session, room, owner.id)
         log.info(
             "room_created",
@@ -203,6 +187,41 @@ class RoomService:
         )
         await self.events.room_changed(view)  # the lobby hears of a new room at once
         return view
+
+    async def new_room(
+        self,
+        session: AsyncSession,
+        owner_id: str,
+        settings: RoomSettings,
+        start_at: datetime | None = None,
+    ) -> Room:
+        """A waiting room in ``session``'s transaction, the owner on seat 0 (after the
+        room's ``min_balance`` check); ``start_at``: when it starts by itself."""
+        if settings.turn_seconds is None:
+            settings = settings.model_copy(
+                update={"turn_seconds": self._settings.default_turn_seconds}
+            )
+        settings = arena_settings(settings, self._settings)  # a stake, its payout table
+        room = Room(
+            id=new_id(),
+            invite_code=None if settings.public else secrets.token_urlsafe(INVITE_CODE_BYTES),
+            owner_id=owner_id,
+            public=settings.public,
+            settings=settings.model_dump(mode="json"),
+            status="waiting",
+            version=1,
+            created_at=utcnow(),
+            start_at=start_at,
+        )
+        await self._check_balance(session, room, owner_id)
+        session.add(room)
+        await session.flush()
+        session.add_all(
+            Seat(room_id=room.id, seat=i, player_id=owner_id if i == 0 else None)
+            for i in range(settings.seats)
+        )
+        await session.flush()
+        return room
 
     async def take_seat(
         self,
@@ -298,25 +317,74 @@ class RoomService:
             if room.owner_id != player.id:
                 raise ServerError(Code.NOT_OWNER, "only the room's owner can start the match")
             self._check_waiting(room)
-            settings = RoomSettings.model_validate(room.settings)
-            if not any(s.player_id is not None for s in seats):
-                raise ServerError(Code.NO_PLAYERS, "nobody is seated")
-            empty = [s for s in seats if s.player_id is None and s.bot_level is None]
-            if empty and not settings.fill_with_bots:
-                listed = ", ".join(str(s.seat) for s in empty)
-                raise ServerError(
-                    Code.SEATS_EMPTY,
-                    f"seat(s) {listed} are empty: wait for players or enable fill_with_bots",
-                )
-            for s in empty:
-                s.bot_level = settings.bot_level
-            room.status = "playing"
-            room.started_at = utcnow()
-            room.version += 1
+            bots = self._begin(room, seats)
+            await self._take_stakes(session, room, seats)  # an arena table's, or no start
             view = await self._view(session, room, player.id)
-        log.info("room_started", extra={"room_id": room_id, "bots": len(empty)})
+        log.info("room_started", extra={"room_id": room_id, "bots": bots})
         await self.events.room_started(view)
         return view
+
+    async def start_due(self, room_id: str) -> RoomView | None:
+        """Start a waiting room whose ``start_at`` has come (quick start), its empty seats
+        filled with bots; None when it is not due or not waiting any more, or when
+        nobody sits in it (it then waits, with no ``start_at``, for a player)."""
+        async with self._db.transaction() as session:
+            room = await self._load_room(session, room_id, for_update=True)
+            if room.status != "waiting" or room.start_at is None or room.start_at > utcnow():
+                return None
+            seats = await self._seats(session, room.id)
+            if not any(s.player_id is not None for s in seats):
+                room.start_at = None
+                return None
+            bots = self._begin(room, seats)
+            view = await self._view(session, room, None)
+        log.info("room_started", extra={"room_id": room_id, "bots": bots, "by": "start_at"})
+        await self.events.room_started(view)
+        return view
+
+    async def due_rooms(self, limit: int = 100) -> list[str]:
+        """Waiting rooms whose ``start_at`` has come, the earliest first."""
+        async with self._db.transaction() as session:
+            return list(
+                await session.scalars(
+                    select(Room.id)
+                    .where(Room.status == "waiting", Room.start_at <= utcnow())
+                    .order_by(Room.start_at)
+                    .limit(limit)
+                )
+            )
+
+    @staticmethod
+    async def _take_stakes(session: AsyncSession, room: Room, seats: list[Seat]) -> None:
+        """An arena table's stakes into its pot (server/arena.py), in the start's
+        transaction: ``insufficient_balance`` (and no start) when one is not covered."""
+        settings = RoomSettings.model_validate(room.settings)
+        seated = [(s.seat, s.player_id) for s in seats if s.player_id is not None]
+        await session.run_sync(
+            lambda sync: take_stakes(sync.connection(), room.id, settings, seated)
+        )
+
+    @staticmethod
+    def _begin(room: Room, seats: list[Seat]) -> int:
+        """Fill the empty seats with bots (if the room says so) and mark the room playing;
+        returns the bots added."""
+        settings = RoomSettings.model_validate(room.settings)
+        if not any(s.player_id is not None for s in seats):
+            raise ServerError(Code.NO_PLAYERS, "nobody is seated")
+        empty = [s for s in seats if s.player_id is None and s.bot_level is None]
+        if empty and not settings.fill_with_bots:
+            listed = ", ".join(str(s.seat) for s in empty)
+            raise ServerError(
+                Code.SEATS_EMPTY,
+                f"seat(s) {listed} are empty: wait for players or enable fill_with_bots",
+            )
+        for s in empty:
+            s.bot_level = settings.bot_level
+        room.status = "playing"
+        room.started_at = utcnow()
+        room.start_at = None
+        room.version += 1
+        return len(empty)
 
     # -- queries ----------------------------------------------------------
 
@@ -414,21 +482,49 @@ class RoomService:
             winners=list(result.winners) if result is not None else None,
         )
 
-    async def player_matches(self, player_id: str, limit: int = 50) -> list[MatchSummary]:
-        """The player's finished matches, newest first."""
+    async def player_matches(
+        self,
+        player_id: str,
+        viewer_id: str | None = None,
+        cursor: str | None = None,
+        limit: int = 50,
+    ) -> tuple[list[MatchSummary], str | None]:
+        """A page of the player's finished matches, newest first, and the cursor of the
+        next page (None: the last). A private room's match is listed only to its players
+        (``viewer_id`` seated in it) and to its owner."""
+        query = (
+            select(MatchResult, Room, Seat.seat)
+            .join(Room, Room.id == MatchResult.room_id)
+            .join(Seat, Seat.room_id == Room.id)
+            .where(Seat.player_id == player_id)
+            .order_by(MatchResult.finished_at.desc(), Room.id)
+            .limit(limit + 1)
+        )
+        if viewer_id is None:
+            query = query.where(Room.public.is_(True))
+        else:
+            member = select(Seat.room_id).where(Seat.player_id == viewer_id)
+            query = query.where(
+                or_(Room.public.is_(True), Room.owner_id == viewer_id, Room.id.in_(member))
+            )
+        if cursor is not None:
+            when, room_id = cursors.decode(cursor, (str, str))
+            try:
+                at = datetime.fromisoformat(when)
+            except ValueError as exc:
+                raise ServerError(Code.INVALID_REQUEST, "the cursor is not valid") from exc
+            query = query.where(
+                or_(
+                    MatchResult.finished_at < at,
+                    and_(MatchResult.finished_at == at, Room.id > room_id),
+                )
+            )
         async with self._db.transaction() as session:
             if await session.get(Player, player_id) is None:
                 raise ServerError(Code.PLAYER_NOT_FOUND, f"no player {player_id!r}")
-            rows = (
-                await session.execute(
-                    select(MatchResult, Room, Seat.seat)
-                    .join(Room, Room.id == MatchResult.room_id)
-                    .join(Seat, Seat.room_id == Room.id)
-                    .where(Seat.player_id == player_id)
-                    .order_by(MatchResult.finished_at.desc(), Room.id)
-                    .limit(limit)
-                )
-            ).all()
+            rows = (await session.execute(query)).all()
+            more = len(rows) > limit
+            rows = rows[:limit]
             seat_map = await self._seats_of(session, [room.id for _, room, _ in rows])
             players = await self._players(
                 session,
@@ -440,6 +536,8 @@ class RoomService:
                 MatchSummary(
                     room_id=room.id,
                     variant=str(room.settings.get("variant", "")),
+                    kind=room_kind(room.settings),
+                    public=room.public,
                     finished_at=result.finished_at,
                     rounds_played=result.rounds_played,
                     seat=seat,
@@ -449,7 +547,9 @@ class RoomService:
                     won=seat in result.winners,
                 )
             )
-        return out
+        last = out[-1] if out and more else None
+        next_cursor = cursors.encode([last.finished_at.isoformat(), last.room_id]) if last else None
+        return out, next_cursor
 
     async def count_by_status(self) -> dict[str, int]:
         """Number of rooms in each status (every status present, zero included)."""

@@ -42,7 +42,8 @@ from server.rules.actions import (
 )
 from server.rules.errors import ErrorCode, RuleError
 from server.rules.melds import MeldShape, TableMeld, fit_layoff, read_meld
-from server.rules.tiles import JOKER, face_of, shuffled
+from server.rules.shuffle import commitment, shuffled
+from server.rules.tiles import JOKER, face_of
 from server.rules.variants import RoundResult, Variant, get_variant
 
 TAKE = "take"
@@ -75,26 +76,31 @@ class RoundOptions:
 
 @dataclass(frozen=True)
 class Deal:
-    """Who starts, every hand, the atu (family A) and the stock, top first."""
+    """Who starts, every hand, the atu (family A) and the stock, top first; for a seeded
+    deal, the seed's ``commitment`` (server/rules/shuffle.py: public from the deal on,
+    unlike the seed; None for a deal set up by hand)."""
 
     first: int
     hands: tuple[tuple[int, ...], ...]
     atu: int | None
     stock: tuple[int, ...]
+    commitment: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"first": self.first, "hands": [list(h) for h in self.hands], "atu": self.atu,
-                "stock": list(self.stock)}
+                "stock": list(self.stock), "commitment": self.commitment}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Deal:
         return cls(int(data["first"]), tuple(tuple(h) for h in data["hands"]), data.get("atu"),
-                   tuple(data["stock"]))
+                   tuple(data["stock"]), data.get("commitment"))
 
 
 def deal_tiles(variant: Variant, players: int, seed: int | str, first: int = 0,
                options: RoundOptions | None = None) -> Deal:
-    """A seeded deal (A.2, B.1): the first player one tile more, then the atu."""
+    """A seeded deal (A.2, B.1): the set's ids shuffled from the seed (docs/fairness.md),
+    then dealt in blocks: seat 0's hand, seat 1's..., the first player's one tile more,
+    then the atu (family A), the rest the stock, top first."""
     options = options or RoundOptions()
     _check_table(variant, players, first, options)
     order = shuffled(variant.family.tile_ids(options.short_game), seed)
@@ -109,7 +115,7 @@ def deal_tiles(variant: Variant, players: int, seed: int | str, first: int = 0,
     if variant.family.has_atu:
         atu = order[pos]
         pos += 1
-    return Deal(first, tuple(hands), atu, tuple(order[pos:]))
+    return Deal(first, tuple(hands), atu, tuple(order[pos:]), commitment(seed))
 
 
 def _check_table(variant: Variant, players: int, first: int, options: RoundOptions) -> None:

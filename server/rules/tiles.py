@@ -1,4 +1,4 @@
-"""Tiles, faces and the seeded deal (RULES.md §1, A.1, A.2, B.1).
+"""Tiles and faces (RULES.md §1, A.1, B.1); the seeded shuffle is server/rules/shuffle.py.
 
 A *tile* is a physical piece with a distinct integer id; a *face* is what it
 shows. Faces are small integers shared by both families: ``suit * 13 +
@@ -16,7 +16,6 @@ Tile ids 0..103 are two copies of the 52 faces (``face = id % 52``) and 104,
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 JOKER = 52
@@ -76,17 +75,6 @@ FAMILY_A_FACES = FaceNotation(
     ranks=("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"), suits="SHDC"
 )
 B_FACES = FaceNotation(ranks=tuple(str(n) for n in range(1, 14)), suits="RBKY")
-
-
-def shuffled(ids: tuple[int, ...], seed: int | str) -> list[int]:
-    """The tile ids in the order a seeded shuffle gives (no global random).
-
-    >>> shuffled((1, 2, 3, 4), 7) == shuffled((1, 2, 3, 4), 7)
-    True
-    """
-    order = list(ids)
-    random.Random(seed).shuffle(order)
-    return order
 
 
 def scenario_order(ids: tuple[int, ...], notation: FaceNotation) -> list[int]:

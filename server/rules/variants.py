@@ -83,6 +83,8 @@ class SeatScore:
     atu_pair: int = 0
     multiplier: int = 1
     note: str = ""
+    opened: bool = False
+    """Whether the seat opened in the round (going out counts): a profile's openings."""
     doublings: list[str] = field(default_factory=list)
     """Why ``multiplier`` is what it is, one entry a factor, their product the multiplier:
     ``atu_ace`` / ``atu_joker`` (×2, A.16), ``joker_out`` (×2, etalat's going out on a
@@ -201,6 +203,7 @@ class FamilyA(Family):
             laid = state.credits(seat)
             hand = sum(_a_hand_value(face_of(t)) for t in state.hands[seat])
             row = SeatScore(seat, 0, laid=laid, hand=hand)
+            row.opened = seat == state.out or state.opened[seat]
             if seat == state.out:
                 joker_out = state.out_with_joker_meld or state.last_discard_joker
                 row.bonus = v.out_bonus_joker if joker_out else v.out_bonus
@@ -319,6 +322,7 @@ class FamilyB(Family):
         for seat in range(state.players):
             hand = sum(_b_hand_value(face_of(t)) for t in state.hands[seat])
             row = SeatScore(seat, 0, laid=state.credits(seat), hand=hand)
+            row.opened = seat == state.out or state.opened_with[seat] is not None
             if seat == state.out:
                 row.bonus = B_WIN * multiplier
                 row.total = row.bonus

@@ -2,8 +2,9 @@
 
 :func:`view_for` gives what one seat may see; :func:`spectator_view` what a
 watcher may see (no hand at all). Until the round is over, a view never holds
-a tile of another seat's hand, the stock order or the seed; then all hands
-are revealed with the scored result.
+a tile of another seat's hand, the stock order or the seed (only its
+commitment, docs/fairness.md); then all hands are revealed with the scored
+result.
 
 >>> from server.rules.state import new_round
 >>> s = new_round("remi", players=3, seed=5)
@@ -68,6 +69,9 @@ class SeatView:
     opened_with: list[str | None] = field(default_factory=list)
     row_by: list[int | None] = field(default_factory=list)
     """Who discarded each tile of ``row`` (None: not known)."""
+    commitment: str | None = None
+    """SHA-256 of the round's seed (docs/fairness.md): public from the deal on; the seed
+    itself is shown only once the round is over (by the room, with ``round_over``)."""
 
     @property
     def variant(self) -> Variant:
@@ -175,6 +179,7 @@ def _public(state: RoundState) -> SeatView:
         result=_result(state),
         hands=[list(h) for h in state.hands] if state.over else None,
         opened_with=list(state.opened_with),
+        commitment=state.deal.commitment,
     )
 
 

@@ -89,7 +89,13 @@ def build_engine(settings: Settings) -> AsyncEngine:
     connection's search_path. JSON columns are written by :func:`json_dumps`.
     """
     url = settings.database_url
-    kwargs: dict[str, Any] = {"echo": settings.database_echo, "json_serializer": json_dumps}
+    # hide_parameters: a statement's parameters hold a round's seed, secret until the round
+    # is over (docs/fairness.md); neither an error's text nor the echo shows them.
+    kwargs: dict[str, Any] = {
+        "echo": settings.database_echo,
+        "json_serializer": json_dumps,
+        "hide_parameters": True,
+    }
     if settings.is_sqlite:
         path = sqlite_path(url)
         if path is not None:
@@ -117,6 +123,7 @@ def build_sqlite_sync_engine(settings: Settings) -> Engine:
         url,
         echo=settings.database_echo,
         json_serializer=json_dumps,
+        hide_parameters=True,
         connect_args={"timeout": SQLITE_BUSY_TIMEOUT, "check_same_thread": False},
     )
     _configure_sqlite(engine)

@@ -12,7 +12,8 @@ it acknowledges or broadcasts anything (the round, action and rack writes throug
    additions, in one transaction;
 4. :meth:`GameLog.record_match` when the end condition is met: exactly once
    per room (the primary key on ``match_results.room_id``), and the room
-   becomes ``finished``.
+   becomes ``finished``; the match is rated (:mod:`server.ratings`) and an
+   Arena table's pot paid (:func:`server.arena.pay_pot`) in the same transaction.
 
 On start-up :meth:`GameLog.unfinished_rooms` and :meth:`GameLog.load` give
 everything needed to rebuild each live room by replaying its current round;
@@ -32,15 +33,27 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy import Connection, Table, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from server.arena import pay_pot
+from server.ratings import rate_match
 from server.storage.database import Database
-from server.storage.leases import Fence, check_fence, stale_rooms
-from server.storage.models import Action, MatchResult, Room, Round, RoundScore, Seat, utcnow
+from server.storage.leases import Fence, Fenced, check_fence, stale_rooms
+from server.storage.models import (
+    Action,
+    MatchResult,
+    Room,
+    Round,
+    RoundScore,
+    Seat,
+    seat_facts,
+    utcnow,
+)
 
 _ROOMS = cast(Table, Room.__table__)
+_RESULTS = cast(Table, MatchResult.__table__)
 _MARK_ALIVE = (
     update(_ROOMS)
     .where(_ROOMS.c.id == bindparam("b_id"), _ROOMS.c.status == "playing")
@@ -132,6 +145,31 @@ class RoomRecord:
         return None
 
 
+def _record_match(
+    conn: Connection,
+    room_id: str,
+    totals: Sequence[int],
+    winners: Sequence[int],
+    rounds_played: int,
+    fence: Fence | None = None,
+) -> None:
+    if fence is not None and stale_rooms(conn, [fence]):
+        raise Fenced(f"room {room_id}: epoch {fence.epoch} is no longer this node's")
+    conn.execute(
+        insert(_RESULTS).values(
+            room_id=room_id, totals=list(totals), winners=list(winners),
+            rounds_played=rounds_played, finished_at=utcnow(),
+        )
+    )
+    conn.execute(
+        update(_ROOMS)
+        .where(_ROOMS.c.id == room_id)
+        .values(status="finished", finished_at=utcnow(), version=_ROOMS.c.version + 1)
+    )
+    rate_match(conn, room_id, totals, rounds_played)
+    pay_pot(conn, room_id, totals)
+
+
 class GameLog:
     """Durable writes of the live game; see the module docstring for the order."""
 
@@ -203,7 +241,10 @@ class GameLog:
             rnd.result = result
             rnd.finished_at = utcnow()
             session.add_all(
-                RoundScore(room_id=rnd.room_id, round_number=rnd.number, seat=i, score=s)
+                RoundScore(
+                    room_id=rnd.room_id, round_number=rnd.number, seat=i, score=s,
+                    **seat_facts(result, i),
+                )
                 for i, s in enumerate(scores)
             )
 
@@ -215,27 +256,19 @@ class GameLog:
         rounds_played: int,
         fence: Fence | None = None,
     ) -> bool:
-        """Store the match result and finish the room; False if it was already stored.
+        """Store the match result, finish the room, rate the match
+        (:func:`server.ratings.rate_match`) and pay an Arena table's pot
+        (:func:`server.arena.pay_pot`), in one transaction; False if it was already stored.
 
         The primary key on ``match_results.room_id`` makes this exactly-once even when
-        two writers race (tests/server/storage/test_gamelog.py). The room must exist.
+        two writers race (tests/server/storage/test_gamelog.py): the second one's insert
+        fails and its transaction, rating and payout included, is rolled back. The room
+        must exist.
         """
         try:
-            async with self._db.transaction() as session:
-                await check_fence(session, fence)
-                session.add(
-                    MatchResult(
-                        room_id=room_id,
-                        totals=list(totals),
-                        winners=list(winners),
-                        rounds_played=rounds_played,
-                    )
-                )
-                await session.flush()
-                await session.execute(
-                    update(Room)
-                    .where(Room.id == room_id)
-                    .values(status="finished", finished_at=utcnow(), version=Room.version + 1)
+            async with self._db.engine.begin() as conn:
+                await conn.run_sync(
+                    _record_match, room_id, totals, winners, rounds_played, fence
                 )
         except IntegrityError:
             return False

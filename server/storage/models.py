@@ -86,7 +86,10 @@ class Player(Base):
     """
 
     __tablename__ = "players"
-    __table_args__ = (Index("ix_players_username", "username", unique=True),)
+    __table_args__ = (
+        Index("ix_players_username", "username", unique=True),
+        Index("ix_players_balance", "balance", "id"),  # the balance leaderboard
+    )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     display_name: Mapped[str] = mapped_column(String(64))
@@ -129,6 +132,99 @@ class LedgerEntry(Base):
     round_number: Mapped[int | None] = mapped_column(Integer, default=None)
     seat: Mapped[int | None] = mapped_column(Integer, default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+TOURNAMENT_KINDS = ("sitngo", "scheduled")
+TOURNAMENT_STATUSES = ("registering", "running", "finished", "cancelled")
+
+
+class Tournament(Base):
+    """A tournament (server/tournaments): its tables' settings, entry fee, prize table and
+    where it is. ``key`` names it once (its series and number, or its time): the server
+    that opens it twice opens it once. ``registered`` counts its entries (a place is
+    taken by a conditional update); ``stage`` is the stage being played (0: none yet);
+    ``pool`` the entry fees at its start, shared by the final table's standings."""
+
+    __tablename__ = "tournaments"
+    __table_args__ = (
+        CheckConstraint("kind IN ('sitngo', 'scheduled')", name="kind"),
+        CheckConstraint(
+            "status IN ('registering', 'running', 'finished', 'cancelled')", name="status"
+        ),
+        Index("ix_tournaments_status", "status", "starts_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    key: Mapped[str] = mapped_column(String(160), unique=True)
+    series: Mapped[str | None] = mapped_column(String(120), default=None)
+    kind: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16), default="registering")
+    settings: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    players: Mapped[int] = mapped_column(Integer)
+    registered: Mapped[int] = mapped_column(Integer, default=0)
+    fee: Mapped[int] = mapped_column(Integer, default=0)
+    prizes: Mapped[list[int]] = mapped_column(JsonType)
+    pool: Mapped[int] = mapped_column(Integer, default=0)
+    stage: Mapped[int] = mapped_column(Integer, default=0)
+    starts_at: Mapped[datetime | None] = mapped_column(default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class TournamentEntry(Base):
+    """A player's registration: ``registrations`` counts them (a fee's ledger key names
+    it); ``place`` and ``prize`` once the final table is over, ``out_stage`` the stage a
+    player did not go on from."""
+
+    __tablename__ = "tournament_entries"
+    __table_args__ = (
+        CheckConstraint("status IN ('registered', 'withdrawn')", name="status"),
+    )
+
+    tournament_id: Mapped[str] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    player_id: Mapped[str] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    status: Mapped[str] = mapped_column(String(16), default="registered")
+    registrations: Mapped[int] = mapped_column(Integer, default=1)
+    registered_at: Mapped[datetime] = mapped_column(default=utcnow)
+    place: Mapped[int | None] = mapped_column(Integer, default=None)
+    prize: Mapped[int | None] = mapped_column(Integer, default=None)
+    out_stage: Mapped[int | None] = mapped_column(Integer, default=None)
+
+
+class TournamentStage(Base):
+    """One stage of a tournament: made once (its key), with its tables, in one
+    transaction; ``advance``: how many of each table go on (0 at the final table)."""
+
+    __tablename__ = "tournament_stages"
+
+    tournament_id: Mapped[str] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    final: Mapped[bool] = mapped_column(Boolean, default=False)
+    advance: Mapped[int] = mapped_column(Integer, default=0)
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class TournamentTable(Base):
+    """A table of a stage: a room of kind ``tournament``."""
+
+    __tablename__ = "tournament_tables"
+
+    tournament_id: Mapped[str] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    stage: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    room_id: Mapped[str] = mapped_column(
+        ForeignKey("rooms.id", ondelete="CASCADE"), unique=True
+    )
 
 
 class PlayerSession(Base):
@@ -181,6 +277,9 @@ class Room(Base):
     last_alive: Mapped[datetime | None] = mapped_column(default=None)
     turn_left: Mapped[float | None] = mapped_column(Float, default=None)
     turn_since: Mapped[datetime | None] = mapped_column(default=None)
+    start_at: Mapped[datetime | None] = mapped_column(default=None)
+    """A waiting quick-start room is started then, empty seats filled with bots
+    (server/rooms/quickstart.py); null for every other room."""
 
 
 class Seat(Base):
@@ -255,7 +354,8 @@ class Action(Base):
 
 
 class RoundScore(Base):
-    """A seat's addition to its total in one finished round."""
+    """A seat's addition to its total in one finished round; whether the seat opened in
+    it and went out (a profile's figures; null on rounds whose result did not say)."""
 
     __tablename__ = "round_scores"
 
@@ -265,6 +365,21 @@ class RoundScore(Base):
     round_number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     score: Mapped[int] = mapped_column(Integer)
+    opened: Mapped[bool | None] = mapped_column(Boolean, default=None)
+    went_out: Mapped[bool | None] = mapped_column(Boolean, default=None)
+
+
+def seat_facts(result: dict[str, Any], seat: int) -> dict[str, bool | None]:
+    """A seat's ``opened`` and ``went_out`` in a round, from the round's result (the
+    engine's ``RoundResult`` as a dict); None where the result does not tell.
+
+    >>> seat_facts({"out": 1, "breakdown": [{"seat": 0, "opened": True}]}, 0)
+    {'opened': True, 'went_out': False}
+    """
+    went_out = result.get("out") == seat
+    rows = [b for b in result.get("breakdown") or [] if b.get("seat") == seat]
+    opened = rows[0].get("opened") if rows else None
+    return {"opened": True if went_out else opened, "went_out": went_out}
 
 
 class MatchResult(Base):
@@ -281,10 +396,55 @@ class MatchResult(Base):
     finished_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class Rating(Base):
+    """A player's skill rating in one variant (openskill's Plackett–Luce model,
+    server/ratings.py): ``mu`` and ``sigma``, and ``rating`` = mu − 3·sigma (openskill's
+    ordinal), what the leaderboard sorts by; ``matches`` rated so far."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_board", "variant", "rating", "player_id"),)
+
+    player_id: Mapped[str] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    variant: Mapped[str] = mapped_column(String(32), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    rating: Mapped[float] = mapped_column(Float)
+    matches: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RatingChange(Base):
+    """One player's rating change by one match: the rating's history. Unique per room
+    and player, and written in the transaction that records the match's result, so a
+    match changes a rating once (docs/economy.md)."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (
+        UniqueConstraint("room_id", "player_id"),
+        Index("ix_rating_changes_history", "player_id", "variant", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"))
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    variant: Mapped[str] = mapped_column(String(32))
+    seat: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)
+    """1 for the best total; seats with equal totals share a rank."""
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    rating: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class ClusterNode(Base):
     """A running server process (a node) and until when it is known alive.
 
-    Its heartbeat pushes ``expires_at`` forward (server/rooms/leases.py); a node whose
+    Its heartbeat pushes ``expires_at`` forward (server/storage/leases.py); a node whose
     ``expires_at`` has passed is dead to the others, which may then take its rooms.
     """
 

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from server.rules import Deal, RoundOptions, RoundState, new_round
+from server.rules.shuffle import shuffled
 from server.rules.state import BUILD, deal_tiles
 from server.rules.tiles import (
     B_FACES,
@@ -19,7 +20,6 @@ from server.rules.tiles import (
     make_face,
     rank_of,
     scenario_order,
-    shuffled,
     suit_of,
 )
 from server.rules.variants import get_variant

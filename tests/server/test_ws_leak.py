@@ -5,7 +5,11 @@ seat while the connections keep receiving their seat's frames; a spectator
 watches too. Afterwards each frame is checked against the engine state at its
 version, rebuilt from the stored deal and action log: no tile id that is in
 another seat's hand or in the stock may appear anywhere a tile id can be, and
-the shuffle seed never appears, until the round is over.
+neither the shuffle seed nor anything the shuffle derives from it (its stream
+blocks, docs/fairness.md) appears, until the round is over. Every seat and
+spectator gets the seed's commitment with the deal (in ``round_start`` and in
+every view) and the seed itself with ``round_over``, where SHA-256(seed) must
+equal that commitment.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from sqlalchemy import select
 from wsharness import Client, running_server
 
 from server.rules import Deal, RoundOptions, RoundState, get_variant
+from server.rules.shuffle import commitment, stream_block
 from server.storage.database import Database
 from server.storage.models import Action, Round
 
@@ -69,12 +74,19 @@ async def _rounds(db: Database, room_id: str) -> dict[int, tuple[Round, list[Act
     return out
 
 
+def secrets_of(seed: str) -> list[str]:
+    """The seed and what the shuffle derives from it (hex of the stream blocks a deal
+    of 106 tiles reads), as they could appear in a frame."""
+    return [seed, *(stream_block(seed, k).hex() for k in range(20))]
+
+
 def scan(c: Client, seat: int | None, rounds: dict[int, tuple[Round, list[Action]]]) -> int:
     """Check every frame of one connection; returns how many frames were checked."""
     state: RoundState | None = None
     actions: list[Action] = []
     applied = 0
-    seed = ""
+    secret: list[str] = []
+    committed = ""
     checked = 0
     for raw, frame in zip(c.raw, c.frames, strict=True):
         if frame["type"] != "event":
@@ -87,7 +99,13 @@ def scan(c: Client, seat: int | None, rounds: dict[int, tuple[Round, list[Action
             deal = Deal.from_dict(rnd.options["deal"])
             state = RoundState(get_variant(rnd.variant), len(deal.hands), deal, options)
             applied = 0
-            seed = rnd.seed
+            secret = secrets_of(rnd.seed)
+            committed = commitment(rnd.seed)
+            assert event["commitment"] == committed == deal.commitment
+        elif do == "round_over":
+            assert state is not None and state.over
+            assert event["seed"] == secret[0] and event["commitment"] == committed
+            secret = []  # revealed: the round is over
         elif do in ENGINE_MOVES:
             assert state is not None
             logged = actions[applied]
@@ -96,7 +114,10 @@ def scan(c: Client, seat: int | None, rounds: dict[int, tuple[Round, list[Action
             applied += 1
         if state is None:
             continue
-        assert seed not in raw
+        for value in secret:
+            assert value not in raw, f"the seed or its stream in a frame at {frame['version']}"
+        if frame["view"] is not None:
+            assert frame["view"]["commitment"] == committed
         if state.over or do in ("round_over", "match_over"):
             continue
         hidden = set(state.stock)
@@ -125,6 +146,21 @@ def _doctored(c: Client, rounds: dict[int, tuple[Round, list[Action]]]) -> Clien
     rnd, _ = rounds[1]
     top = Deal.from_dict(rnd.options["deal"]).stock[-1]  # drawn last, if ever
     fake.frames[i] = {**fake.frames[i], "event": {**fake.frames[i]["event"], "tile": top}}
+    return fake
+
+
+def _told(c: Client, secret: str) -> Client:
+    """A copy of ``c`` whose 3rd event of round 1 also carries ``secret``."""
+    fake = Client.__new__(Client)
+    fake.frames = list(c.frames)
+    fake.raw = list(c.raw)
+    starts = [
+        i
+        for i, m in enumerate(fake.frames)
+        if m["type"] == "event" and m["event"]["do"] == "round_start"
+    ]
+    i = starts[0] + 3
+    fake.raw[i] = fake.raw[i][:-1] + f', "note": "{secret}"}}'
     return fake
 
 
@@ -181,9 +217,14 @@ async def test_no_frame_leaks_hidden_tiles(
         assert any(m.get("patch") for m in seat1_patched.frames if m["type"] == "event")
         moves = {m["event"]["do"] for m in spectator.frames if m["type"] == "event"}
         assert {"draw", "discard", "round_start", "round_over", "match_over"} <= moves
-        # Negative control: the scan does catch a stock tile slipped into a frame.
+        # Negative controls: the scan does catch a stock tile slipped into a frame, and
+        # the seed or a block of its stream given before the round is over.
         fake = _doctored(clients[1], stored)
         with pytest.raises(AssertionError, match="hidden tiles"):
             scan(fake, 1, stored)
+        for k in (0, 1):
+            told = _told(spectator, secrets_of(stored[1][0].seed)[k])
+            with pytest.raises(AssertionError, match="seed or its stream"):
+                scan(told, None, stored)
         for c in [*clients, spectator, seat1_patched, spectator_patched]:
             await c.close()

@@ -1,11 +1,12 @@
 // An automated accessibility check (issue 18 item 10): axe-core (the npm package, run in
 // the page) on the lobby, the waiting room and the table, at a phone size and the
-// desktop; no violation of impact "serious" or "critical" is allowed. Each violation
+// desktop, and on a finished round's replay and deal check (issue 20); no violation of impact "serious" or "critical" is allowed. Each violation
 // found is printed with its rule, impact and the elements it names.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { after, before, test } from "node:test";
-import { DESKTOP, launch, PHONE } from "./browser.mjs";
+import { DESKTOP, launch, PHONE, PHONE_VIEWPORT } from "./browser.mjs";
+import { botRound } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
@@ -64,3 +65,26 @@ for (const [size, options] of [["phone", PHONE], ["desktop", DESKTOP]]) {
     assert.deepEqual(await serious(page, `${size} reactions`), []);
   });
 }
+
+test("a finished round's replay and deal check have no serious or critical violation", { timeout: 240_000 }, async () => {
+  const b = await launch({ ...DESKTOP, bypassCSP: true });
+  browsers.push(b);
+  const page = await b.page();
+  await page.goto(server.url);
+  await page.fill("[data-testid=name-input]", "Ana");
+  await page.click("[data-testid=name-save]");
+  await page.waitForSelector("[data-testid=create-form]");
+  const room = await botRound(page, server.url, { variant: "remi", seats: 2 });
+  for (const [size, viewport] of [["desktop", DESKTOP.viewport], ["phone", PHONE_VIEWPORT]]) {
+    await page.setViewportSize(viewport);
+    await page.goto(`${server.url}/#/replay/${room}/1`);
+    await page.waitForSelector("[data-testid=replay-move]");
+    assert.deepEqual(await serious(page, `${size} replay, the deal`), []);
+    await page.goto(`${server.url}/#/replay/${room}/1/9`);
+    await page.waitForFunction(() => document.querySelector("[data-testid=replay]")?.dataset.step === "9");
+    assert.deepEqual(await serious(page, `${size} replay, a move`), []);
+    await page.goto(`${server.url}/#/verify/${room}/1`);
+    await page.waitForSelector("[data-testid=verify-verdict]");
+    assert.deepEqual(await serious(page, `${size} deal check`), []);
+  }
+});

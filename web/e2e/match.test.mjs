@@ -192,18 +192,21 @@ test("two players, invite link, bots, a round to its end, leave and rejoin", { t
   await phone.waitForSelector("[data-testid=rack] .tile");
   assert.equal(await phone.locator("[data-testid=summary]").count(), 0);
 
-  // The score sheet, opened from the top of the table, shows round 1 and the totals.
+  // The score sheet, opened from the top of the table, shows round 1 and the totals, and
+  // links to round 1's replay and the check of its deal.
   await ana.click("[data-testid=scores-open]");
   await ana.waitForSelector("[data-testid=scores-round-1]");
-  const cells = await ana.locator("[data-testid=scores-round-1] td").allTextContents();
+  const cells = await ana.locator("[data-testid=scores-round-1] td:not(.round-links)").allTextContents();
   assert.equal(cells.length, 4);
-  const totals = await ana.locator("[data-testid=scores-totals] td").allTextContents();
+  const totals = await ana.locator("[data-testid=scores-totals] td:not(.round-links)").allTextContents();
   assert.equal(totals.length, 4);
   assert.deepEqual(
     totals.map(Number),
     cells.map((c) => Number(c.replace("+", ""))),
     "after one round the totals are the round's additions",
   );
+  assert.match(await ana.locator("[data-testid=scores-replay-1]").getAttribute("href"), /^#\/replay\/[A-Za-z0-9_-]+\/1$/);
+  assert.match(await ana.locator("[data-testid=scores-verify-1]").getAttribute("href"), /^#\/verify\/[A-Za-z0-9_-]+\/1$/);
   await shot(ana, "score-sheet-desktop.png");
   assert.deepEqual(pageErrors, []);
 });

@@ -11,7 +11,7 @@ import { drag, findRun, layFormation, plainTurn, read, shot, slotOf, slotSel, st
 import { startServer } from "./server.mjs";
 
 // Seat 0's hand: a joker and a natural run of five (6♥..10♥) (as in joker.test.mjs).
-const SEED = "e2e-j674";
+const SEED = "e2e-10102";
 const NAME = "Dana <b>x</b>";
 
 let server;

@@ -418,3 +418,33 @@ export async function clickThrough(page, sel) {
   }
   await page.click(sel);
 }
+
+// ---------------------------------------------------------------- finished rounds
+
+/** A room of `variant` filled with bots and one round long, made by the page's player
+ * through the HTTP API; the player starts it from the waiting room (so this browser sees
+ * the deal), then leaves the seat to a bot. Resolves with the room's id once the round is
+ * over. */
+export async function botRound(page, url, { variant = "remi", seats = 3, isPublic = true } = {}) {
+  const body = { variant, seats, public: isPublic, fill_with_bots: true, bot_level: "easy", end: { kind: "rounds", rounds: 1 } };
+  const room = await page.evaluate(async (b) => {
+    const r = await fetch("/api/rooms", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(b) });
+    if (!r.ok) throw new Error(await r.text());
+    return (await r.json()).id;
+  }, body);
+  // The room's socket answers its hello before the start: this browser gets the deal itself.
+  const answered = new Promise((ok) => page.on("websocket", (ws) => ws.on("framereceived", () => ok())));
+  await page.goto(`${url}/#/room/${encodeURIComponent(room)}`);
+  await answered;
+  await page.click("[data-testid=start]");
+  await page.waitForSelector("[data-testid=rack] .tile");
+  await page.click("[data-testid=leave]");
+  // The round's record is stored a moment after the round ends: wait for it, not the scores.
+  const deadline = Date.now() + 150_000;
+  const stored = (id) => fetch(`/api/rooms/${encodeURIComponent(id)}/rounds/1/verify`).then((r) => r.ok);
+  while (!(await page.evaluate(stored, room))) {
+    assert.ok(Date.now() < deadline, "the bots did not finish the round");
+    await page.waitForTimeout(500);
+  }
+  return room;
+}

@@ -187,3 +187,26 @@ function ledgerBox(): HTMLElement {
   });
   return box;
 }
+
+/** The balance and joker credits, small, for a page's top bar: always in view. */
+export function accountChip(): HTMLElement {
+  const balance = h("span", { "data-testid": "chip-balance" }, "…");
+  const credits = h("span", { "data-testid": "chip-credits" }, "…");
+  const chip = h(
+    "span",
+    { class: "chip", "data-testid": "account-chip", title: `${t("account.balance")} · ${t("account.credits")}` },
+    h("span", { class: "sr-only" }, t("account.balance"), " "),
+    balance,
+    " · ★",
+    h("span", { class: "sr-only" }, t("account.credits"), " "),
+    credits,
+  );
+  api.account().then(
+    (acc) => {
+      balance.textContent = String(acc.balance);
+      credits.textContent = String(acc.joker_credits);
+    },
+    () => chip.remove(),
+  );
+  return chip;
+}

@@ -5,6 +5,7 @@
 // ROTATE_AFTER_MS is rotated on page load (maybeRotate).
 
 import type { Catalogue } from "./protocol.gen";
+import type { RoundResult, TableMeld } from "./types";
 export type { Catalogue };
 
 export interface PlayerRef {
@@ -32,6 +33,13 @@ export interface RoomSettings {
   bot_level: "easy" | "normal" | "hard";
   row_depth: number | null;
   joker_button: boolean;
+  /** practice, normal, quick (quick start), arena, tournament (docs/economy.md). */
+  kind?: "practice" | "normal" | "quick" | "arena" | "tournament";
+  /** The balance a player needs to sit down (a quick start table's stake). */
+  min_balance?: number | null;
+  /** Arena: each seat's stake, and how the pot is shared (per cent by place). */
+  stake?: number | null;
+  payout?: number[] | null;
 }
 
 export interface RoomSeat {
@@ -77,7 +85,7 @@ export class ApiError extends Error {
   }
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   let res: Response;
   try {
     res = await fetch(path, {
@@ -297,3 +305,164 @@ export const buyJokers = (count: number) =>
     count,
     request_id: `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
   });
+
+// ------------------------------------------------------------------ finished rounds
+
+/** One step of a replay: the event that made it (null: the deal) and the whole table after
+ * it, every hand and the stock (top first) included. */
+export interface ReplayStep {
+  event: Record<string, unknown> | null;
+  hands: number[][];
+  stock: number[];
+  atu: number | null;
+  atu_taken_by: number | null;
+  row: number[];
+  row_by: number[];
+  table: TableMeld[];
+  consumed: number[];
+  turn: number;
+  phase: string;
+  opened: boolean[];
+}
+
+/** A finished round told again (GET /api/rooms/{id}/rounds/{n}/replay). */
+export interface Replay {
+  room_id: string;
+  round: number;
+  seats: { seat: number; name: string | null; bot_level: string | null }[];
+  variant: string;
+  players: number;
+  first: number;
+  options: { short_game?: boolean; row_depth?: number | null; joker_button?: boolean };
+  steps: ReplayStep[];
+  result: RoundResult | null;
+  commitment: string | null;
+  seed: string;
+}
+
+export interface FairCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** A finished round's published record (GET .../verify, docs/fairness.md). */
+export interface RoundRecord {
+  scheme: string | null;
+  room_id: string;
+  round: number;
+  variant: string;
+  players: number;
+  first: number;
+  options: { short_game?: boolean };
+  commitment: string | null;
+  seed: string;
+  deal: { first: number; hands: number[][]; atu: number | null; stock: number[] };
+  actions: [number, Record<string, unknown>][];
+  result: RoundResult | null;
+  checks: FairCheck[];
+}
+
+const roundPath = (room: string, n: number) => `/api/rooms/${encodeURIComponent(room)}/rounds/${n}`;
+export const replay = (room: string, n: number) => call<Replay>("GET", `${roundPath(room, n)}/replay`);
+export const roundRecord = (room: string, n: number) => call<RoundRecord>("GET", `${roundPath(room, n)}/verify`);
+/** The round as a scenario file (a download). */
+export const scenarioUrl = (room: string, n: number) => `${roundPath(room, n)}/scenario`;
+/** The round's published record (a download, for `python -m server.cli verify`). */
+export const recordUrl = (room: string, n: number) => `${roundPath(room, n)}/verify`;
+
+// ------------------------------------------------------------------ quick start, boards
+
+/** Sit at a waiting table of the variant (and stake), or open one that bots fill after a
+ * short wait (POST /api/quickstart). */
+export const quickStart = (variant: string, stake = 0) =>
+  call<RoomView>("POST", "/api/quickstart", { variant, stake });
+
+export interface RatingRow {
+  place: number;
+  player_id: string;
+  display_name: string;
+  rating: number;
+  mu: number;
+  sigma: number;
+  matches: number;
+}
+
+export interface BalanceRow {
+  place: number;
+  player_id: string;
+  display_name: string;
+  balance: number;
+}
+
+export interface Page<T> {
+  rows: T[];
+  next_cursor: string | null;
+}
+
+const pageQuery = (cursor: string | null | undefined, limit: number) =>
+  `?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+
+/** A page of a variant's rating leaderboard (best first). */
+export const ratingBoard = (variant: string, cursor?: string | null, limit = 20) =>
+  call<Page<RatingRow>>("GET", `/api/leaderboards/rating/${encodeURIComponent(variant)}${pageQuery(cursor, limit)}`);
+
+/** A page of the balance leaderboard (highest first). */
+export const balanceBoard = (cursor?: string | null, limit = 20) =>
+  call<Page<BalanceRow>>("GET", `/api/leaderboards/balance${pageQuery(cursor, limit)}`);
+
+export interface VariantFigures {
+  variant: string;
+  rating: number | null;
+  mu: number | null;
+  sigma: number | null;
+  rated_matches: number;
+  matches: number;
+  wins: number;
+  rounds: number;
+  average_round_score: number | null;
+  opening_rate: number | null;
+  going_out_rate: number | null;
+}
+
+export interface RatingPoint {
+  variant: string;
+  room_id: string | null;
+  rank: number;
+  rating: number;
+  rating_before: number;
+  created_at: string;
+}
+
+export interface Profile {
+  player_id: string;
+  display_name: string;
+  created_at: string;
+  balance: number;
+  variants: VariantFigures[];
+  history: RatingPoint[];
+}
+
+export const profile = (playerId: string) =>
+  call<Profile>("GET", `/api/players/${encodeURIComponent(playerId)}/profile`);
+
+export interface MatchSummary {
+  room_id: string;
+  variant: string;
+  kind: string;
+  public: boolean;
+  finished_at: string;
+  rounds_played: number;
+  seat: number;
+  seats: RoomSeat[];
+  totals: number[];
+  winners: number[];
+  won: boolean;
+}
+
+/** A page of a player's finished matches, newest first. */
+export const playerMatches = (playerId: string, cursor?: string | null, limit = 10) =>
+  call<{ matches: MatchSummary[]; next_cursor: string | null }>(
+    "GET",
+    `/api/players/${encodeURIComponent(playerId)}/matches${pageQuery(cursor, limit)}`,
+  );

@@ -1,10 +1,12 @@
-import { accountCard, signInCard } from "./account";
+import { accountCard, accountChip, signInCard } from "./account";
 import * as api from "./api";
 import { loadCatalogue, variantFacts, variantName, variants } from "./catalogue";
 import { clear, h, nameEl, toast } from "./dom";
 import { reason, t, tParts } from "./i18n";
 import type { App } from "./main";
+import { arenaBox } from "./arena";
 import { localPracticeBox } from "./practice/box";
+import { tournamentsBox } from "./tournament";
 
 const TURN_TIMES = [15, 30, 60, 120];
 
@@ -39,7 +41,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     clear(root);
     const page = h("main", { class: "lobby", "data-testid": "lobby" });
     page.append(
-      h("header", { class: "topbar" }, h("h1", null, t("app.title")), h("span", { class: "spacer" }), app.langButton()),
+      h("header", { class: "topbar" }, h("h1", null, t("app.title")), h("span", { class: "spacer" }), app.player && !app.offline ? accountChip() : null, app.langButton()),
     );
     if (app.offline) {
       // Without the server: the practice on this device plays; the rest says it needs a
@@ -58,11 +60,12 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       );
       if (variants().length) page.append(localPracticeBox((hash) => app.go(hash)));
     } else {
-      page.append(welcome(), accountCard());
+      page.append(welcome(), nav());
       if (opts.joinCode || !variants().length) {
-        page.append(h("p", { class: "muted" }, t("common.loading")));
+        page.append(accountCard(), h("p", { class: "muted" }, t("common.loading")));
       } else {
-        page.append(yourGames(), practiceBox(), localPracticeBox((hash) => app.go(hash)), joinBox(), publicRooms(), createForm(), identityBox());
+        const arena = arenaBox(app); // the Arena's waiting tables come with the public rooms
+        page.append(yourGames(), quickStartBox(), accountCard(), practiceBox(), localPracticeBox((hash) => app.go(hash)), joinBox(), tournamentsBox(app), arena.box, publicRooms(arena.update), createForm(), identityBox());
       }
     }
     root.append(page);
@@ -128,6 +131,55 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
 
   function welcome(): HTMLElement {
     return h("p", { class: "hello", "data-testid": "hello" }, tParts("lobby.hello", { name: nameEl(app.player!.display_name) }));
+  }
+
+  // The lobby's links to the pages of their own (kept off the lobby: it is long on a phone).
+  function nav(): HTMLElement {
+    return h(
+      "nav",
+      { class: "lobby-nav", "aria-label": t("lobby.nav") },
+      h("a", { href: "#/leaderboard", "data-testid": "nav-leaderboard" }, t("board.title")),
+      h("a", { href: `#/player/${encodeURIComponent(app.player!.id)}`, "data-testid": "nav-profile" }, t("profile.mine")),
+    );
+  }
+
+  // Quick start: one button per variant; the server seats the player at a waiting table of
+  // that variant or opens one that bots fill after a short wait (docs/economy.md).
+  function quickStartBox(): HTMLElement {
+    let busy = false;
+    return h(
+      "section",
+      { class: "card quick", "data-testid": "quick-start", "aria-labelledby": "quick-title" },
+      h("h2", { id: "quick-title" }, t("quick.title")),
+      h(
+        "div",
+        { class: "quick-buttons" },
+        variants().map((v) =>
+          h(
+            "button",
+            {
+              type: "button",
+              class: "primary",
+              "data-testid": `quick-${v.id}`,
+              onclick: async () => {
+                if (busy) return;
+                busy = true;
+                try {
+                  const room = await api.quickStart(v.id);
+                  app.go(`#/room/${encodeURIComponent(room.id)}`);
+                } catch (err) {
+                  showApiError(err);
+                } finally {
+                  busy = false;
+                }
+              },
+            },
+            variantName(v.id),
+          ),
+        ),
+      ),
+      h("p", { class: "muted" }, t("quick.hint")),
+    );
   }
 
   function practiceBox(): HTMLElement {
@@ -236,7 +288,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     );
   }
 
-  function publicRooms(): HTMLElement {
+  function publicRooms(arenaRooms: (rooms: api.RoomView[]) => void): HTMLElement {
     const list = h("ul", { class: "rooms", "data-testid": "public-rooms" });
     const live = h("ul", { class: "rooms", "data-testid": "live-rooms" });
     const box = h(
@@ -276,8 +328,10 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       loadMine();
       void loadLive();
       try {
-        const { rooms } = await api.lobby();
+        const { rooms: all } = await api.lobby();
         if (disposed) return;
+        arenaRooms(all);
+        const rooms = all.filter((r) => r.settings.kind !== "arena");
         clear(list);
         if (!rooms.length) list.append(h("li", { class: "muted" }, t("lobby.public.none")));
         for (const r of rooms) {

@@ -2,14 +2,21 @@ import "./styles.css";
 import * as api from "./api";
 import { clear, h } from "./dom";
 import { getLang, onLangChange, setLang, t } from "./i18n";
+import { renderLeaderboard, renderProfile } from "./boards";
 import { renderLobby } from "./lobby";
 import { showOriginRefused } from "./elsewhere";
 import { NEW_KEY } from "./practice/box";
 import type { PracticeSettings } from "./practice/store";
+import { ReplayPage } from "./replay";
 import { RoomPage } from "./room";
+import { TournamentPage } from "./tournament";
+import { VerifyPage } from "./verify";
 
 // Hash routes: #/ lobby, #/join/<code> invite link, #/room/<id> a room (waiting or table),
-// #/practice the practice on this device (the worker's room; a reload resumes it).
+// #/practice the practice on this device (the worker's room; a reload resumes it),
+// #/replay/<room>/<round>[/<step>] a finished round step by step, #/verify/<room>/<round>
+// the check of its deal (docs/fairness.md), #/leaderboard/<variant|balance> the
+// leaderboards, #/player/<id> a player's profile, #/tournament/<id> a tournament's page.
 export interface App {
   player: api.Player | null;
   /** The server could not be reached when the page loaded (or the browser is offline). */
@@ -82,6 +89,30 @@ function route(): void {
     const page = new RoomPage(app, r.arg);
     current = page;
     page.start();
+    return;
+  }
+  if ((r.name === "replay" || r.name === "verify") && r.arg) {
+    const [room = "", round = "", step = "0"] = r.arg.split("/");
+    const n = Number(round);
+    if (room && Number.isInteger(n) && n >= 1) {
+      const page = r.name === "replay" ? new ReplayPage(app, room, n, Number(step) || 0) : new VerifyPage(app, room, n);
+      current = page;
+      page.start();
+      return;
+    }
+  }
+  if (r.name === "tournament" && r.arg) {
+    const page = new TournamentPage(app, r.arg);
+    current = page;
+    page.start();
+    return;
+  }
+  if (r.name === "leaderboard") {
+    current = renderLeaderboard(app, r.arg);
+    return;
+  }
+  if (r.name === "player" && r.arg) {
+    current = renderProfile(app, r.arg);
     return;
   }
   if (r.name === "join" && r.arg) {

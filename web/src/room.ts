@@ -2,6 +2,7 @@
 // room's WebSocket; the HTTP API for seats and start. The offline practice (`local`) is
 // the same page and table fed by the practice worker instead (practice/local.ts).
 
+import { accountChip } from "./account";
 import * as api from "./api";
 import { loadCatalogue, variantFacts, variantName } from "./catalogue";
 import { RoomConnection, type ServerError, type Transport } from "./conn";
@@ -10,10 +11,12 @@ import { hideElsewhere, showElsewhere, showOriginRefused, signedOut } from "./el
 import { reason, t, tParts } from "./i18n";
 import { endText, showApiError } from "./lobby";
 import type { App } from "./main";
+import { noteDeal } from "./fair/seen";
 import { cuesOf, tickDue } from "./feel/cues";
 import { Reactions } from "./feel/reactions";
 import { Sounds } from "./feel/sounds";
 import { LocalConnection, type LocalOptions } from "./practice/local";
+import { replayHash, verifyHash } from "./replay";
 import type { GameAction, ServerMessage } from "./protocol.gen";
 import { Table, type RoomData } from "./table/index";
 import { applyMessage } from "./table/messages";
@@ -224,6 +227,7 @@ export class RoomPage {
     for (const cue of cuesOf(seen, now, m)) this.sounds.play(cue);
     this.state = room;
     if (version !== null) this.version = version;
+    if (!this.local) this.noteDeal(m);
     if (m.type === "snapshot") this.conn?.noteLastSeq(m.last_seq);
     if (m.type === "snapshot" || (m.type === "event" && (m.event.do === "round_start" || m.event.do === "joker_button"))) {
       void this.loadCredits();
@@ -231,6 +235,19 @@ export class RoomPage {
     if (m.type === "event" && m.event.do === "room_changed" && room.status === "waiting") void this.poll();
     if (scoresChanged && this.scoresOpen) this.renderScores();
     if (refresh) this.refresh();
+  }
+
+  /** The round's commitment as this browser was given it (and, with the deal itself,
+   * this seat's hand), for the verify page once the seed is out (fair/seen.ts). Only a
+   * message that carries the view of now (a snapshot, or an event with its view or
+   * patch) says which commitment the current round has. */
+  private noteDeal(m: ServerMessage): void {
+    const v = this.state.view;
+    const round = this.state.round;
+    const current = m.type === "snapshot" || (m.type === "event" && (m.view || m.patch));
+    if (!current || !v?.commitment || !round || v.over) return;
+    const dealt = m.type === "event" && m.event.do === "round_start" && !!m.view && v.seat !== null;
+    noteDeal(this.roomId, round, v.commitment, v.seat, dealt ? v.hand : null);
   }
 
   /** The joker credits of the player's account, shown on the 101 button. */
@@ -308,16 +325,18 @@ export class RoomPage {
           h("button", { type: "button", class: "icon back", "aria-label": t("common.back"), onclick: () => this.leaveWaiting() }, "←"),
           h("h1", null, variantName(st.variant)),
           h("span", { class: "spacer" }),
+          this.app.player ? accountChip() : null,
           this.app.langButton(),
         ),
         h(
           "section",
           { class: "card" },
           h("h2", null, t("room.waiting")),
+          st.kind === "quick" ? h("p", { "data-testid": "quick-waiting" }, t("quick.waiting")) : null,
           h(
             "p",
             { class: "muted" },
-            [endText(st.end), t("settings.turn.s", { n: st.turn_seconds ?? "?" }), st.public ? t("settings.public") : t("settings.private"), st.fill_with_bots ? `${t("settings.bots")} (${t(`settings.bot.${st.bot_level}`)})` : null]
+            [st.kind === "arena" ? `${t("arena.stake.n", { n: st.stake ?? 0 })} · ${t("arena.pot", { n: (st.stake ?? 0) * st.seats })}` : null, endText(st.end), t("settings.turn.s", { n: st.turn_seconds ?? "?" }), st.public ? t("settings.public") : t("settings.private"), st.fill_with_bots ? `${t("settings.bots")} (${t(`settings.bot.${st.bot_level}`)})` : null]
               .filter(Boolean)
               .join(" · "),
           ),
@@ -470,12 +489,22 @@ export class RoomPage {
     const s = this.state.scores;
     const n = this.state.view?.players ?? this.state.seats.length ?? 0;
     const name = (i: number) => this.table?.seatName(i) ?? t("room.seat", { n: i + 1 });
-    const head = h("tr", null, h("th", { scope: "col" }, t("scores.round")), Array.from({ length: n }, (_, i) => h("th", { scope: "col" }, nameEl(name(i)))));
+    // A finished round of a room on the server: its replay and the check of its deal, in a
+    // new tab (the table stays open here).
+    const online = !this.local;
+    const links = (k: number) =>
+      h(
+        "td",
+        { class: "round-links" },
+        h("a", { href: replayHash(this.roomId, k), target: "_blank", rel: "noopener", "data-testid": `scores-replay-${k}`, "aria-label": t("scores.replay", { n: k }), title: t("scores.replay", { n: k }) }, "▶"),
+        h("a", { href: verifyHash(this.roomId, k), target: "_blank", rel: "noopener", "data-testid": `scores-verify-${k}`, "aria-label": t("scores.verify", { n: k }), title: t("scores.verify", { n: k }) }, "✓"),
+      );
+    const head = h("tr", null, h("th", { scope: "col" }, t("scores.round")), Array.from({ length: n }, (_, i) => h("th", { scope: "col" }, nameEl(name(i)))), online ? h("th", { scope: "col" }, t("scores.links")) : null);
     const body = h("tbody");
     (s?.rounds ?? []).forEach((line, k) => {
-      body.append(h("tr", { "data-testid": `scores-round-${k + 1}` }, h("th", { scope: "row" }, String(k + 1)), line.map((x) => h("td", { class: (x ?? 0) < 0 ? "neg" : "pos" }, x === null ? "—" : x > 0 ? `+${x}` : String(x)))));
+      body.append(h("tr", { "data-testid": `scores-round-${k + 1}` }, h("th", { scope: "row" }, String(k + 1)), line.map((x) => h("td", { class: (x ?? 0) < 0 ? "neg" : "pos" }, x === null ? "—" : x > 0 ? `+${x}` : String(x))), online ? links(k + 1) : null));
     });
-    const foot = h("tfoot", null, h("tr", { "data-testid": "scores-totals" }, h("th", { scope: "row" }, t("scores.total")), (s?.totals ?? []).map((x) => h("td", null, String(x)))));
+    const foot = h("tfoot", null, h("tr", { "data-testid": "scores-totals" }, h("th", { scope: "row" }, t("scores.total")), (s?.totals ?? []).map((x) => h("td", null, String(x))), online ? h("td", { class: "round-links" }) : null));
     const close = () => {
       this.scoresOpen = false;
       this.renderScores();

@@ -34,6 +34,8 @@ export interface SeatScore {
   note: string;
   /** Why the multiplier: atu_ace, atu_joker, joker_out, closing_joker, closing_hand, closing_hand_joker. */
   doublings?: string[];
+  /** Whether the seat opened in the round (going out counts). */
+  opened?: boolean;
 }
 
 export interface RoundResult {
@@ -73,6 +75,8 @@ export interface SeatView {
   opened_with: (string | null)[];
   /** Who discarded each tile of `row` (null: not known). */
   row_by?: (number | null)[];
+  /** SHA-256 of the round's deal seed (docs/fairness.md); the seed comes with `round_over`. */
+  commitment?: string | null;
 }
 
 export interface FormationAnswer {

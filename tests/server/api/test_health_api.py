@@ -91,6 +91,10 @@ async def test_openapi_lists_the_api(client: httpx.AsyncClient) -> None:
         "/api/rooms/{room_id}/start",
         "/api/rooms/{room_id}/scores",
         "/api/players/{player_id}/matches",
+        "/api/players/{player_id}/profile",
+        "/api/quickstart",
+        "/api/leaderboards/rating/{variant}",
+        "/api/leaderboards/balance",
         "/healthz",
     ):
         assert path in paths, path

@@ -8,6 +8,7 @@ from pathlib import Path
 from conftest import base_settings
 from sqlalchemy import text
 
+from server.settings import Settings
 from server.storage.database import Database
 
 
@@ -40,5 +41,27 @@ async def test_sqlite_transactions_take_the_write_lock_at_begin(tmp_path: Path) 
             finally:
                 other.close()
         assert "locked" in refused
+    finally:
+        await db.dispose()
+
+
+async def test_a_failed_statement_never_shows_its_parameters(settings: Settings) -> None:
+    """A statement's parameters hold a round's seed, secret until the round is over
+    (docs/fairness.md): an error's text (logged by the journal) names none of them."""
+    from sqlalchemy.exc import DBAPIError
+
+    seed = "0123456789abcdef0123456789abcdef"
+    db = Database(settings)
+    try:
+        async with db.engine.connect() as conn:
+            try:
+                await conn.execute(text("INSERT INTO no_such_table (seed) VALUES (:seed)"),
+                                   {"seed": seed})
+            except DBAPIError as exc:
+                told = f"{exc} {exc!r}"
+            else:
+                raise AssertionError("the insert did not fail")
+        assert "no_such_table" in told and seed not in told
+        assert "hidden" in told
     finally:
         await db.dispose()

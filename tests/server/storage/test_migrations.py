@@ -26,6 +26,12 @@ TABLES = {
     "actions",
     "round_scores",
     "match_results",
+    "tournaments",
+    "tournament_entries",
+    "tournament_stages",
+    "tournament_tables",
+    "ratings",
+    "rating_changes",
     "room_leases",
     "cluster_nodes",
     "alembic_version",
@@ -244,5 +250,51 @@ async def test_each_players_token_becomes_its_first_session(settings: Settings) 
             ]
             tables = set(await conn.run_sync(lambda c: inspect(c).get_table_names()))
             assert "player_sessions" not in tables
+    finally:
+        await engine.dispose()
+
+
+async def test_round_scores_learn_who_opened_and_went_out_from_their_results(
+    settings: Settings,
+) -> None:
+    """0007 fills round_scores.opened and went_out of the rounds already played from their
+    stored results (the engine's notes before it said ``opened``), and its downgrade drops
+    them with the ratings, keeping the rows."""
+    engine = build_engine(settings)
+    result = (
+        '{"out": 1, "breakdown": [{"seat": 0, "note": "opened: hand"}, '
+        '{"seat": 1, "note": "closed (normal)"}, {"seat": 2, "note": "not opened"}]}'
+    )
+    try:
+        await migrate(settings, engine, "0006")
+        async with engine.begin() as conn:
+            for sql in (
+                "INSERT INTO players (id, display_name, token_hash, created_at) "
+                "VALUES ('p', 'Ana', 'h', CURRENT_TIMESTAMP)",
+                "INSERT INTO rooms (id, owner_id, public, settings, status, created_at, "
+                "version) VALUES ('r', 'p', true, '{}', 'playing', CURRENT_TIMESTAMP, 1)",
+                "INSERT INTO rounds (id, room_id, number, variant, seed, first_seat, options, "
+                f"finished, result, created_at) VALUES (1, 'r', 1, 'remi101', 's', 0, '{{}}', "
+                f"true, '{result}', CURRENT_TIMESTAMP)",
+                "INSERT INTO round_scores (room_id, round_number, seat, score) VALUES "
+                "('r', 1, 0, -12), ('r', 1, 1, 50), ('r', 1, 2, -100)",
+            ):
+                await conn.execute(text(sql))
+        assert await migrate(settings, engine) == head_revision(settings)
+        async with engine.begin() as conn:
+            rows = await conn.execute(
+                text("SELECT seat, opened, went_out FROM round_scores ORDER BY seat")
+            )
+            assert [tuple(r) for r in rows] == [
+                (0, True, False), (1, True, True), (2, False, False)
+            ]
+            await conn.run_sync(_downgrade_to, settings, "0006")
+        async with engine.connect() as conn:
+            cols = await conn.run_sync(
+                lambda c: {col["name"] for col in inspect(c).get_columns("round_scores")}
+            )
+            tables = set(await conn.run_sync(lambda c: inspect(c).get_table_names()))
+            assert not {"opened", "went_out"} & cols and "ratings" not in tables
+            assert (await conn.execute(text("SELECT count(*) FROM round_scores"))).scalar() == 3
     finally:
         await engine.dispose()

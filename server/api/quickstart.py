@@ -1,0 +1,39 @@
+"""Quick start (issue 24, item 4): ``POST /api/quickstart`` seats the player at a waiting
+table of a variant and stake, or opens one that bots fill after a short wait
+(server/rooms/quickstart.py)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from server.api.deps import CurrentPlayer, ServicesDep
+from server.rooms.service import RoomView
+from server.rules.variants import VARIANTS
+
+router = APIRouter(prefix="/api", tags=["rooms"])
+
+
+class QuickStartRequest(BaseModel):
+    """Body of POST /api/quickstart."""
+
+    variant: str = Field(
+        description="A variant id of GET /api/variants.", json_schema_extra={"enum": list(VARIANTS)}
+    )
+    stake: int = Field(
+        default=0,
+        ge=0,
+        le=1_000_000_000,
+        description="The balance a table asks to sit down (its min_balance); 0: none.",
+    )
+
+
+@router.post("/quickstart")
+async def quick_start(
+    body: QuickStartRequest, player: CurrentPlayer, services: ServicesDep
+) -> RoomView:
+    """Seat the player at a waiting normal or quick start room of this variant and stake,
+    or open a quick start room; the same room again while the player waits in one. The
+    room starts when full, or after ``REMI_QUICK_START_WAIT_SECONDS`` with bots in the
+    empty seats. 409 ``balance_too_low`` below the stake."""
+    return await services.quick.join(player, body.variant, body.stake)

@@ -1,0 +1,169 @@
+"""Quick start (issue 24, item 4): one button per variant seats the player at a table.
+
+:meth:`QuickStart.join` (``POST /api/quickstart``), in one transaction:
+
+1. the player already sits in a waiting room of this variant and stake: that room (a
+   second press, a retried request, changes nothing);
+2. else the first public waiting room of this variant and stake with a free seat, quick
+   start rooms before normal ones, the oldest first: the player takes its first free
+   seat (a room's ``min_balance`` is its stake: 0 means none);
+3. else a new quick start room (kind ``quick``, settled like a normal one,
+   docs/economy.md): ``REMI_QUICK_START_SEATS`` seats, ``REMI_QUICK_START_ROUNDS``
+   rounds, bots for the seats still empty when it starts, and ``start_at`` =
+   now + ``REMI_QUICK_START_WAIT_SECONDS``.
+
+A quick start room whose seats are all taken starts at once; else the live rooms start
+it at its ``start_at`` (:meth:`QuickStart.start_due`, every second or so, on any
+instance: a start locks the room and checks that it still waits, so it happens once).
+``start_at`` is in the database, so a restarted server starts the rooms it missed.
+
+Two players pressing the button at once land at the same table: the transaction holds
+a lock named after the variant and stake (:mod:`server.storage.locks`; on SQLite the
+writers run one at a time anyway), so the second press finds the room the first one
+opened or joined.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from server.economy import room_kind
+from server.errors import Code, ServerError
+from server.identity import PlayerInfo
+from server.rooms.options import RoomSettings, RoundsEnd
+from server.rooms.service import RoomService, RoomView
+from server.rules.variants import VARIANTS, get_variant
+from server.settings import Settings
+from server.storage.database import Database
+from server.storage.locks import lock_async
+from server.storage.models import Room, Seat, utcnow
+
+log = logging.getLogger(__name__)
+
+JOINED_KINDS = ("quick", "normal")
+"""Kinds of the waiting rooms a quick start may seat a player at, in this order."""
+
+
+def lane(variant: str, stake: int) -> str:
+    """The lock name of the quick starts of a variant and stake."""
+    return f"quick:{variant}:{stake}"
+
+
+class QuickStart:
+    """Seat a player at a waiting table of a variant and stake, or open one (module doc)."""
+
+    def __init__(self, db: Database, settings: Settings, rooms: RoomService) -> None:
+        self._db = db
+        self._settings = settings
+        self._rooms = rooms
+
+    def room_settings(self, variant: str, stake: int) -> RoomSettings:
+        """The settings of a new quick start room of this variant and stake."""
+        s = self._settings
+        return RoomSettings(
+            variant=variant,
+            seats=s.quick_start_seats,
+            end=RoundsEnd(kind="rounds", rounds=s.quick_start_rounds),
+            public=True,
+            fill_with_bots=True,
+            joker_button=get_variant(variant).family.joker_button,
+            kind="quick",
+            min_balance=stake or None,
+        )
+
+    async def join(self, player: PlayerInfo, variant: str, stake: int = 0) -> RoomView:
+        """Seat the player at a table of ``variant`` and ``stake`` (module doc)."""
+        if variant not in VARIANTS:
+            raise ServerError(
+                Code.INVALID_REQUEST, f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}"
+            )
+        rooms = self._rooms
+        how, start_now = "again", False
+        async with self._db.transaction() as session:
+            await lock_async(session, [lane(variant, stake)])
+            candidates = await self._waiting(session, variant, stake)
+            seat_map = await rooms._seats_of(session, [r.id for r in candidates])
+            room = next(
+                (r for r in candidates
+                 if any(s.player_id == player.id for s in seat_map.get(r.id, []))),
+                None,
+            )
+            if room is None:
+                room = next((r for r in candidates if _free(seat_map.get(r.id, []))), None)
+                if room is not None:
+                    how = "joined"
+                    await self._sit(session, room, seat_map[room.id], player.id)
+                    start_now = room_kind(room.settings) == "quick" and not _free(
+                        seat_map[room.id]
+                    )
+                    if start_now:
+                        room.start_at = utcnow()
+                else:
+                    how = "opened"
+                    wait = timedelta(seconds=self._settings.quick_start_wait_seconds)
+                    room = await rooms.new_room(
+                        session, player.id, self.room_settings(variant, stake), utcnow() + wait
+                    )
+            view = await rooms._view(session, room, player.id)
+        if how == "again":
+            return view
+        log.info(
+            "quick_start",
+            extra={"room_id": view.id, "player_id": player.id, "variant": variant, "how": how},
+        )
+        await rooms.events.room_changed(view)
+        if start_now and await rooms.start_due(view.id) is not None:
+            return await rooms.get_room(view.id, player.id)
+        return view
+
+    async def _waiting(self, session: AsyncSession, variant: str, stake: int) -> list[Room]:
+        """The public waiting rooms of the variant and stake a quick start may join, in the
+        order it tries them."""
+        rows = await session.scalars(
+            select(Room)
+            .where(
+                Room.public.is_(True),
+                Room.status == "waiting",
+                Room.settings["variant"].as_string() == variant,
+            )
+            .order_by(Room.created_at, Room.id)
+            .with_for_update()
+        )
+        found = [
+            r for r in rows
+            if room_kind(r.settings) in JOINED_KINDS
+            and int(r.settings.get("min_balance") or 0) == stake
+        ]
+        found.sort(key=lambda r: JOINED_KINDS.index(room_kind(r.settings)))  # stable
+        return found
+
+    async def _sit(
+        self, session: AsyncSession, room: Room, seats: list[Seat], player_id: str
+    ) -> None:
+        """The player on the room's first free seat; a dormant quick room wakes up."""
+        free = _free(seats)[0]
+        await RoomService._check_balance(session, room, player_id)
+        await RoomService._move(session, seats, free, player_id)
+        if room_kind(room.settings) == "quick" and room.start_at is None:
+            room.start_at = utcnow() + timedelta(seconds=self._settings.quick_start_wait_seconds)
+        room.version += 1
+
+    async def start_due(self) -> int:
+        """Start every waiting room whose ``start_at`` has come; returns how many."""
+        started = 0
+        for room_id in await self._rooms.due_rooms():
+            try:
+                if await self._rooms.start_due(room_id) is not None:
+                    started += 1
+            except ServerError as exc:  # changed meanwhile (say the owner started it)
+                log.info("quick_start_skipped", extra={"room_id": room_id, "code": exc.code})
+        return started
+
+
+def _free(seats: list[Seat]) -> list[Seat]:
+    """The seats with neither a player nor a bot."""
+    return [s for s in seats if s.player_id is None and s.bot_level is None]
