@@ -130,6 +130,7 @@ class Cluster:
     async def leave(self, fences: list[Fence]) -> None:
         """Release these leases and the node's row: the others may take its rooms now."""
         at = time.time()  # the actors have stopped: the rooms are no longer played here
+        await self.leases.close()
         try:
             await self.leases.release(fences)
             await self.leases.leave()

@@ -217,17 +217,44 @@ class LiveRooms:
         self._cluster_task = asyncio.create_task(self._cluster_loop())
 
     async def _cluster_loop(self) -> None:
-        """The node's heartbeat, every third of the lease (a little jittered)."""
-        while True:
-            await asyncio.sleep(self.cluster.interval * random.uniform(0.85, 1.0))
-            try:
-                await self.tick()
-            except Exception:  # never let it die: the leases would lapse
-                log.exception("node_tick_failed")
+        """The node's heartbeat, every third of the lease (a little jittered); the rest of
+        the node's upkeep (:meth:`maintain`) in a task of its own, so that a slow one never
+        delays a heartbeat."""
+        upkeep: asyncio.Task[None] | None = None
+        try:
+            while True:
+                await asyncio.sleep(self.cluster.interval * random.uniform(0.85, 1.0))
+                try:
+                    await self.beat()
+                except Exception:  # never let it die: the leases would lapse
+                    log.exception("node_tick_failed")
+                if upkeep is None or upkeep.done():
+                    upkeep = asyncio.create_task(self.maintain())
+        finally:
+            if upkeep is not None:
+                upkeep.cancel()
 
     async def tick(self) -> None:
-        """One heartbeat: renew this node's leases, stop the actors of rooms another node
-        took, adopt the playing rooms no live node holds."""
+        """One heartbeat, then the upkeep (:meth:`beat`, :meth:`maintain`)."""
+        await self.beat()
+        await self.maintain()
+
+    async def maintain(self) -> None:
+        """The sockets bridged to owners that are gone, and the orphaned rooms adopted."""
+        if self.bridges is not None:
+            try:
+                await self.bridges.check()
+            except Exception as exc:
+                log.warning("bridge_check_failed", extra={"error": repr(exc)})
+        if not self.cluster.single and not self.cluster.draining:
+            try:
+                await self.adopt()
+            except Exception:
+                log.exception("room_adoption_failed")
+
+    async def beat(self) -> None:
+        """The heartbeat: renew this node's leases, stop the actors of rooms another node
+        took, then trust the leases again."""
         cluster = self.cluster
         sent = await cluster.beat()
         if sent is None:
@@ -243,13 +270,6 @@ class LiveRooms:
                 self._drop(actor, "lease_lost")
         # Only now: a room paused while the leases were in doubt goes on if still held.
         cluster.trust(sent)
-        if self.bridges is not None:
-            try:
-                await self.bridges.check()
-            except Exception as exc:
-                log.warning("bridge_check_failed", extra={"error": repr(exc)})
-        if not cluster.single and not cluster.draining:
-            await self.adopt()
 
     async def adopt(self) -> int:
         """Claim and restore playing rooms that no live node holds; how many."""
@@ -416,6 +436,7 @@ class LiveRooms:
                     async with lock:
                         actor = self.actors.get(room_id)
                         if actor is None:
+                            await self._not_elsewhere(room_id)
                             fence = await self.cluster.claim(room_id)
                             actor = RoomActor(room_id, self.ctx, fence)
                             self.actors[room_id] = actor
@@ -427,6 +448,17 @@ class LiveRooms:
                 raise actor.boot_error
             if not actor.stopped:
                 return actor
+
+    async def _not_elsewhere(self, room_id: str) -> None:
+        """:class:`~server.rooms.cluster.Elsewhere` when another live node plays the room,
+        found by a read (most sockets of a room bridged to its owner: no write each)."""
+        cluster = self.cluster
+        if cluster.single:
+            return
+        owner = await cluster.leases.owner(room_id)
+        if owner is not None and owner.alive and owner.node not in (None, cluster.node):
+            cluster.claims_lost += 1
+            raise Elsewhere(room_id, owner)
 
     async def attach(self, room_id: str, conn: Conn) -> RoomActor | Bridge:
         """The room's actor with ``conn`` registered on it (before its hello); or, when

@@ -25,6 +25,7 @@ node take its rooms: it counts its lease from the moment it *sent* the heartbeat
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -154,6 +155,7 @@ class Leases:
         self.name = name
         self.ttl = ttl
         self._dialect = db.engine.dialect.name
+        self._own: AsyncConnection | None = None
 
     def fence(self, room_id: str, epoch: int) -> Fence:
         return Fence(room_id, epoch, self.node)
@@ -177,16 +179,34 @@ class Leases:
         )
 
     async def beat(self) -> None:
-        """The heartbeat: this node is alive for another ``ttl`` seconds."""
+        """The heartbeat: this node is alive for another ``ttl`` seconds. On a connection
+        of its own, kept from one beat to the next: a pool busy with requests never delays
+        it."""
         d = self._dialect
-        async with self._db.engine.begin() as conn:
-            done = await conn.execute(
-                update(_NODES)
-                .where(_NODES.c.id == self.node)
-                .values(expires_at=_later(d, self.ttl))
-            )
-            if done.rowcount == 0:  # deleted (long dead to the others): alive again
-                await self._insert_node(conn, d)
+        conn = self._own
+        if conn is None:
+            conn = self._own = await self._db.engine.connect()
+        try:
+            async with conn.begin():
+                done = await conn.execute(
+                    update(_NODES)
+                    .where(_NODES.c.id == self.node)
+                    .values(expires_at=_later(d, self.ttl))
+                )
+                if done.rowcount == 0:  # deleted (long dead to the others): alive again
+                    await self._insert_node(conn, d)
+        except BaseException:
+            self._own = None
+            with contextlib.suppress(Exception):
+                await conn.close()
+            raise
+
+    async def close(self) -> None:
+        """Give the heartbeat's connection back."""
+        conn, self._own = self._own, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await conn.close()
 
     async def leave(self) -> None:
         """This node stops: its row goes (its leases are dead at once)."""
@@ -194,12 +214,22 @@ class Leases:
             await conn.execute(delete(_NODES).where(_NODES.c.id == self.node))
 
     async def held(self) -> dict[str, int]:
-        """The rooms whose lease this node holds, with their epochs."""
-        async with self._db.engine.connect() as conn:
-            rows = await conn.execute(
-                select(_LEASES.c.room_id, _LEASES.c.epoch).where(_LEASES.c.node == self.node)
-            )
-            return {row.room_id: row.epoch for row in rows}
+        """The rooms whose lease this node holds, with their epochs (on the heartbeat's
+        connection)."""
+        conn = self._own
+        if conn is None:
+            conn = self._own = await self._db.engine.connect()
+        try:
+            async with conn.begin():
+                rows = await conn.execute(
+                    select(_LEASES.c.room_id, _LEASES.c.epoch).where(_LEASES.c.node == self.node)
+                )
+                return {row.room_id: row.epoch for row in rows}
+        except BaseException:
+            self._own = None
+            with contextlib.suppress(Exception):
+                await conn.close()
+            raise
 
     async def claim(self, room_id: str, *, force: bool = False) -> int | Owner:
         """Take the room's lease: the new epoch, or the :class:`Owner` that holds it
