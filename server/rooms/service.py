@@ -9,8 +9,8 @@ change only while the room is waiting.
 The commands that change a room (seats, start) take the
 :class:`~server.storage.leases.Fence` of the node that plays the room: made only while
 that node still holds the room's lease, checked in the same transaction, else
-:class:`~server.storage.leases.Fenced` (the HTTP routes send them to the room's owner,
-:mod:`server.rooms.commands`).
+:class:`~server.storage.leases.Fenced` (the HTTP routes run them on the room's owner,
+:meth:`server.rooms.live.LiveRooms.command`).
 
 Every failure is a :class:`~server.errors.ServerError` carrying a stable
 :class:`~server.errors.Code` and a human message; the HTTP edge
