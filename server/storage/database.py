@@ -80,13 +80,28 @@ def sqlite_path(url: str) -> Path | None:
     return Path(database)
 
 
+def idle_transaction_ms(settings: Settings) -> int:
+    """PostgreSQL's ``idle_in_transaction_session_timeout`` for this server's connections
+    (milliseconds): half ``REMI_LEASE_SECONDS``.
+
+    A node paused in the middle of a transaction (SIGSTOP, a long GC pause, a network lost
+    with the transaction open) keeps its locks meanwhile, among them the rows of
+    ``room_leases`` its writes share-lock (the fence, :mod:`server.storage.leases`). A
+    claim of those rooms waits for them, so the rooms would stay with the paused node past
+    its lease. PostgreSQL ends such a transaction (and its connection) before the lease
+    lapses; the node's write then fails as with any lost connection (the journal writes it
+    again, and the fence refuses it if the room has moved)."""
+    return max(1, round(settings.lease_seconds * 500))
+
+
 def build_engine(settings: Settings) -> AsyncEngine:
     """Create the async engine for the configured database.
 
     SQLite: WAL journal, foreign keys on, a busy timeout, and every transaction
     opened with ``BEGIN IMMEDIATE`` so that concurrent writers queue instead of
     failing on lock upgrade. PostgreSQL: ``database_schema`` becomes the
-    connection's search_path. JSON columns are written by :func:`json_dumps`.
+    connection's search_path, and a transaction left idle is ended
+    (:func:`idle_transaction_ms`). JSON columns are written by :func:`json_dumps`.
     """
     url = settings.database_url
     # hide_parameters: a statement's parameters hold a round's seed, secret until the round
@@ -103,8 +118,11 @@ def build_engine(settings: Settings) -> AsyncEngine:
         kwargs["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT}
     elif settings.is_postgres:
         kwargs["pool_pre_ping"] = True
+        idle = str(idle_transaction_ms(settings))
+        server_settings = {"idle_in_transaction_session_timeout": idle}
         if settings.database_schema:
-            kwargs["connect_args"] = {"server_settings": {"search_path": settings.database_schema}}
+            server_settings["search_path"] = settings.database_schema
+        kwargs["connect_args"] = {"server_settings": server_settings}
     engine = create_async_engine(url, **kwargs)
     if settings.is_sqlite:
         _configure_sqlite(engine.sync_engine)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import base_settings
 from sqlalchemy import select
+from sqlalchemy.exc import DBAPIError
 from websockets.exceptions import ConnectionClosed
 from wsharness import Client, running_server, simple_move
 
@@ -28,7 +29,7 @@ from server.rooms.service import RoomService
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.gamelog import GameLog
-from server.storage.leases import Fenced, Leases, Owner
+from server.storage.leases import Fenced, Leases, Owner, stale_rooms
 from server.storage.migrate import migrate
 from server.storage.models import Action, MatchResult, Room, Round
 
@@ -156,6 +157,42 @@ async def test_a_dead_nodes_room_is_claimed_and_a_released_one_at_once(env: Env)
     assert await a.claim(env.room_id) == 3
     with pytest.raises(KeyError):
         await a.claim("no-such-room")
+
+
+async def test_a_node_paused_in_a_write_loses_its_rooms_all_the_same(
+    env: Env, settings: Settings
+) -> None:
+    """A node paused (SIGSTOP, a long GC pause) in the middle of a write keeps its
+    transaction open, and with it the share lock the fence took on the room's lease row; a
+    claim waits for that lock, so the room stayed with the paused node past its lease
+    (tests/server/test_cluster.py saw it). PostgreSQL now ends a transaction left idle for
+    half the lease (server/storage/database.py): once the lease has lapsed the claim goes
+    on, and the paused node's write fails when it resumes."""
+    if not settings.is_postgres:
+        pytest.skip("PostgreSQL only: on SQLite a write holds the whole database, briefly")
+    a, b = await _nodes(env, ttl=1.0)
+    assert await a.claim(env.room_id) == 1
+    paused = Database(settings.model_copy(update={"lease_seconds": 2.0}))  # idle: 1 s
+    conn = await paused.engine.connect()
+    try:
+        await conn.begin()
+        # The fence's check, first thing in the write's transaction; then the node stops.
+        assert await conn.run_sync(stale_rooms, [a.fence(env.room_id, 1)]) == set()
+        await asyncio.sleep(1.3)  # its lease lapses
+        await b.beat()
+        try:
+            claimed = await asyncio.wait_for(b.claim(env.room_id), 15)
+        except TimeoutError:
+            pytest.fail("the claim still waits for the paused node's transaction after 15 s")
+        assert claimed == 2
+        with pytest.raises(DBAPIError):  # the node resumes: its transaction is gone
+            await conn.commit()
+    finally:
+        with contextlib.suppress(Exception):
+            await conn.close()
+        await paused.dispose()
+        await a.close()
+        await b.close()
 
 
 async def _play_one_move(c: Client) -> dict[str, object]:
