@@ -7,9 +7,11 @@ them, for the multi-node tests (tests/server/test_cluster.py).
 * :class:`Player`: one seated client. It plays its turns (draw, then discard), and
   reconnects by itself as the browser does, with its last version, through a
   round-robin "load balancer": each new connection goes to the next node that
-  accepts it. It records every frame, per connection, and every ack.
-* :class:`Cluster`: the nodes, the rooms and their players, and :meth:`Cluster.audit`,
-  which counts what the issue's cases must show to be zero.
+  accepts it (or to the node a test pins it to, ``via``). It records every frame, per
+  connection, every move it sent, and every ack and refusal.
+* :class:`Cluster`: the nodes, the rooms and their players, the history of the rooms'
+  leases (:meth:`Cluster.watch_leases`: each epoch and when the database granted it),
+  and :meth:`Cluster.audit`, which counts what the issue's cases must show to be zero.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import httpx
 from serverproc import ROOT, free_port
 from sqlalchemy import text
@@ -166,7 +169,11 @@ class Player:
         self.view: dict[str, Any] | None = None
         self.convs: list[Conversation] = []
         self.acks: dict[int, int] = {}  # seq -> version
+        self.refused: dict[int, str] = {}  # seq -> error code
+        self.sent: dict[int, dict[str, Any]] = {}  # seq -> the move, once on the socket
         self.errors: list[str] = []
+        self.via: Node | None = None
+        """The node every new connection goes to (a test pins the socket), else None."""
         self.seq = 0
         self.pending: int | None = None
         self.playing = True
@@ -196,7 +203,7 @@ class Player:
     async def _run(self) -> None:
         attempt = 0
         while not self.stopped:
-            node = self.cluster.pick(self.home + attempt)
+            node = self.via or self.cluster.pick(self.home + attempt)
             attempt += 1
             url = f"ws://127.0.0.1:{node.port}/ws/rooms/{self.room}"
             try:
@@ -244,8 +251,10 @@ class Player:
                 self.pending = None
         elif kind == "error":
             self.errors.append(m["code"])
-            if m.get("seq") is not None and m["seq"] == self.pending:
-                self.pending = None
+            if m.get("seq") is not None:
+                self.refused[m["seq"]] = m["code"]
+                if m["seq"] == self.pending:
+                    self.pending = None
         self._turn.set()
 
     async def _play(self) -> None:
@@ -265,10 +274,37 @@ class Player:
                 action = {"do": "discard", "tile": plain[-1]}
             self.seq += 1
             self.pending = self.seq
+            seq = self.seq
             with contextlib.suppress(ConnectionClosed, OSError):
-                await ws.send(json.dumps({"type": "action", "seq": self.seq,
+                await ws.send(json.dumps({"type": "action", "seq": seq,
                                           "base_version": self.version, "action": action}))
+                self.sent[seq] = action
             self._turn.set()  # look again after the answer (or at once if refused)
+
+
+LEASE_COLUMNS = "room_id, epoch, node, claimed_at, CAST(CAST(xmin AS text) AS bigint) AS xid"
+"""What the audit reads of ``room_leases``: ``xid`` is the transaction that wrote the
+row (the claim that granted its epoch, or a release since)."""
+
+
+@dataclass(frozen=True)
+class Grant:
+    """When a room's epoch was granted: the database's clock, and the transaction."""
+
+    at: Any
+    xid: int
+
+
+def _result(event: dict[str, Any]) -> str:
+    """A match's result as a ``match_over`` event or ``match_results`` row gives it."""
+    return json.dumps({k: event.get(k) for k in ("totals", "winners", "rounds")},
+                      sort_keys=True)
+
+
+def _xid_after(a: int | None, b: int) -> bool:
+    """Whether PostgreSQL transaction id ``a`` was assigned after ``b`` (32-bit ids that
+    wrap around, compared as PostgreSQL does)."""
+    return a is not None and 0 < (a - b) % 2**32 < 2**31
 
 
 @dataclass
@@ -276,8 +312,11 @@ class Audit:
     """What the issue's cases count (each must be 0), and a few figures."""
 
     acked: int = 0
+    results: int = 0
     acked_lost: list[Any] = field(default_factory=list)
     stale_epoch_writes: list[Any] = field(default_factory=list)
+    log_gaps: list[Any] = field(default_factory=list)
+    log_forks: list[Any] = field(default_factory=list)
     two_owners: list[Any] = field(default_factory=list)
     duplicate_results: list[Any] = field(default_factory=list)
     version_gaps: list[Any] = field(default_factory=list)
@@ -299,6 +338,55 @@ class Cluster:
         self.rooms: list[str] = []
         self.redis: Any = None
         """The test's own Redis (tests/server/redisproc.py), which a case stops."""
+        self.grants: dict[tuple[str, int], Grant] = {}
+        """Each (room, epoch) seen in ``room_leases``: when and by which transaction the
+        database granted it, kept by :meth:`watch_leases`."""
+        self._watch: asyncio.Task[None] | None = None
+
+    @property
+    def dsn(self) -> str:
+        """The database for asyncpg (the test's own connections)."""
+        return self.db_url.replace("postgresql+asyncpg://", "postgresql://", 1)
+
+    async def connect(self) -> asyncpg.Connection:
+        """A connection of the test's own, on the cluster's schema."""
+        return await asyncpg.connect(self.dsn, timeout=5,
+                                     server_settings={"search_path": self.schema})
+
+    def watch_leases(self) -> None:
+        """Keep the history of the rooms' leases from now on: ``room_leases`` holds only
+        each room's last epoch, and the audit needs when each one was granted. Read every
+        0.1 s; an epoch missed between two reads (two claims that close) only makes the
+        audit's bound looser (the next epoch's grant is later), never wrong."""
+
+        async def watch() -> None:
+            conn: asyncpg.Connection | None = None
+            try:
+                while True:
+                    try:
+                        if conn is None:
+                            conn = await self.connect()
+                        await self._read_grants(conn)
+                    except (OSError, asyncpg.PostgresError, TimeoutError):
+                        if conn is not None:
+                            conn.terminate()
+                        conn = None
+                    await asyncio.sleep(0.1)
+            finally:
+                if conn is not None:
+                    conn.terminate()
+
+        self._watch = asyncio.create_task(watch())
+
+    async def _read_grants(self, conn: asyncpg.Connection) -> None:
+        for r in await conn.fetch(f"SELECT {LEASE_COLUMNS} FROM room_leases"):
+            self.grants.setdefault((r["room_id"], r["epoch"]), Grant(r["claimed_at"], r["xid"]))
+
+    async def unwatch_leases(self) -> None:
+        task, self._watch = self._watch, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
 
     def pick(self, start: int) -> Node:
         """The load balancer: the first node from ``start`` (round robin) that is up."""
@@ -327,9 +415,12 @@ class Cluster:
             return data
         raise AssertionError(f"{path}: no answer")
 
-    async def add_room(self, humans: int = 4, *, start: bool = True) -> str:
+    async def add_room(
+        self, humans: int = 4, *, start: bool = True, rounds: int | None = None
+    ) -> str:
         """A four-seat Remi room with ``humans`` players (the other seats: bots), each
-        player's socket on a different node, every HTTP command sent to another node."""
+        player's socket on a different node, every HTTP command sent to another node;
+        its match is endless, or ends after ``rounds`` rounds."""
         i = len(self.rooms)
         async with httpx.AsyncClient(timeout=10) as http:
             tokens = []
@@ -338,8 +429,10 @@ class Cluster:
                 body = await self._post(http, node, "/api/players", None,
                                         {"display_name": f"r{i}s{s}"})
                 tokens.append(body["token"])
-            settings = {"variant": "remi", "seats": 4, "turn_seconds": 120,
-                        "fill_with_bots": humans < 4}
+            settings: dict[str, Any] = {"variant": "remi", "seats": 4, "turn_seconds": 120,
+                                        "fill_with_bots": humans < 4}
+            if rounds is not None:
+                settings["end"] = {"kind": "rounds", "rounds": rounds}
             room = (await self._post(http, self.nodes[i % len(self.nodes)], "/api/rooms",
                                      tokens[0], settings))["id"]
             for s in range(1, humans):
@@ -374,14 +467,16 @@ class Cluster:
         await asyncio.sleep(seconds)
         return self.moves() - before
 
-    async def quiesce(self, timeout: float = 60.0) -> None:
+    async def quiesce(self, timeout: float = 60.0, rooms: list[str] | None = None) -> None:
         """Stop playing; wait until every room's players hold the same version, still
-        for a second (the bots wait for a human's turn), with no move in flight."""
-        for p in self.players:
+        for a second (the bots wait for a human's turn), with no move in flight.
+        ``rooms``: only these rooms' players (the others play on)."""
+        players = [p for p in self.players if rooms is None or p.room in rooms]
+        for p in players:
             p.playing = False
         end = time.monotonic() + timeout
         by_room: dict[str, list[Player]] = defaultdict(list)
-        for p in self.players:
+        for p in players:
             by_room[p.room].append(p)
         while True:
             now = time.monotonic()
@@ -398,10 +493,12 @@ class Cluster:
                 raise AssertionError(f"the rooms did not settle: {states}")
             await asyncio.sleep(0.2)
 
-    def resume_play(self) -> None:
+    def resume_play(self, rooms: list[str] | None = None) -> None:
+        """Let the players (of ``rooms`` only, if given) play again."""
         for p in self.players:
-            p.playing = True
-            p._turn.set()
+            if rooms is None or p.room in rooms:
+                p.playing = True
+                p._turn.set()
 
     async def stop_players(self) -> None:
         await asyncio.gather(*(p.stop() for p in self.players))
@@ -420,7 +517,8 @@ class Cluster:
                 return {
                     "actions": await q(
                         "SELECT r.room_id, r.number, a.seq, a.seat, a.client_seq, a.version, "
-                        "a.epoch, a.action, a.created_at FROM actions a "
+                        "a.epoch, a.action, a.created_at, CAST(CAST(a.xmin AS text) AS bigint) "
+                        "AS xid FROM actions a "
                         "JOIN rounds r ON r.id = a.round_id ORDER BY r.room_id, r.number, a.seq"
                     ),
                     "rounds": await q(
@@ -428,8 +526,10 @@ class Cluster:
                         "finished, result, created_at, epoch FROM rounds "
                         "ORDER BY room_id, number"
                     ),
-                    "results": await q("SELECT room_id FROM match_results"),
-                    "leases": await q("SELECT room_id, epoch, node FROM room_leases"),
+                    "results": await q(
+                        "SELECT room_id, totals, winners, rounds_played FROM match_results"
+                    ),
+                    "leases": await q(f"SELECT {LEASE_COLUMNS} FROM room_leases"),
                 }
         finally:
             await engine.dispose()
@@ -473,10 +573,93 @@ class Cluster:
                     problems.append((room, e1, n1, e2, n2, t2, stopped))
         return problems
 
+    async def log_audit(self) -> Audit:
+        """The audit of the rooms' logs alone, from the database (any time): the stale
+        epoch writes and the logs' gaps and forks (:meth:`_epochs`, :meth:`_log_shape`)."""
+        rows = await self._rows()
+        out = Audit()
+        self._epochs(out, rows)
+        self._log_shape(out, rows)
+        return out
+
+    def _epochs(self, out: Audit, rows: dict[str, Any]) -> None:
+        """Writes committed under an epoch older than their room's owner's at the time.
+
+        A write's transaction share-locks its room's lease row first thing (the fence),
+        and a claim locks it for update, so each waits for the other: a move committed
+        under epoch ``e`` was made by a transaction that took its id (PostgreSQL assigns
+        it at the first lock or write) before the transaction that granted any later
+        epoch took its own, and was created (``created_at``, the writer's clock before
+        it submitted the write) before that grant (``claimed_at``, the database's clock
+        on this machine). A later epoch's grant is the lease row's ``xmin`` and
+        ``claimed_at`` as :meth:`watch_leases` saw them. A round is checked by its
+        ``created_at`` only (its finish rewrites the row). A row without an epoch (an
+        unfenced write) counts too, and so does a row whose epoch is lower than an
+        earlier row's of its room."""
+        for r in rows["leases"]:
+            self.grants.setdefault((r.room_id, r.epoch), Grant(r.claimed_at, r.xid))
+        granted: dict[str, list[tuple[int, Grant]]] = defaultdict(list)
+        for (room, epoch), grant in self.grants.items():
+            granted[room].append((epoch, grant))
+        writes: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
+        for r in rows["rounds"]:
+            writes[r.room_id].append((r.number, 0, r.epoch, r.created_at, None))
+        for a in rows["actions"]:
+            writes[a.room_id].append((a.number, a.seq, a.epoch, a.created_at, a.xid))
+        for room, ws in writes.items():
+            ws.sort(key=lambda w: w[:2])
+            for number, seq, epoch, created, xid in ws:
+                where = f"room {room}, round {number}" + (f" seq {seq}" if seq else " (begun)")
+                if epoch is None:
+                    out.stale_epoch_writes.append(f"{where}: written without an epoch")
+                    continue
+                for e, grant in sorted(granted[room]):
+                    if e > epoch and (created >= grant.at or _xid_after(xid, grant.xid)):
+                        out.stale_epoch_writes.append(
+                            f"{where}: written under epoch {epoch} (transaction {xid}, "
+                            f"created {created:%H:%M:%S.%f}) after epoch {e} was granted "
+                            f"(transaction {grant.xid}, {grant.at:%H:%M:%S.%f})"
+                        )
+                        break
+            for before, after in itertools.pairwise(ws):
+                if None not in (before[2], after[2]) and after[2] < before[2]:
+                    out.stale_epoch_writes.append((room, before[:3], after[:3]))
+
+    @staticmethod
+    def _log_shape(out: Audit, rows: dict[str, Any]) -> None:
+        """Gaps and forks in each room's log: its rounds are numbered 1, 2, ... and all
+        but the last finished; each round's moves are numbered 1, 2, ...; the versions the
+        moves were acked with grow along the log (a fork, two owners writing one room
+        from different states, shows as a version going back)."""
+        rounds: dict[str, list[Any]] = defaultdict(list)
+        for r in rows["rounds"]:
+            rounds[r.room_id].append(r)
+        for room, rs in rounds.items():
+            numbers = [r.number for r in rs]
+            if numbers != list(range(1, len(rs) + 1)):
+                out.log_gaps.append((room, "round numbers", numbers))
+            early = [r.number for r in rs[:-1] if not r.finished]
+            if early:
+                out.log_gaps.append((room, "unfinished rounds before the last", early))
+        seqs: dict[tuple[str, int], list[int]] = defaultdict(list)
+        versions: dict[str, list[tuple[int, int, int | None]]] = defaultdict(list)
+        for a in rows["actions"]:
+            seqs[(a.room_id, a.number)].append(a.seq)
+            versions[a.room_id].append((a.number, a.seq, a.version))
+        for (room, number), ss in seqs.items():
+            if ss != list(range(1, len(ss) + 1)):
+                out.log_gaps.append((room, f"round {number} seqs", ss))
+        for room, vs in versions.items():
+            for before, after in itertools.pairwise(vs):
+                if before[2] is None or after[2] is None or after[2] <= before[2]:
+                    out.log_forks.append((room, before, after))
+
     async def audit(self) -> Audit:
         """Count what must be zero (call after :meth:`quiesce`)."""
         rows = await self._rows()
         out = Audit()
+        self._epochs(out, rows)
+        self._log_shape(out, rows)
         logged = {(a.room_id, a.seat, a.client_seq): a.version for a in rows["actions"]
                   if a.client_seq is not None}
         for p in self.players:
@@ -484,30 +667,39 @@ class Cluster:
                 out.acked += 1
                 if logged.get((p.room, p.seat, seq)) != version:
                     out.acked_lost.append((p.room, p.seat, seq, version))
-        # Every write of a room, in log order, has an epoch at least its predecessor's.
-        writes: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
-        for r in rows["rounds"]:
-            writes[r.room_id].append((r.number, 0, r.epoch))
-        for a in rows["actions"]:
-            writes[a.room_id].append((a.number, a.seq, a.epoch))
-        for room, ws in writes.items():
-            ws.sort()
-            for before, after in itertools.pairwise(ws):
-                if before[2] is None or after[2] is None or after[2] < before[2]:
-                    out.stale_epoch_writes.append((room, before, after))
-        results = defaultdict(int)
-        for r in rows["results"]:
-            results[r.room_id] += 1
-        out.duplicate_results = [room for room, n in results.items() if n > 1]
-        for p in self.players:
-            overs = {json.dumps(m["event"], sort_keys=True) for c in p.convs for m in c.frames
-                     if m["type"] == "event" and m["event"].get("do") == "match_over"}
-            if len(overs) > 1:
-                out.duplicate_results.append((p.room, p.seat, overs))
+        self._results(out, rows)
         out.two_owners = self._ownership()
         self._versions(out)
         self._views(out, rows)
         return out
+
+    def _results(self, out: Audit, rows: dict[str, Any]) -> None:
+        """The finished matches' results (one row per room: its primary key) against the
+        rooms' logs and what their players saw: a result counts every round its room's
+        log has begun, all of them finished (a stale owner that played on after the match
+        ended, or ended it again, shows here), and each player saw at most one
+        ``match_over``, the stored one."""
+        rounds: dict[str, list[Any]] = defaultdict(list)
+        for r in rows["rounds"]:
+            rounds[r.room_id].append(r)
+        stored = {}
+        for r in rows["results"]:
+            out.results += 1
+            stored[r.room_id] = _result(
+                {"totals": r.totals, "winners": r.winners, "rounds": r.rounds_played})
+            begun = rounds[r.room_id]
+            finished = sum(1 for x in begun if x.finished)
+            if not r.rounds_played == len(begun) == finished:
+                out.duplicate_results.append(
+                    f"room {r.room_id}: a result after {r.rounds_played} rounds, its log has "
+                    f"{len(begun)} begun, {finished} finished")
+        for p in self.players:
+            seen = {_result(m["event"]) for c in p.convs for m in c.frames
+                    if m["type"] == "event" and m["event"].get("do") == "match_over"}
+            if seen and seen != {stored.get(p.room)}:
+                out.duplicate_results.append(
+                    f"room {p.room}, seat {p.seat} saw {sorted(seen)}, the database holds "
+                    f"{stored.get(p.room)}")
 
     def _versions(self, out: Audit) -> None:
         signature: dict[tuple[str, int], tuple[Any, ...]] = {}

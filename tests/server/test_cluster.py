@@ -1,16 +1,20 @@
 """Several server nodes as separate processes (issue 16, item 5): three uvicorn nodes on
 one PostgreSQL and one Redis, on loopback, with the four clients of each room spread
-over the nodes and bot matches running.
+over the nodes and bot matches running (one of them ends after two rounds).
 
 The cases run in this order on one cluster (module-scoped, one event loop): a kill -9
-of an owner mid-turn; a SIGSTOP of an owner past its lease, then SIGCONT; a rolling
-restart of all three nodes; Redis stopped for 15 s; every node killed, then two nodes
-started at once on the database full of playing rooms. After each one the players
-stop, the rooms settle, and :meth:`clusterproc.Cluster.audit` counts, over everything
-played so far: acked moves lost, stale-epoch writes committed, rooms played by two
-nodes at one instant, duplicate match results, gaps or forks in any client's version
-sequence, clients whose final view differs from the view rebuilt from the log. Every
-count must be 0, and play must have gone on after the fault.
+of an owner mid-turn; a SIGSTOP of an owner past its lease, then SIGCONT, with a move
+waiting in its socket for a room nobody played meanwhile (its late write must be
+refused); a rolling restart of all three nodes; Redis stopped for 15 s; every node
+killed, then two nodes started at once on the database full of playing rooms. After
+each one the players stop, the rooms settle, and :meth:`clusterproc.Cluster.audit`
+counts, over everything played so far: acked moves lost; writes committed under a
+room's epoch after a later epoch was granted (from the database: the rows' epochs,
+transactions and times against the leases' history); gaps or forks in a room's log;
+rooms played by two nodes at one instant (from the nodes' logs); match results that
+disagree with the log or with what the players saw; gaps or forks in any client's
+version sequence; clients whose final view differs from the view rebuilt from the log.
+Every count must be 0, and play must have gone on after the fault.
 
 The nodes use the default lease (``REMI_LEASE_SECONDS`` = 6 s); the Redis is the test's
 own (tests/server/redisproc.py), the database a schema of its own on the shared
@@ -20,18 +24,18 @@ PostgreSQL, dropped afterwards.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import secrets
 import shutil
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import asyncpg
 import pytest
 import pytest_asyncio
-from clusterproc import Cluster, Node
+from clusterproc import Audit, Cluster, Node, Player
 from conftest import PG_URL, plain_pg_dsn, unavailable
 from redisproc import RedisProcess
 
@@ -90,12 +94,14 @@ async def cluster(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Clu
             node.start()
         for node in nodes:
             node.wait_ready()
+        c.watch_leases()
         for _ in range(4):
             await c.add_room(humans=4)
-        for _ in range(2):
-            await c.add_room(humans=1)  # a bot match: three bot seats
+        await c.add_room(humans=1)  # a bot match: three bot seats
+        await c.add_room(humans=1, rounds=2)  # one that ends (its result is audited)
         yield c
     finally:
+        await c.unwatch_leases()
         await c.stop_players()
         for node in nodes:
             if node.up:
@@ -144,25 +150,42 @@ async def _busiest(c: Cluster) -> tuple[Node, str, list[str]]:
     return c.nodes[best], ids[best], rooms
 
 
+async def _blocking(c: Cluster) -> str:
+    """What holds locks or waits for one in the database (why a claim may not go on)."""
+    conn = await c.connect()
+    try:
+        rows = await conn.fetch(
+            "SELECT pid, state, wait_event_type, round(extract(epoch FROM now() - state_change)) "
+            "AS for_s, left(query, 100) AS query FROM pg_stat_activity "
+            "WHERE datname = current_database() AND (state LIKE 'idle in transaction%' "
+            "OR wait_event_type = 'Lock')")
+        return "sessions in a transaction or waiting for a lock: " + repr(
+            [tuple(r) for r in rows])
+    finally:
+        await conn.close()
+
+
 async def _moved(c: Cluster, rooms: list[str], old: str, timeout: float) -> float:
-    """Seconds until every one of ``rooms`` is played by another node than ``old``."""
+    """Seconds until every one of ``rooms`` (still playing) is played by another node than
+    ``old``."""
     t0 = time.monotonic()
     while True:
         leases = await _leases(c)
-        if all(leases[r][1] not in (None, old) for r in rooms):
+        if all(r not in leases or leases[r][1] not in (None, old) for r in rooms):
             return time.monotonic() - t0
         if time.monotonic() - t0 > timeout:
-            raise AssertionError(f"rooms not taken over in {timeout} s: {leases}")
+            raise AssertionError(
+                f"rooms not taken over in {timeout} s: {leases}; {await _blocking(c)}")
         await asyncio.sleep(0.1)
 
 
-async def _settle_and_audit(c: Cluster, case: str) -> dict[str, Any]:
+async def _settle_and_audit(c: Cluster, case: str) -> Audit:
     await c.quiesce()
     audit = await c.audit()
     assert audit.problems() == {}, f"{case}: {audit.problems()}"
     assert audit.acked > 0
     c.resume_play()
-    return {"acked": audit.acked}
+    return audit
 
 
 async def test_kill_9_of_an_owner_mid_turn(cluster: Cluster) -> None:
@@ -180,16 +203,98 @@ async def test_kill_9_of_an_owner_mid_turn(cluster: Cluster) -> None:
     await _settle_and_audit(c, "kill -9")
 
 
+async def _frozen_at_a_turn(c: Cluster, room: str) -> Player | None:
+    """Stop the room's players and let it settle; the player whose turn it is (None if
+    the round is over): nothing moves in the room until that player does (the bots wait
+    for a human's turn; the turn's clock is 120 s)."""
+    await c.quiesce(rooms=[room])
+    return next((p for p in c.players if p.room == room and p.my_turn()), None)
+
+
+async def _a_move_to_hold(c: Cluster, victim: Node, rooms: list[str]) -> Player:
+    """One of ``rooms`` (the victim's) stopped at a player's turn, that player's socket
+    on the victim: the player whose move the paused victim will get (see the case)."""
+    mover = None
+    for room in sorted(rooms, key=lambda r: -sum(p.room == r for p in c.players)):
+        mover = await _frozen_at_a_turn(c, room)
+        if mover is not None:
+            break
+        c.resume_play([room])
+    assert mover is not None, f"no room of the node waits for a player's move: {rooms}"
+    mover.via = victim
+    if mover.convs[-1].node != victim.index:
+        assert mover.ws is not None
+        await mover.ws.close()  # it reconnects, to the victim
+        await c.until(lambda: mover.ws is not None and mover.convs[-1].node == victim.index,
+                      "the player's socket on the node", 15)
+        await c.quiesce(rooms=[mover.room])
+    assert mover.my_turn(), mover.view
+    return mover
+
+
+@contextlib.asynccontextmanager
+async def _heartbeat_held(c: Cluster, node_id: str) -> AsyncIterator[None]:
+    """The node's row of ``cluster_nodes`` locked by the test meanwhile: the node's next
+    heartbeat (an UPDATE of that row) waits for the block's end, as a resumed node's
+    first heartbeat may be slow. What the node does meanwhile it does without having
+    heard from the database since it was paused."""
+    conn = await c.connect()
+    tr = conn.transaction()
+    await tr.start()
+    try:
+        found = await conn.fetchval(
+            "SELECT id FROM cluster_nodes WHERE id = $1 FOR UPDATE", node_id)
+        assert found == node_id, f"no row of node {node_id}"
+        yield
+    finally:
+        await tr.rollback()
+        await conn.close()
+
+
 async def test_sigstop_past_the_lease_then_sigcont(cluster: Cluster) -> None:
+    """The paused owner certainly has a move to play when it resumes: one of its rooms
+    is stopped at a player's turn, that player's socket on the owner; once the room
+    has moved, nothing is played in it (no seq of its log taken by the new owner), the
+    player sends its move (the kernel keeps it in the paused owner's socket), and the
+    owner is resumed with its first heartbeat held back. It acts on that move with its
+    old epoch unless its pause guard (its leases untrusted until a heartbeat) or the
+    database's fence refuses it; the database must show no write made under the old
+    epoch after the room's new epoch was granted, and a log without gap or fork."""
     c = cluster
     assert await c.play_for(2) > 0
     victim, victim_id, rooms = await _busiest(c)
+    mover = await _a_move_to_hold(c, victim, rooms)
+    room, conv = mover.room, mover.convs[-1]
     victim.pause()
     try:
         await _moved(c, rooms, victim_id, timeout=LEASE + 10)
-        await asyncio.sleep(1)
+        await asyncio.sleep(1)  # the new owner has restored the room from the log
+        async with _heartbeat_held(c, victim_id):
+            before = set(mover.sent)
+            mover.playing = True
+            mover._turn.set()
+            await c.until(lambda: set(mover.sent) > before, "the held move sent", 10)
+            mover.playing = False
+            (seq,) = set(mover.sent) - before
+            victim.resume()
+            await c.until(lambda: seq in mover.acks or seq in mover.refused
+                          or conv.close_code is not None,
+                          "the resumed node's answer to the held move", 15)
     finally:
         victim.resume()
+        mover.via = None
+    print(f"SIGSTOP: the held move {mover.sent[seq]} of room {room} was "
+          + (f"acked at version {mover.acks[seq]}" if seq in mover.acks else
+             f"refused ({mover.refused[seq]})" if seq in mover.refused else
+             f"dropped (the socket closed with {conv.close_code})"))
+    # From the database: no write under the old epoch after the new one was granted.
+    audit = await c.log_audit()
+    assert audit.problems() == {}, (
+        f"the paused node wrote room {room}'s held move {mover.sent[seq]} under its old "
+        f"epoch: {audit.problems()}")
+    assert seq not in mover.acks, (
+        f"the paused node acked move {seq} of room {room} after the room moved")
+    c.resume_play()
     assert await c.play_for(4) > 0
     # The paused node noticed: its leases had lapsed, and each room it had played was
     # dropped (or one of its late writes was refused by the fence).
@@ -261,19 +366,20 @@ async def test_two_nodes_started_at_once_on_a_database_full_of_playing_rooms(
         await asyncio.to_thread(node.wait_ready)
     ids = await _node_ids(c)
     leases = await _leases(c)
-    assert len(leases) == len(c.rooms)
     # Each playing room was restored by exactly one of them (its claim was won once).
     claims: dict[str, int] = {}
     for node in starters:
         for r in node.records():
             if r.get("run") == node.runs and r.get("event") == "room_claimed":
                 claims[r["room_id"]] = claims.get(r["room_id"], 0) + 1
+    assert set(leases) <= set(claims), (leases, claims)
     assert all(n == 1 for n in claims.values()), claims
     await c.until(lambda: all(p.ws is not None for p in c.players), "reconnections", 30)
     leases = await _leases(c)
     assert {n for _, n in leases.values()} <= set(ids.values())
     assert await c.play_for(4) > 0
-    await _settle_and_audit(c, "two nodes started at once")
+    audit = await _settle_and_audit(c, "two nodes started at once")
+    assert audit.results > 0, "no match ended: the audit of the results saw none"
     # The nodes' counters add up: each room is played by one node, each socket is one
     # node's, each bridged connection is counted once on each side.
     metrics = [node.metrics() for node in starters]
