@@ -31,6 +31,7 @@ from server.api import (
     replays,
     rooms,
     sessions,
+    tournaments,
     variants,
 )
 from server.api.errors import install_error_handlers
@@ -43,6 +44,7 @@ from server.rooms.service import RoomEvents
 from server.services import Services, build_services
 from server.settings import Settings
 from server.storage.migrate import migrate
+from server.tournaments.runner import TournamentRunner
 from server.ws import install_live, room_of_path, room_socket
 
 log = logging.getLogger(__name__)
@@ -89,6 +91,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await _startup(services)
         await live.start()  # the room actors: restore every playing room
+        runner.start()  # the tournaments: moved on from the database
         if freeze_after_start:
             gc.collect()
             gc.freeze()
@@ -97,6 +100,7 @@ def create_app(
             yield
         finally:
             services.metrics.gc.unwatch()
+            await runner.stop()
             await live.stop()
             await _shutdown(services)
 
@@ -132,8 +136,10 @@ def create_app(
     app.include_router(replays.router)
     app.include_router(variants.router)
     app.include_router(lobby_events.router)
+    app.include_router(tournaments.router)
     # /ws/rooms/{id} and the room actors; lobby changes also go out on the bus
     live = install_live(app, services, LobbyPublisher(services, events))
+    runner = app.state.tournaments = TournamentRunner(services)
     _mount_web(app)  # keep last: it answers every path no route above took
     return app
 

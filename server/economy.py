@@ -150,6 +150,40 @@ def spend_joker(conn: Connection, player_id: str, room_id: str, number: int, sea
     )
 
 
+def pay(
+    conn: Connection,
+    player_id: str,
+    key: str,
+    reason: str,
+    amount: int,
+    *,
+    room_id: str | None = None,
+    seat: int | None = None,
+) -> bool:
+    """Take ``amount`` from the player's balance with its ledger row (an Arena stake, a
+    tournament's entry fee: :mod:`server.arena`, :mod:`server.tournaments`), unless the
+    change named ``key`` is made already (False then); ``insufficient_balance`` when the
+    balance does not cover it (the balance never goes below zero this way)."""
+    if has_key(conn, key):
+        return False
+    paid = conn.execute(
+        update(_PLAYERS)
+        .where(_PLAYERS.c.id == player_id, _PLAYERS.c.balance >= amount)
+        .values(balance=_PLAYERS.c.balance - amount)
+    )
+    if getattr(paid, "rowcount", 0) != 1:
+        raise ServerError(
+            Code.INSUFFICIENT_BALANCE, f"the balance does not cover {amount}: nothing changed"
+        )
+    conn.execute(
+        insert(_LEDGER).values(
+            player_id=player_id, key=key, reason=reason, amount=-amount, credits=0,
+            room_id=room_id, seat=seat, created_at=utcnow(),
+        )
+    )
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class Account:
     """A player's balance and joker credits."""

@@ -57,6 +57,10 @@ class Code(StrEnum):
     INSUFFICIENT_BALANCE = "insufficient_balance"
     BALANCE_TOO_LOW = "balance_too_low"
     NO_JOKER_CREDIT = "no_joker_credit"
+    # tournaments (server/tournaments)
+    TOURNAMENT_NOT_FOUND = "tournament_not_found"
+    REGISTRATION_CLOSED = "registration_closed"
+    TOURNAMENT_FULL = "tournament_full"
     # any HTTP request (server/api/limits.py)
     BODY_TOO_LARGE = "body_too_large"
     TOO_MANY_REQUESTS = "too_many_requests"
@@ -109,6 +113,10 @@ _MEANINGS: dict[Code, str] = {
     Code.BALANCE_TOO_LOW: "The room asks for a higher balance to sit down (`min_balance`).",
     Code.NO_JOKER_CREDIT: "The joker button needs a joker credit in the player's account "
     "(B.9); buy one or wait for the daily grant.",
+    Code.TOURNAMENT_NOT_FOUND: "No such tournament.",
+    Code.REGISTRATION_CLOSED: "The tournament has started (or ended): registration, and "
+    "withdrawing with the fee back, are over.",
+    Code.TOURNAMENT_FULL: "Every place of the tournament is taken.",
     Code.BODY_TOO_LARGE: "The request body is larger than the server accepts; it was not read.",
     Code.TOO_MANY_REQUESTS: "Too many requests that create something, from this address or "
     "this player; retry after `Retry-After` seconds.",

@@ -19,6 +19,7 @@ from server.rooms.service import RoomEvents, RoomService
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.gamelog import GameLog
+from server.tournaments.service import Tournaments
 
 
 @dataclass
@@ -34,6 +35,7 @@ class Services:
     limits: CreateLimits
     economy: Economy
     accounts: Accounts
+    tournaments: Tournaments
     quick: QuickStart
     leaderboards: Leaderboards
     profiles: Profiles
@@ -56,6 +58,7 @@ def build_services(settings: Settings, events: RoomEvents | None = None) -> Serv
         limits=CreateLimits(settings),
         economy=economy,
         accounts=Accounts(db),
+        tournaments=Tournaments(db, settings),
         quick=QuickStart(db, settings, rooms),
         leaderboards=Leaderboards(db, settings),
         profiles=Profiles(db),

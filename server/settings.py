@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 TurnSeconds = Literal[15, 30, 60, 120]
@@ -32,6 +32,40 @@ _DEFAULT_ORIGINS = [
     "http://localhost:5173",
     "http://127.0.0.1:5173",
 ]
+
+
+class TournamentSeries(BaseModel):
+    """A tournament the server keeps open (``REMI_TOURNAMENT_SERIES``): a sit-and-go of
+    ``players`` (4, 8 or 16) starts once they have all registered; a scheduled one
+    starts daily at ``at`` (UTC) with whoever registered (at most ``players``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["sitngo", "scheduled"]
+    variant: str = Field(default="remi", description="An id of GET /api/variants.")
+    players: int = Field(ge=2, le=64)
+    fee: int = Field(ge=0, le=1_000_000, description="Entry fee, from the balance.")
+    table_seats: int = Field(default=4, ge=2, le=4)
+    rounds: int = Field(default=2, ge=1, le=50, description="Rounds each table plays.")
+    turn_seconds: TurnSeconds = 30
+    at: str | None = Field(default=None, pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
+
+    @model_validator(mode="after")
+    def _check(self) -> TournamentSeries:
+        if self.kind == "sitngo" and self.players not in (4, 8, 16):
+            raise ValueError("a sit-and-go has 4, 8 or 16 players")
+        if (self.kind == "scheduled") != (self.at is not None):
+            raise ValueError("a scheduled tournament, and only one, has its time `at`")
+        return self
+
+    @property
+    def series(self) -> str:
+        """The series' name, from what it is (tournaments of one series follow each other)."""
+        when = f"@{self.at}" if self.at else ""
+        return (
+            f"{self.kind}-{self.variant}-{self.players}-{self.fee}-"
+            f"{self.table_seats}x{self.rounds}-{self.turn_seconds}{when}"
+        )
 
 
 class Settings(BaseSettings):
@@ -154,6 +188,56 @@ class Settings(BaseSettings):
         default=50, ge=0, description="Balance points one joker credit costs."
     )
 
+    # --- the Arena and tournaments (docs/tournaments.md) -------------------------
+    arena_stakes: Annotated[list[int], NoDecode] = Field(
+        default_factory=lambda: [10, 50, 100, 500],
+        description="The stakes an Arena table may choose (comma-separated): each seat's "
+        "stake is taken from its player's balance into the table's pot at the start.",
+    )
+    arena_payout_3: Annotated[list[int], NoDecode] = Field(
+        default_factory=lambda: [100],
+        description="How an Arena table of 3 seats shares its pot: per cent for the 1st, "
+        "2nd, ... place (comma-separated, adding up to 100).",
+    )
+    arena_payout_4: Annotated[list[int], NoDecode] = Field(
+        default_factory=lambda: [70, 30],
+        description="How an Arena table of 4 seats shares its pot (as REMI_ARENA_PAYOUT_3); "
+        "2 seats: the winner takes the pot.",
+    )
+    tournament_series: list[TournamentSeries] = Field(
+        default_factory=lambda: [
+            TournamentSeries(kind="sitngo", players=4, fee=50),
+            TournamentSeries(kind="sitngo", players=8, fee=100),
+            TournamentSeries(kind="scheduled", players=16, fee=100, at="19:00"),
+        ],
+        description="The tournaments the server keeps open for registration (a JSON list): "
+        "each sit-and-go always has one open; each scheduled one opens a day ahead of its "
+        "daily time (UTC).",
+    )
+    tournament_prizes: Annotated[list[int], NoDecode] = Field(
+        default_factory=lambda: [50, 30, 20],
+        description="A tournament's prize table: per cent of the entry fees for the 1st, "
+        "2nd, ... place at the final table (comma-separated, adding up to 100).",
+    )
+    tournament_min_players: int = Field(
+        default=2,
+        ge=1,
+        description="A scheduled tournament with fewer players registered at its time is "
+        "cancelled and their fees refunded.",
+    )
+    tournament_bot_wait_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        description="How long a tournament table waits for a registered player who has not "
+        "come before a bot plays their seat (the player takes it back on arrival).",
+    )
+    tournament_tick_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        description="How often the server looks at the tournaments in the database to move "
+        "them on (open, start, next stage, prizes).",
+    )
+
     # --- quick start, ratings (docs/economy.md) -------------------------------
     quick_start_wait_seconds: float = Field(
         default=10.0,
@@ -272,6 +356,32 @@ class Settings(BaseSettings):
                 return json.loads(text)
             return [part.strip() for part in text.split(",") if part.strip()]
         return value
+
+    @field_validator(
+        "arena_stakes", "arena_payout_3", "arena_payout_4", "tournament_prizes", mode="before"
+    )
+    @classmethod
+    def _split_numbers(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+    @field_validator("arena_payout_3", "arena_payout_4", "tournament_prizes")
+    @classmethod
+    def _a_payout_table(cls, value: list[int]) -> list[int]:
+        if not value or any(v < 0 for v in value) or sum(value) != 100:
+            raise ValueError("a payout table is per cents of the pool adding up to 100")
+        return value
+
+    @field_validator("arena_stakes")
+    @classmethod
+    def _stakes(cls, value: list[int]) -> list[int]:
+        if not value or any(v < 1 for v in value):
+            raise ValueError("stakes are whole points of 1 or more")
+        return sorted(set(value))
 
     @field_validator("default_turn_seconds", mode="before")
     @classmethod

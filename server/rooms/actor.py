@@ -206,11 +206,13 @@ class RoomActor:
         await self._load_match()
         if self.status != "playing":
             return
-        # Restoring a playing room: every player starts disconnected.
+        # Restoring a playing room: every player starts disconnected (at a tournament's
+        # table, which starts this way, away after REMI_TOURNAMENT_BOT_WAIT_SECONDS).
+        late = self._no_show_wait()
         for slot in self.seats:
             if slot.player_id is not None:
-                slot.gone_at = now
-        self.timers.empty_since = now
+                slot.gone_at = now + late
+        self._update_empty()
         current = record.current_round
         if current is not None:
             self._restore_round(current, record)
@@ -289,9 +291,17 @@ class RoomActor:
     def _seat_connected(self, seat: int) -> bool:
         return any(c.seat == seat and c.ready and not c.left for c in self.conns)
 
+    def _no_show_wait(self) -> float:
+        """Seconds beyond the reconnect grace before a player who is not there is away:
+        a tournament's table waits REMI_TOURNAMENT_BOT_WAIT_SECONDS in all."""
+        if not self.settings.plays_to_the_end:
+            return 0.0
+        s = self.ctx.settings
+        return max(0.0, s.tournament_bot_wait_seconds - s.reconnect_grace_seconds)
+
     def _update_empty(self) -> None:
         t = self.timers
-        if self.status != "playing" or any(
+        if self.status != "playing" or self.settings.plays_to_the_end or any(
             c.ready and not c.left and c.seat is not None for c in self.conns
         ):
             t.empty_since = None

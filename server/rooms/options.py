@@ -98,6 +98,18 @@ class RoomSettings(_Strict):
         le=1_000_000_000,
         description="Balance a player needs to sit down (null: none).",
     )
+    stake: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000_000_000,
+        description="Arena only: each seat's stake, one of GET /api/arena's, taken from its "
+        "player's balance into the pot when the match starts (docs/tournaments.md).",
+    )
+    payout: list[int] | None = Field(
+        default=None,
+        description="Arena only, set by the server: per cent of the pot for the 1st, 2nd, "
+        "... place (REMI_ARENA_PAYOUT_3 / _4; 2 seats: the winner's).",
+    )
 
     @field_validator("variant")
     @classmethod
@@ -118,4 +130,18 @@ class RoomSettings(_Strict):
             raise ValueError(f"row_depth does not apply to {self.variant} (A.9); leave it null")
         if self.joker_button and not fam.joker_button:
             raise ValueError(f"joker_button does not exist in {self.variant} (B.9)")
+        if (self.kind == "arena") != (self.stake is not None):
+            raise ValueError("an arena table, and only one, has a stake")
+        if self.payout is not None and self.kind != "arena":
+            raise ValueError("only an arena table has a payout table")
+        if self.kind == "arena" and self.fill_with_bots:
+            raise ValueError("an arena table is played by players who all pay the stake: "
+                             "no fill_with_bots")
         return self
+
+    @property
+    def plays_to_the_end(self) -> bool:
+        """A tournament's table is played to its end condition, bots playing for the
+        players who are not there; any other room ends when no human is left (its
+        standings then are the match's)."""
+        return self.kind == "tournament"

@@ -25,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server import cursors
+from server.arena import arena_settings, take_stakes
 from server.economy import room_kind
 from server.errors import Code, ServerError
 from server.identity import PlayerInfo, new_id
@@ -193,6 +194,7 @@ class RoomService:
             settings = settings.model_copy(
                 update={"turn_seconds": self._settings.default_turn_seconds}
             )
+        settings = arena_settings(settings, self._settings)  # a stake, its payout table
         room = Room(
             id=new_id(),
             invite_code=None if settings.public else secrets.token_urlsafe(INVITE_CODE_BYTES),
@@ -286,6 +288,7 @@ class RoomService:
                 raise ServerError(Code.NOT_OWNER, "only the room's owner can start the match")
             self._check_waiting(room)
             bots = self._begin(room, seats)
+            await self._take_stakes(session, room, seats)  # an arena table's, or no start
             view = await self._view(session, room, player.id)
         log.info("room_started", extra={"room_id": room_id, "bots": bots})
         await self.events.room_started(view)
@@ -320,6 +323,16 @@ class RoomService:
                     .limit(limit)
                 )
             )
+
+    @staticmethod
+    async def _take_stakes(session: AsyncSession, room: Room, seats: list[Seat]) -> None:
+        """An arena table's stakes into its pot (server/arena.py), in the start's
+        transaction: ``insufficient_balance`` (and no start) when one is not covered."""
+        settings = RoomSettings.model_validate(room.settings)
+        seated = [(s.seat, s.player_id) for s in seats if s.player_id is not None]
+        await session.run_sync(
+            lambda sync: take_stakes(sync.connection(), room.id, settings, seated)
+        )
 
     @staticmethod
     def _begin(room: Room, seats: list[Seat]) -> int:

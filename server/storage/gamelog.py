@@ -12,8 +12,8 @@ it acknowledges or broadcasts anything (the round, action and rack writes throug
    additions, in one transaction;
 4. :meth:`GameLog.record_match` when the end condition is met: exactly once
    per room (the primary key on ``match_results.room_id``), and the room
-   becomes ``finished``; the match is rated in the same transaction
-   (:mod:`server.ratings`).
+   becomes ``finished``; the match is rated (:mod:`server.ratings`) and an
+   Arena table's pot paid (:func:`server.arena.pay_pot`) in the same transaction.
 
 On start-up :meth:`GameLog.unfinished_rooms` and :meth:`GameLog.load` give
 everything needed to rebuild each live room by replaying its current round;
@@ -32,6 +32,7 @@ from typing import Any, cast
 from sqlalchemy import Connection, Table, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from server.arena import pay_pot
 from server.ratings import rate_match
 from server.storage.database import Database
 from server.storage.models import (
@@ -157,6 +158,7 @@ def _record_match(
         .values(status="finished", finished_at=utcnow(), version=_ROOMS.c.version + 1)
     )
     rate_match(conn, room_id, totals, rounds_played)
+    pay_pot(conn, room_id, totals)
 
 
 class GameLog:
@@ -244,13 +246,14 @@ class GameLog:
         winners: Sequence[int],
         rounds_played: int,
     ) -> bool:
-        """Store the match result, finish the room and rate the match
-        (:func:`server.ratings.rate_match`), in one transaction; False if it was already
-        stored.
+        """Store the match result, finish the room, rate the match
+        (:func:`server.ratings.rate_match`) and pay an Arena table's pot
+        (:func:`server.arena.pay_pot`), in one transaction; False if it was already stored.
 
         The primary key on ``match_results.room_id`` makes this exactly-once even when
         two writers race (tests/server/storage/test_gamelog.py): the second one's insert
-        fails and its transaction, rating included, is rolled back. The room must exist.
+        fails and its transaction, rating and payout included, is rolled back. The room
+        must exist.
         """
         try:
             async with self._db.engine.begin() as conn:

@@ -134,6 +134,99 @@ class LedgerEntry(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+TOURNAMENT_KINDS = ("sitngo", "scheduled")
+TOURNAMENT_STATUSES = ("registering", "running", "finished", "cancelled")
+
+
+class Tournament(Base):
+    """A tournament (server/tournaments): its tables' settings, entry fee, prize table and
+    where it is. ``key`` names it once (its series and number, or its time): the server
+    that opens it twice opens it once. ``registered`` counts its entries (a place is
+    taken by a conditional update); ``stage`` is the stage being played (0: none yet);
+    ``pool`` the entry fees at its start, shared by the final table's standings."""
+
+    __tablename__ = "tournaments"
+    __table_args__ = (
+        CheckConstraint("kind IN ('sitngo', 'scheduled')", name="kind"),
+        CheckConstraint(
+            "status IN ('registering', 'running', 'finished', 'cancelled')", name="status"
+        ),
+        Index("ix_tournaments_status", "status", "starts_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    key: Mapped[str] = mapped_column(String(160), unique=True)
+    series: Mapped[str | None] = mapped_column(String(120), default=None)
+    kind: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16), default="registering")
+    settings: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    players: Mapped[int] = mapped_column(Integer)
+    registered: Mapped[int] = mapped_column(Integer, default=0)
+    fee: Mapped[int] = mapped_column(Integer, default=0)
+    prizes: Mapped[list[int]] = mapped_column(JsonType)
+    pool: Mapped[int] = mapped_column(Integer, default=0)
+    stage: Mapped[int] = mapped_column(Integer, default=0)
+    starts_at: Mapped[datetime | None] = mapped_column(default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class TournamentEntry(Base):
+    """A player's registration: ``registrations`` counts them (a fee's ledger key names
+    it); ``place`` and ``prize`` once the final table is over, ``out_stage`` the stage a
+    player did not go on from."""
+
+    __tablename__ = "tournament_entries"
+    __table_args__ = (
+        CheckConstraint("status IN ('registered', 'withdrawn')", name="status"),
+    )
+
+    tournament_id: Mapped[str] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    player_id: Mapped[str] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    status: Mapped[str] = mapped_column(String(16), default="registered")
+    registrations: Mapped[int] = mapped_column(Integer, default=1)
+    registered_at: Mapped[datetime] = mapped_column(default=utcnow)
+    place: Mapped[int | None] = mapped_column(Integer, default=None)
+    prize: Mapped[int | None] = mapped_column(Integer, default=None)
+    out_stage: Mapped[int | None] = mapped_column(Integer, default=None)
+
+
+class TournamentStage(Base):
+    """One stage of a tournament: made once (its key), with its tables, in one
+    transaction; ``advance``: how many of each table go on (0 at the final table)."""
+
+    __tablename__ = "tournament_stages"
+
+    tournament_id: Mapped[str] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    final: Mapped[bool] = mapped_column(Boolean, default=False)
+    advance: Mapped[int] = mapped_column(Integer, default=0)
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class TournamentTable(Base):
+    """A table of a stage: a room of kind ``tournament``."""
+
+    __tablename__ = "tournament_tables"
+
+    tournament_id: Mapped[str] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    stage: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    room_id: Mapped[str] = mapped_column(
+        ForeignKey("rooms.id", ondelete="CASCADE"), unique=True
+    )
+
+
 class PlayerSession(Base):
     """One device's sign-in of a player: only the SHA-256 of its token is stored.
 

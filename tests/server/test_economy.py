@@ -61,9 +61,14 @@ async def bank(settings: Settings) -> AsyncIterator[Bank]:
 async def _room(bank: Bank, kind: str = "normal", seated: int = 2, seats: int = 3) -> str:
     """A playing room of ``seats`` seats: the first ``seated`` players, bots after them."""
     owner = bank.players[0]
+    arena = {"stake": 10, "fill_with_bots": False} if kind == "arena" else {}
+    if arena:  # an arena table is played by players only, who all pay the stake
+        seats = seated
     room = await bank.rooms.create_room(
         owner,
-        RoomSettings(variant="remi101", seats=seats, fill_with_bots=True, kind=kind),  # type: ignore[arg-type]
+        RoomSettings.model_validate(
+            {"variant": "remi101", "seats": seats, "fill_with_bots": True, "kind": kind, **arena}
+        ),
     )
     for i in range(1, seated):
         await bank.rooms.take_seat(room.id, i, bank.players[i])
@@ -163,7 +168,8 @@ async def test_practice_and_arena_rooms_settle_nothing(bank: Bank) -> None:
         rid = await j.begin_round(room, 1, "remi101", "s", 0, {})
         await j.finish_round(rid, {}, [10, 20, 30])
         assert await _round_rows(bank, room) == []
-    assert (await bank.economy.account(bank.players[0].id)).balance == START
+    # only the arena's stake was taken (docs/tournaments.md): no round settled
+    assert (await bank.economy.account(bank.players[0].id)).balance == START - 10
 
 
 async def test_ledger_equals_balance_over_random_matches_and_restarts(

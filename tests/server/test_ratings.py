@@ -61,10 +61,13 @@ async def _match(
 ) -> str:
     """A room of ``seats`` seats, ``seated`` in the first ones and bots after them, one
     round with these scores, and (``record``) its result recorded."""
+    # an Arena table has a stake and no bots (docs/tournaments.md)
+    arena = {"stake": 10, "fill_with_bots": False} if kind == "arena" else {}
     room = await club.rooms.create_room(
         seated[0],
-        RoomSettings(
-            variant=variant, seats=seats, fill_with_bots=True, kind=kind, bot_level=bot_level  # type: ignore[arg-type]
+        RoomSettings.model_validate(
+            {"variant": variant, "seats": seats, "fill_with_bots": True, "kind": kind,
+             "bot_level": bot_level, **arena}
         ),
     )
     for i, p in enumerate(seated[1:], start=1):

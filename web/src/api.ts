@@ -34,9 +34,12 @@ export interface RoomSettings {
   row_depth: number | null;
   joker_button: boolean;
   /** practice, normal, quick (quick start), arena, tournament (docs/economy.md). */
-  kind?: string;
+  kind?: "practice" | "normal" | "quick" | "arena" | "tournament";
   /** The balance a player needs to sit down (a quick start table's stake). */
   min_balance?: number | null;
+  /** Arena: each seat's stake, and how the pot is shared (per cent by place). */
+  stake?: number | null;
+  payout?: number[] | null;
 }
 
 export interface RoomSeat {
@@ -82,7 +85,7 @@ export class ApiError extends Error {
   }
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   let res: Response;
   try {
     res = await fetch(path, {

@@ -4,7 +4,9 @@ import { loadCatalogue, variantFacts, variantName, variants } from "./catalogue"
 import { clear, h, nameEl, toast } from "./dom";
 import { reason, t, tParts } from "./i18n";
 import type { App } from "./main";
+import { arenaBox } from "./arena";
 import { localPracticeBox } from "./practice/box";
+import { tournamentsBox } from "./tournament";
 
 const TURN_TIMES = [15, 30, 60, 120];
 
@@ -62,7 +64,8 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       if (opts.joinCode || !variants().length) {
         page.append(accountCard(), h("p", { class: "muted" }, t("common.loading")));
       } else {
-        page.append(yourGames(), quickStartBox(), accountCard(), practiceBox(), localPracticeBox((hash) => app.go(hash)), joinBox(), publicRooms(), createForm(), identityBox());
+        const arena = arenaBox(app); // the Arena's waiting tables come with the public rooms
+        page.append(yourGames(), quickStartBox(), accountCard(), practiceBox(), localPracticeBox((hash) => app.go(hash)), joinBox(), tournamentsBox(app), arena.box, publicRooms(arena.update), createForm(), identityBox());
       }
     }
     root.append(page);
@@ -285,7 +288,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     );
   }
 
-  function publicRooms(): HTMLElement {
+  function publicRooms(arenaRooms: (rooms: api.RoomView[]) => void): HTMLElement {
     const list = h("ul", { class: "rooms", "data-testid": "public-rooms" });
     const live = h("ul", { class: "rooms", "data-testid": "live-rooms" });
     const box = h(
@@ -325,8 +328,10 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       loadMine();
       void loadLive();
       try {
-        const { rooms } = await api.lobby();
+        const { rooms: all } = await api.lobby();
         if (disposed) return;
+        arenaRooms(all);
+        const rooms = all.filter((r) => r.settings.kind !== "arena");
         clear(list);
         if (!rooms.length) list.append(h("li", { class: "muted" }, t("lobby.public.none")));
         for (const r of rooms) {

@@ -11,13 +11,14 @@ import type { PracticeSettings } from "./practice/store";
 import { ReplayPage } from "./replay";
 import { RoomPage } from "./room";
 import { registerWhenSettled } from "./sw";
+import { TournamentPage } from "./tournament";
 import { VerifyPage } from "./verify";
 
 // Hash routes: #/ lobby, #/join/<code> invite link, #/room/<id> a room (waiting or table),
 // #/practice the practice on this device (the worker's room; a reload resumes it),
 // #/replay/<room>/<round>[/<step>] a finished round step by step, #/verify/<room>/<round>
 // the check of its deal (docs/fairness.md), #/leaderboard/<variant|balance> the
-// leaderboards, #/player/<id> a player's profile.
+// leaderboards, #/player/<id> a player's profile, #/tournament/<id> a tournament's page.
 export interface App {
   player: api.Player | null;
   /** The server could not be reached when the page loaded (or the browser is offline). */
@@ -101,6 +102,12 @@ function route(): void {
       page.start();
       return;
     }
+  }
+  if (r.name === "tournament" && r.arg) {
+    const page = new TournamentPage(app, r.arg);
+    current = page;
+    page.start();
+    return;
   }
   if (r.name === "leaderboard") {
     current = renderLeaderboard(app, r.arg);

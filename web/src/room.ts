@@ -336,7 +336,7 @@ export class RoomPage {
           h(
             "p",
             { class: "muted" },
-            [endText(st.end), t("settings.turn.s", { n: st.turn_seconds ?? "?" }), st.public ? t("settings.public") : t("settings.private"), st.fill_with_bots ? `${t("settings.bots")} (${t(`settings.bot.${st.bot_level}`)})` : null]
+            [st.kind === "arena" ? `${t("arena.stake.n", { n: st.stake ?? 0 })} · ${t("arena.pot", { n: (st.stake ?? 0) * st.seats })}` : null, endText(st.end), t("settings.turn.s", { n: st.turn_seconds ?? "?" }), st.public ? t("settings.public") : t("settings.private"), st.fill_with_bots ? `${t("settings.bots")} (${t(`settings.bot.${st.bot_level}`)})` : null]
               .filter(Boolean)
               .join(" · "),
           ),
