@@ -66,7 +66,10 @@ function stepTable(title, runs, from) {
   const rows = runs.map((r) => steps(r.marks, from));
   const out = [`${title}: median ${(median(runs.map((r) => r.ms)) / 1000).toFixed(2)} s, max ${(Math.max(...runs.map((r) => r.ms)) / 1000).toFixed(2)} s over ${runs.length} (bench's clock, from ${from === 0 ? "before the navigation" : "before the click"} to a tile in the rack)`];
   out.push("| step | median ms |", "|---|---|");
-  rows[0].forEach(([name], i) => out.push(`| ${name} | ${median(rows.map((r) => r[i][1]).filter(Number.isFinite)).toFixed(0)} |`));
+  rows[0].forEach(([name], i) => {
+    const ms = median(rows.map((r) => r[i][1]).filter(Number.isFinite));
+    out.push(`| ${name} | ${ms < 0 ? `(${(-ms).toFixed(0)} before)` : ms.toFixed(0)} |`);
+  });
   return out.join("\n");
 }
 
@@ -117,17 +120,17 @@ try {
   }
   const warmBytes = [...proxy.take().values()].reduce((a, c) => a + c.bytes, 0);
 
-  // Chromium's own count of WebAssembly code cache hits and misses (this browser's life).
-  const hp = await browser.context.newPage();
-  let codeCache = "(chrome://histograms not available)";
-  try {
-    await hp.goto("chrome://histograms/#V8.WasmCodeCaching");
-    const text = await hp.evaluate(() => document.body.innerText);
-    codeCache = text.split("\n").filter((l) => /WasmCodeCaching|^\s*\d+\s+-+|^[0-9]+\s/.test(l)).slice(0, 12).join("\n");
-  } catch (err) {
-    codeCache += `: ${err.message.split("\n")[0]}`;
-  }
-  await hp.close();
+  // One more warm start, traced: did Chromium take pyodide.asm.wasm's compiled code from
+  // its code cache (kept with the service worker's cached response)?
+  const chrome = browser.context.browser();
+  await chrome.startTracing(undefined, { categories: ["disabled-by-default-devtools.timeline"] });
+  const tp = await browser.context.newPage();
+  await dealt(tp, () => tp.goto(`${proxy.url}/#/practice`));
+  const trace = JSON.parse((await chrome.stopTracing()).toString()).traceEvents;
+  await tp.close();
+  const wasmCache = trace
+    .filter((e) => /^v8\.wasm\.(moduleCacheHit|moduleCacheInvalid|moduleCacheInvalidDigest|cachedModule)$/.test(e.name))
+    .map((e) => `${e.name} ${JSON.stringify(e.args)}`);
 
   // Bot decisions in the browser's worker (the bundle's own worker script).
   const bots = [];
@@ -170,7 +173,7 @@ try {
   out.push(stepTable("warm start (cached), lobby then Start at once, to a dealt table", warmNew, 0));
   out.push(stepTable("warm start (cached), #/practice resuming the kept match", warmResume, 0));
   out.push(stepTable("warm start (cached), a setting chosen in the box, Start 3 s later: from the click", warmChosen, "practice:start"));
-  out.push(`WebAssembly code cache (chrome://histograms, V8.WasmCodeCaching: 0 miss, 1 hit, 2 invalid, 3 no cache handler):\n${codeCache}`);
+  out.push(`WebAssembly code cache, one more warm start traced: ${wasmCache.length ? wasmCache.join("; ") : "no hit (pyodide.asm.wasm compiled again)"}`);
   if (bots.length) {
     out.push("bot decision time in the browser's worker (bot.act on the seat's view):");
     out.push("| variant | seats | level | decisions | p50 ms | p99 ms | max ms |");
