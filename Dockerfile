@@ -43,7 +43,7 @@ VOLUME ["/data"]
 EXPOSE 8000
 
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=5 \
-    CMD ["python", "-c", "import os, sys, urllib.request; port = os.environ.get('REMI_PORT', '8000'); sys.exit(0 if urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=4).status == 200 else 1)"]
+    CMD ["python", "-c", "import os, sys, urllib.request; port = os.environ.get('REMI_PORT', '8000'); sys.exit(0 if urllib.request.urlopen(f'http://127.0.0.1:{port}/readyz', timeout=4).status == 200 else 1)"]
 
 # `serve` applies the migrations, then runs uvicorn on REMI_HOST:REMI_PORT.
 CMD ["python", "-m", "server.cli", "serve"]

@@ -96,10 +96,12 @@ def create_app(
             gc.collect()
             gc.freeze()
         services.metrics.gc.watch()
+        services.metrics.watch_loop()
         try:
             yield
         finally:
             services.metrics.gc.unwatch()
+            await services.metrics.unwatch_loop()
             await runner.stop()
             await live.stop()
             await _shutdown(services)

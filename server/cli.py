@@ -13,9 +13,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import socket
 from typing import Any
 
 import uvicorn
+from fastapi import FastAPI
 
 from server import verifier
 from server.app import create_app
@@ -72,13 +74,36 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+class HandoverServer(uvicorn.Server):
+    """uvicorn's server, whose shutdown (SIGTERM, SIGINT) first stops taking
+    connections, then hands the rooms over (:meth:`server.rooms.live.LiveRooms.stop`:
+    the leases released, the sockets closed with 1012), and only then lets uvicorn
+    close what is left: the clients reconnect to another node at once, which takes
+    their rooms, instead of to this one while it still holds them."""
+
+    def __init__(self, config: uvicorn.Config, app: FastAPI) -> None:
+        super().__init__(config)
+        self.remi_app = app
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for server in self.servers:
+            server.close()
+        live = getattr(self.remi_app.state, "live", None)
+        if live is not None:
+            try:
+                await live.stop()
+            except Exception:
+                log.exception("handover_failed")
+        await super().shutdown(sockets)
+
+
 def serve(settings: Settings) -> None:
-    """Migrate, then serve until interrupted."""
+    """Migrate, then serve until interrupted (then hand the rooms over)."""
     asyncio.run(migrate(settings))
     app = create_app(
         settings.model_copy(update={"migrate_on_startup": False}), freeze_after_start=True
     )
-    uvicorn.run(
+    run_server(
         app,
         host=settings.host,
         port=settings.port,
@@ -86,6 +111,11 @@ def serve(settings: Settings) -> None:
         proxy_headers=True,
         **uvicorn_options(settings),
     )
+
+
+def run_server(app: FastAPI, **options: Any) -> None:
+    """Run uvicorn (``options``: its ``Config``'s) until a signal, then hand over."""
+    HandoverServer(uvicorn.Config(app, **options), app).run()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -35,6 +35,8 @@ class Code(StrEnum):
     SESSION_REVOKED = "session_revoked"
     ORIGIN_REFUSED = "origin_refused"
     REACTIONS_LIMITED = "reactions_limited"
+    DATABASE_UNAVAILABLE = "database_unavailable"
+    ROOM_UNREACHABLE = "room_unreachable"
     # rooms and players (the HTTP API)
     INVALID_REQUEST = "invalid_request"
     INVALID_TOKEN = "invalid_token"
@@ -90,6 +92,11 @@ _MEANINGS: dict[Code, str] = {
     "of REMI_ALLOWED_ORIGINS; a socket is closed with 4003, a request refused with 403.",
     Code.REACTIONS_LIMITED: "The seat sent reactions too quickly; this one was not shown "
     "(a few in a short time are allowed, see REMI_REACTIONS_PER_MINUTE).",
+    Code.DATABASE_UNAVAILABLE: "The database does not answer: the move (or rack layout) "
+    "was not played. Send it again in a moment; every move already acknowledged is kept.",
+    Code.ROOM_UNREACHABLE: "The room is played on another server node and the link to it "
+    "(Redis) is down: the room is paused for this connection until the link returns, then "
+    "the connection is closed with 1012 and the client reconnects.",
     Code.INVALID_REQUEST: "A field of the request is missing or invalid.",
     Code.INVALID_TOKEN: "The token is not valid.",
     Code.PLAYER_NOT_FOUND: "No such player.",

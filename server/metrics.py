@@ -14,11 +14,13 @@ True
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import time
 from bisect import bisect_left
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -101,6 +103,8 @@ class _HotPath(Collector):
             "ack": LatencyHistogram(LATENCY_BUCKETS),
             "broadcast": LatencyHistogram(LATENCY_BUCKETS),
         }
+        self.extra: list[tuple[str, str, LatencyHistogram]] = []
+        """Histograms without labels: (name, help, histogram)."""
 
     def collect(self) -> Iterator[Metric]:
         moves = CounterMetricFamily(
@@ -121,6 +125,10 @@ class _HotPath(Collector):
         for stage, histogram in self.latency.items():
             latency.add_metric([stage], histogram.cumulative(), histogram.total)
         yield latency
+        for name, text, histogram in self.extra:
+            family = HistogramMetricFamily(name, text)
+            family.add_metric([], histogram.cumulative(), histogram.total)
+            yield family
 
 
 GC_PAUSE_BUCKETS = (0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -173,6 +181,101 @@ class GcPauses(Collector):
         yield longest
 
 
+LAG_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+class LoopLag(Collector):
+    """How late the event loop wakes a task that sleeps ``interval`` seconds: what
+    every room of the process waits for beyond its own work (:meth:`run` is a task of
+    the app's lifespan)."""
+
+    def __init__(self, interval: float = 0.25) -> None:
+        self.interval = interval
+        self.lag = LatencyHistogram(LAG_BUCKETS)
+        self.last = 0.0
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            t0 = loop.time()
+            await asyncio.sleep(self.interval)
+            self.last = max(0.0, loop.time() - t0 - self.interval)
+            self.lag.observe(self.last)
+
+    def collect(self) -> Iterator[Metric]:
+        lag = HistogramMetricFamily(
+            "remi_event_loop_lag_seconds", "How late the event loop wakes a sleeping task"
+        )
+        lag.add_metric([], self.lag.cumulative(), self.lag.total)
+        yield lag
+
+
+class NodeSource(Protocol):
+    """What :class:`NodeCollector` reads at each scrape (server/rooms/live.py)."""
+
+    def node_figures(self) -> dict[str, Any]: ...
+
+
+class NodeCollector(Collector):
+    """This node's share of the cluster, read from the live rooms at each scrape: every
+    figure is this node's own, so summing a series over the nodes gives the cluster's."""
+
+    def __init__(self) -> None:
+        self.source: NodeSource | None = None
+
+    def collect(self) -> Iterator[Metric]:
+        if self.source is None:
+            return
+        f = self.source.node_figures()
+        owned = GaugeMetricFamily("remi_rooms_owned", "Rooms this node plays (holds the lease of)")
+        owned.add_metric([], f["rooms_owned"])
+        yield owned
+        beats = CounterMetricFamily(
+            "remi_lease_renewals", "Heartbeats renewing this node's leases", labels=["outcome"]
+        )
+        beats.add_metric(["ok"], f["beats"])
+        beats.add_metric(["failed"], f["beat_failures"])
+        yield beats
+        claims = CounterMetricFamily(
+            "remi_room_claims", "Claims of a room's lease by this node", labels=["outcome"]
+        )
+        claims.add_metric(["won"], f["claims_won"])
+        claims.add_metric(["held_elsewhere"], f["claims_lost"])
+        yield claims
+        lost = CounterMetricFamily(
+            "remi_rooms_lost", "Rooms this node stopped playing because another node took them",
+            labels=["how"],
+        )
+        lost.add_metric(["lease_lost"], f["dropped"])
+        lost.add_metric(["fenced"], f["fenced_rooms"])
+        yield lost
+        fenced = CounterMetricFamily(
+            "remi_fencing_refusals", "Writes the database refused: the room's lease had moved on"
+        )
+        fenced.add_metric([], f["fenced_writes"])
+        yield fenced
+        bridged = GaugeMetricFamily(
+            "remi_bridged_connections",
+            "Connections bridged between nodes: sockets of this node whose room another node "
+            "plays (client), connections of other nodes' clients to this node's rooms (owner)",
+            labels=["side"],
+        )
+        bridged.add_metric(["client"], f["bridged_client"])
+        bridged.add_metric(["owner"], f["bridged_owner"])
+        yield bridged
+        failures = CounterMetricFamily(
+            "remi_write_failures", "Writes of the journal answered with an error (not fenced)"
+        )
+        failures.add_metric([], f["write_failures"])
+        yield failures
+        commit = HistogramMetricFamily(
+            "remi_commit_seconds", "How long each transaction of the journal took"
+        )
+        histogram: LatencyHistogram = f["commit_seconds"]
+        commit.add_metric([], histogram.cumulative(), histogram.total)
+        yield commit
+
+
 class Metrics:
     """The server's metrics.
 
@@ -184,7 +287,11 @@ class Metrics:
     * ``action_latency_seconds{stage}``: from an action's arrival to ``ack``
       (committed) and to ``broadcast`` (last frame sent);
     * ``gc_pause_seconds{generation}``, ``gc_pause_longest_seconds{generation}``: the
-      cycle collector's pauses (:class:`GcPauses`), while :meth:`watch_gc` is on.
+      cycle collector's pauses (:class:`GcPauses`), while :meth:`watch_gc` is on;
+    * ``event_loop_lag_seconds`` (:class:`LoopLag`), ``bot_search_seconds``;
+    * the node's share of the cluster (:class:`NodeCollector`): rooms owned, lease
+      renewals, claims, rooms lost, fencing refusals, bridged connections, write
+      failures, commit time.
     """
 
     def __init__(self) -> None:
@@ -200,6 +307,30 @@ class Metrics:
         self._broadcast = self._hot.latency["broadcast"]
         self.gc = GcPauses()
         r.register(self.gc)
+        self.loop_lag = LoopLag()
+        r.register(self.loop_lag)
+        self.node = NodeCollector()
+        r.register(self.node)
+        self._bot_search = LatencyHistogram(LATENCY_BUCKETS)
+        self._hot.extra.append(("remi_bot_search_seconds",
+                                "How long a room waited for its bot's move", self._bot_search))
+        self._lag_task: asyncio.Task[None] | None = None
+
+    def bot_searched(self, seconds: float) -> None:
+        """One bot move's search (what the room waited for it)."""
+        self._bot_search.observe(seconds)
+
+    def watch_loop(self) -> None:
+        """Start measuring the event loop's lag (in the app's lifespan)."""
+        if self._lag_task is None:
+            self._lag_task = asyncio.get_running_loop().create_task(self.loop_lag.run())
+
+    async def unwatch_loop(self) -> None:
+        task, self._lag_task = self._lag_task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     def move(self, variant: str, source: str) -> None:
         """Count one accepted action (``moves_total{variant,source}``)."""

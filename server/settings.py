@@ -107,6 +107,22 @@ class Settings(BaseSettings):
         description="Optional Redis URL (redis://host:6379/0); /healthz checks it when set.",
     )
 
+    # --- several nodes (docs/operations.md, "Several nodes") ------------------
+    node_name: str = Field(
+        default="",
+        max_length=128,
+        description="A name for this server process in logs and in cluster_nodes; empty: "
+        "host name and process id.",
+    )
+    lease_seconds: float = Field(
+        default=6.0,
+        ge=1.0,
+        le=60.0,
+        description="How long a node's leases of its rooms hold without a heartbeat (one "
+        "every third of it): a node that dies loses its rooms to another node this long "
+        "after its last heartbeat (with Redis; without Redis a node owns every room).",
+    )
+
     # --- HTTP --------------------------------------------------------------
     host: str = Field(default="127.0.0.1", description="Address `serve` binds to.")
     port: int = Field(default=8000, ge=1, le=65535, description="Port `serve` binds to.")

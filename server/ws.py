@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, FastAPI, WebSocket
@@ -38,12 +38,12 @@ from server.protocol import (
     ReactMessage,
     parse_client,
 )
-from server.rooms.actor import PONG, error_frame
+from server.rooms.actor import MOVED, PONG, error_frame
+from server.rooms.cluster import Elsewhere
 from server.rooms.conn import Conn
 from server.rooms.live import LiveRooms
 
 if TYPE_CHECKING:
-    from server.rooms.actor import RoomActor
     from server.rooms.service import RoomEvents
     from server.services import Services
     from server.settings import Settings
@@ -112,6 +112,13 @@ BINARY_REFUSED = "binary frames are not accepted: send each message as a text fr
 """The error message that answers a binary frame."""
 
 
+class Room(Protocol):
+    """Where a connection's messages go: the room's actor on this node, or the
+    :class:`~server.rooms.bridge.Bridge` to the node that plays the room."""
+
+    def post(self, *command: Any) -> None: ...
+
+
 class Session:
     """What a connection's messages do.
 
@@ -123,7 +130,7 @@ class Session:
 
     __slots__ = ("actor", "budget", "conn", "max_bytes", "said_hello")
 
-    def __init__(self, conn: Conn, actor: RoomActor, settings: Settings) -> None:
+    def __init__(self, conn: Conn, actor: Room, settings: Settings) -> None:
         self.conn = conn
         self.actor = actor
         self.budget = Budget(settings.rate_limit_messages, settings.rate_limit_window_seconds)
@@ -260,9 +267,15 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
     conn = Conn(
         player.id, websocket.send_text, close, settings.send_queue_limit, authed.session_id
     )
-    actor = await live.attach(room_id, conn)
+    try:
+        actor: Room = await live.attach(room_id, conn)
+    except Elsewhere:  # this node is stopping: the client reconnects, to another one
+        await websocket.close(code=MOVED)
+        return
     metrics = services.metrics
     metrics.connections.inc()
+    log.info("ws_opened", extra={"room_id": room_id, "conn_id": conn.id,
+                                 "player_id": player.id})
     session = Session(conn, actor, settings)
     try:
         while not conn.closed:
@@ -280,4 +293,6 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         actor.post("gone", conn)
         metrics.connections.dec()
         conn.close(conn.close_code or 1000)
+        log.info("ws_closed", extra={"room_id": room_id, "conn_id": conn.id,
+                                     "code": conn.close_code})
         await conn.drained(5)

@@ -34,6 +34,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--saturate", type=float, default=20.0, help="s of saturated play; 0 skips")
     p.add_argument("--clients", type=int, default=2, help="client processes sharing the tables (2)")
     p.add_argument(
+        "--nodes",
+        type=int,
+        default=1,
+        help="server processes (1); more share the PostgreSQL store and a Redis of their own, "
+        "each table's room on one node and its sockets spread over them",
+    )
+    p.add_argument(
         "--postgres-url",
         default=POSTGRES_URL,
         help=f"PostgreSQL database (a fresh schema is made and dropped): {POSTGRES_URL}",

@@ -12,6 +12,11 @@ commands, one at a time, over a pipe, answering each with a dict:
 * ``("paced", duration, interval)`` / ``("saturated", duration)``: a phase
   (:mod:`bench.load.pacing`); answers its sample;
 * ``("finish",)``: closes the sockets; answers every (room, seat, seq) acked.
+
+With several nodes (``ports``), table *i*'s HTTP requests all go to node *i mod n*, which
+thus plays the room (the first command that needs a room claims it), and the socket of
+its seat *s* to node *(i + s) mod n*: the rooms are spread over the nodes and, with two,
+half of the sockets are bridged to their room's node (``Player.bridged``).
 """
 
 from __future__ import annotations
@@ -59,30 +64,35 @@ async def _until(check: Any, what: str, timeout: float = 120) -> None:
 class Clients:
     """One process's tables."""
 
-    def __init__(self, host: str, port: int, prefix: str) -> None:
-        self.host, self.port, self.prefix = host, port, prefix
-        self.base = f"http://{host}:{port}"
+    def __init__(self, host: str, ports: list[int], prefix: str) -> None:
+        self.host, self.ports, self.prefix = host, ports, prefix
         self.tables: list[Table] = []
         self.sem = asyncio.Semaphore(PARALLEL)
 
+    def base(self, i: int) -> str:
+        """The node that table ``i``'s HTTP requests go to (its room's node)."""
+        return f"http://{self.host}:{self.ports[i % len(self.ports)]}"
+
     async def setup(self, n: int) -> dict[str, Any]:
         limits = httpx.Limits(max_connections=PARALLEL)
-        async with httpx.AsyncClient(base_url=self.base, timeout=120, limits=limits) as http:
+        async with httpx.AsyncClient(timeout=120, limits=limits) as http:
 
             async def table(i: int) -> Table:
+                base = self.base(i)
                 async with self.sem:
                     tokens = []
                     for s in range(4):
                         name = {"display_name": f"{self.prefix}{i}s{s}"}
-                        tokens.append((await _post(http, "/api/players", json=name))["token"])
+                        body = await _post(http, f"{base}/api/players", json=name)
+                        tokens.append(body["token"])
                     room = await _post(
                         http,
-                        "/api/rooms",
+                        f"{base}/api/rooms",
                         tokens[0],
                         json={"variant": "remi", "seats": 4, "turn_seconds": 120},
                     )
                     for s in range(1, 4):
-                        await _post(http, f"/api/rooms/{room['id']}/seats/{s}", tokens[s])
+                        await _post(http, f"{base}/api/rooms/{room['id']}/seats/{s}", tokens[s])
                     return Table(room["id"], tokens)
 
             self.tables = list(await asyncio.gather(*(table(i) for i in range(n))))
@@ -91,12 +101,14 @@ class Clients:
     async def connect(self) -> dict[str, Any]:
         hello = json.dumps({"type": "hello", "last_version": None, "patches": True})
 
-        async def one(table: Table, s: int) -> None:
+        async def one(i: int, table: Table, s: int) -> None:
             p = table.players[s]
+            n = len(self.ports)
+            p.bridged = (i + s) % n != i % n
             async with self.sem:
                 p.client = await connect(
                     self.host,
-                    self.port,
+                    self.ports[(i + s) % n],
                     f"/ws/rooms/{table.room}",
                     {"Authorization": f"Bearer {p.token}"},
                     p.on_text,
@@ -107,19 +119,22 @@ class Clients:
                 # in flight instead of queueing every room's at once.
                 await _until(lambda: p.seat is not None, "snapshot")
 
-        await asyncio.gather(*(one(t, s) for t in self.tables for s in range(4)))
+        await asyncio.gather(
+            *(one(i, t, s) for i, t in enumerate(self.tables) for s in range(4))
+        )
         players = [p for t in self.tables for p in t.players]
         await _until(lambda: all(p.seat is not None for p in players), "snapshots")
         return {"connections": len(players)}
 
     async def start(self) -> dict[str, Any]:
-        async with httpx.AsyncClient(base_url=self.base, timeout=120) as http:
+        async with httpx.AsyncClient(timeout=120) as http:
 
-            async def one(table: Table) -> None:
+            async def one(i: int, table: Table) -> None:
                 async with self.sem:
-                    await _post(http, f"/api/rooms/{table.room}/start", table.players[0].token)
+                    url = f"{self.base(i)}/api/rooms/{table.room}/start"
+                    await _post(http, url, table.players[0].token)
 
-            await asyncio.gather(*(one(t) for t in self.tables))
+            await asyncio.gather(*(one(i, t) for i, t in enumerate(self.tables)))
         await _until(lambda: all(t.ready() for t in self.tables), "first deals")
         return {"started": len(self.tables)}
 
@@ -137,9 +152,9 @@ class Clients:
         return {"acks": acks}
 
 
-async def _serve(pipe: Connection, host: str, port: int, prefix: str) -> None:
+async def _serve(pipe: Connection, host: str, ports: list[int], prefix: str) -> None:
     loop = asyncio.get_running_loop()
-    clients = Clients(host, port, prefix)
+    clients = Clients(host, ports, prefix)
     while True:
         command = await loop.run_in_executor(None, pipe.recv)
         name = command[0]
@@ -163,11 +178,11 @@ async def _serve(pipe: Connection, host: str, port: int, prefix: str) -> None:
         pipe.send(answer)
 
 
-def main(pipe: Connection, host: str, port: int, prefix: str) -> None:
+def main(pipe: Connection, host: str, ports: list[int], prefix: str) -> None:
     """A client process's entry point (``multiprocessing``)."""
     import gc
 
     import uvloop
 
     gc.disable()  # no collector pauses of its own in what it measures
-    uvloop.run(_serve(pipe, host, port, prefix))
+    uvloop.run(_serve(pipe, host, ports, prefix))

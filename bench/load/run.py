@@ -23,7 +23,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from . import clients
-from .server import Server, Store
+from .server import Nodes, Server, Store
 from .stats import Sample, phase_figures
 
 log = logging.getLogger("bench.load")
@@ -38,14 +38,14 @@ TARGETS = {
 class ClientProcesses:
     """The client processes (:mod:`bench.load.clients`), commanded together."""
 
-    def __init__(self, count: int, port: int) -> None:
+    def __init__(self, count: int, ports: list[int]) -> None:
         context = multiprocessing.get_context("spawn")
         self.pipes: list[Connection] = []
         self.procs: list[BaseProcess] = []
         for i in range(count):
             mine, theirs = context.Pipe()
             proc = context.Process(
-                target=clients.main, args=(theirs, "127.0.0.1", port, f"c{i}t"), daemon=True
+                target=clients.main, args=(theirs, "127.0.0.1", ports, f"c{i}t"), daemon=True
             )
             proc.start()
             self.pipes.append(mine)
@@ -90,15 +90,18 @@ def run_store(store_name: str, opts: argparse.Namespace) -> dict[str, Any]:
     """The whole benchmark on one store; its figures."""
     store = Store.fresh(store_name, opts.postgres_url)
     profile = f"{opts.profile}.{store_name}" if opts.profile else None
-    server = Server(store, profile)
+    nodes = getattr(opts, "nodes", 1)
+    server: Server | Nodes = Nodes(store, nodes, profile) if nodes > 1 else Server(store, profile)
     procs: ClientProcesses | None = None
-    out: dict[str, Any] = {"store": store_name, "server_log": str(server.log_path)}
+    out: dict[str, Any] = {
+        "store": store_name, "server_log": str(server.log_path), "nodes": nodes,
+    }
     if profile:
         out["server_profile"] = profile
     try:
         server.wait_ready()
         n_procs = max(1, min(opts.clients, opts.tables))
-        procs = ClientProcesses(n_procs, server.port)
+        procs = ClientProcesses(n_procs, server.ports)
         out |= {"tables": opts.tables, "connections": 4 * opts.tables}
         out["client_processes"] = n_procs
         rss = {"started": server.settled_rss_kb()}
@@ -152,7 +155,7 @@ def run_store(store_name: str, opts: argparse.Namespace) -> dict[str, Any]:
         store.drop()
 
 
-def timed(server: Server, step: Any, *args: Any) -> dict[str, float]:
+def timed(server: Server | Nodes, step: Any, *args: Any) -> dict[str, float]:
     """A set-up step's wall-clock time and the server's CPU time meanwhile."""
     t0, cpu0 = time.perf_counter(), server.cpu_s()
     step(*args)
@@ -162,7 +165,9 @@ def timed(server: Server, step: Any, *args: Any) -> dict[str, float]:
     }
 
 
-def measure(server: Server, procs: ClientProcesses, command: tuple[Any, ...]) -> dict[str, Any]:
+def measure(
+    server: Server | Nodes, procs: ClientProcesses, command: tuple[Any, ...]
+) -> dict[str, Any]:
     """One measured phase: the clients' samples merged, the server's CPU meanwhile."""
     cpu0, (full0, paused0, _) = server.cpu_s(), server.gc_full()
     sample = Sample.merged(procs.all(*command))

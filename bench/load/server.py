@@ -1,5 +1,6 @@
 """The server under test: its store, its process (started as the CLI starts it), its
-resources as /proc shows them, and what its database holds afterwards.
+resources as /proc shows them, and what its database holds afterwards; or several server
+processes (nodes) on one PostgreSQL and a Redis of their own (:class:`Nodes`).
 
 The server runs ``python -m server.cli serve`` in a process group of its own, with
 its settings in ``REMI_*`` environment variables: a fresh store (a SQLite file in a
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -124,11 +126,18 @@ class Server:
     its profile there (read it with ``python -m pstats PATH``).
     """
 
-    def __init__(self, store: Store, profile: str | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        profile: str | None = None,
+        extra: dict[str, str] | None = None,
+        name: str = "server",
+    ) -> None:
         self.store = store
         self.port = free_port()
-        self.log_path = store.data_dir / "server.log"
-        env = {**BENCH_SETTINGS, **os.environ, **store.environment()}
+        self.ports = [self.port]
+        self.log_path = store.data_dir / f"{name}.log"
+        env = {**BENCH_SETTINGS, **os.environ, **store.environment(), **(extra or {})}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
         command = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
         if profile:
@@ -201,3 +210,63 @@ class Server:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pid, signal.SIGKILL)
         self.proc.wait(30)
+
+
+class Nodes:
+    """Several servers (nodes) on one PostgreSQL store and a redis-server of their own
+    (on a free port, nothing persisted), seen as one server: their ports, their summed
+    memory, CPU and collections, killed together."""
+
+    def __init__(self, store: Store, count: int, profile: str | None = None) -> None:
+        if store.name != "postgres":
+            raise SystemExit("several nodes share one PostgreSQL: use --store postgres")
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise SystemExit("several nodes need redis-server")
+        self.redis_port = free_port()
+        self.redis = subprocess.Popen(
+            [binary, "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(store.data_dir)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        extra = {"REMI_REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0"}
+        self.servers = []
+        for i in range(count):
+            extra_i = {**extra, "REMI_NODE_NAME": f"bench{i}"}
+            self.servers.append(
+                Server(store, f"{profile}.{i}" if profile else None, extra_i, f"node{i}")
+            )
+            if i == 0:  # the first one migrates alone
+                self.servers[0].wait_ready()
+        self.ports = [s.port for s in self.servers]
+        self.port = self.ports[0]
+        self.log_path = self.servers[0].log_path
+
+    def wait_ready(self, timeout: float = 120) -> None:
+        for server in self.servers:
+            server.wait_ready(timeout)
+
+    def rss_kb(self) -> int:
+        return sum(s.rss_kb() for s in self.servers)
+
+    def settled_rss_kb(self, seconds: float = 2.0) -> int:
+        time.sleep(seconds)
+        return self.rss_kb()
+
+    def cpu_s(self) -> float:
+        return sum(s.cpu_s() for s in self.servers)
+
+    def gc_full(self) -> tuple[int, float, float]:
+        counts = [s.gc_full() for s in self.servers]
+        return (
+            sum(c[0] for c in counts),
+            sum(c[1] for c in counts),
+            max(c[2] for c in counts),
+        )
+
+    def kill(self) -> None:
+        for server in self.servers:
+            server.kill()
+        if self.redis.poll() is None:
+            self.redis.kill()
+            self.redis.wait(10)

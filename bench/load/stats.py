@@ -13,6 +13,8 @@ class Sample:
     """What one phase measured in one client process (seconds, counts)."""
 
     ack: list[float] = field(default_factory=list)  # action sent -> its ack
+    ack_direct: list[float] = field(default_factory=list)  # the same, sockets on the owner
+    ack_bridged: list[float] = field(default_factory=list)  # sockets bridged to the owner
     last: list[float] = field(default_factory=list)  # action sent -> event at the 4th seat
     moves: int = 0
     errors: dict[str, int] = field(default_factory=dict)  # error code (or "timeout") -> count
@@ -25,6 +27,8 @@ class Sample:
     def to_wire(self) -> dict[str, Any]:
         return {
             "ack": self.ack,
+            "ack_direct": self.ack_direct,
+            "ack_bridged": self.ack_bridged,
             "last": self.last,
             "moves": self.moves,
             "errors": self.errors,
@@ -38,6 +42,8 @@ class Sample:
         out = cls()
         for p in parts:
             out.ack += p["ack"]
+            out.ack_direct += p.get("ack_direct", [])
+            out.ack_bridged += p.get("ack_bridged", [])
             out.last += p["last"]
             out.moves += p["moves"]
             for code, n in p["errors"].items():
@@ -68,7 +74,14 @@ def phase_figures(sample: Sample, server_cpu: float) -> dict[str, Any]:
     """A phase's figures; ``server_cpu``: the server process's CPU seconds meanwhile."""
     elapsed = sample.elapsed or 1e-9
     moves = sample.moves
+    bridged = {}
+    if sample.ack_bridged:  # several nodes: the moves of sockets on the owner, and bridged
+        bridged = {
+            "ack_direct_ms": centiles(sample.ack_direct),
+            "ack_bridged_ms": centiles(sample.ack_bridged),
+        }
     return {
+        **bridged,
         "duration_s": round(sample.elapsed, 1),
         "moves": moves,
         "moves_per_s": round(moves / elapsed, 1),
@@ -91,7 +104,7 @@ def text_report(result: dict[str, Any]) -> str:
     for store, run in result["stores"].items():
         lines.append(
             f"[{store}] {run['tables']} tables, {run['connections']} sockets, "
-            f"{run['client_processes']} client process(es)"
+            f"{run['client_processes']} client process(es), {run.get('nodes', 1)} node(s)"
         )
         setup = run["setup"]
         lines.append(
@@ -115,6 +128,11 @@ def text_report(result: dict[str, Any]) -> str:
                 f"{phase['moves_per_server_cpu_s']} moves per server CPU second"
             )
             lines.append("    ack ms  " + " ".join(f"{k} {v}" for k, v in ack.items()))
+            for key, label in (("ack_direct_ms", "direct"), ("ack_bridged_ms", "bridged")):
+                if key in phase:
+                    lines.append(
+                        f"      {label} " + " ".join(f"{k} {v}" for k, v in phase[key].items())
+                    )
             lines.append("    last ms " + " ".join(f"{k} {v}" for k, v in last.items()))
             gc_full = phase.get("gc_full_collections")
             if gc_full:

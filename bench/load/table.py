@@ -48,11 +48,14 @@ def action_text(seq: int, base_version: int, view: dict[str, Any]) -> str:
 class Player:
     """One WebSocket client seated at a table."""
 
-    __slots__ = ("arrived", "client", "seat", "seq", "table", "token", "version", "view")
+    __slots__ = (
+        "arrived", "bridged", "client", "seat", "seq", "table", "token", "version", "view",
+    )
 
     def __init__(self, table: Table, token: str) -> None:
         self.table = table
         self.token = token
+        self.bridged = False  # several nodes: its socket is on a node the room is not on
         self.client: LightClient | None = None
         self.seat: int | None = None
         self.version = 0
@@ -191,6 +194,10 @@ class Table:
             if driver is not None:
                 sample = driver.sample
                 sample.ack.append(self.t_ack - self.t0)
+                if self.mover is not None and self.mover.bridged:
+                    sample.ack_bridged.append(self.t_ack - self.t0)
+                else:
+                    sample.ack_direct.append(self.t_ack - self.t0)
                 sample.last.append(last - self.t0)
                 sample.moves += 1
                 driver.completed(self, True)

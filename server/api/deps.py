@@ -10,6 +10,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from server.errors import Code, ServerError
 from server.identity import Authed, PlayerInfo
+from server.rooms.live import LiveRooms
 from server.services import Services
 
 _bearer = HTTPBearer(auto_error=False, description="The player's token (or the cookie).")
@@ -23,6 +24,16 @@ def get_services(request: Request) -> Services:
 
 
 ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def get_live(request: Request) -> LiveRooms:
+    """The app's live rooms (the room commands run on the node that plays the room)."""
+    live = request.app.state.live
+    assert isinstance(live, LiveRooms)
+    return live
+
+
+LiveDep = Annotated[LiveRooms, Depends(get_live)]
 
 
 async def optional_auth(

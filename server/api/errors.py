@@ -43,6 +43,8 @@ STATUS: dict[Code | ErrorCode, int] = {
     Code.RATE_LIMITED: 429,
     Code.TOO_MANY_REQUESTS: 429,
     Code.INTERNAL_ERROR: 503,
+    Code.DATABASE_UNAVAILABLE: 503,
+    Code.ROOM_UNREACHABLE: 503,
 }
 """The HTTP status of each code a request can be refused with; any other is 400."""
 

@@ -1,16 +1,62 @@
-"""Operations routes: /healthz and the Prometheus /metrics endpoint."""
+"""Operations routes: liveness (/livez), readiness (/readyz), the full check (/healthz)
+and the Prometheus /metrics endpoint.
+
+* ``/livez``: the process serves (its event loop answers): 200, whatever its database
+  or Redis do. Restart a node only when this fails.
+* ``/readyz``: the node can play: its database answers and it is not stopping: 200,
+  even with Redis down (its own rooms go on; bridged sockets wait for Redis), else 503.
+  Send it traffic only while this is 200.
+* ``/healthz``: the database and Redis (if configured) both answer: 200, else 503.
+"""
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
 
-from server.api.deps import ServicesDep
+from server.api.deps import LiveDep, ServicesDep
 
 router = APIRouter(tags=["operations"])
 log = logging.getLogger(__name__)
+
+
+@router.get("/livez", response_model=None)
+async def livez(services: ServicesDep, live: LiveDep) -> JSONResponse:
+    """200 while the process serves: the node's id and the event loop's last lag."""
+    body = {
+        "status": "ok",
+        "node": live.cluster.node,
+        "name": live.cluster.name,
+        "loop_lag_s": round(services.metrics.loop_lag.last, 4),
+    }
+    return JSONResponse(body)
+
+
+@router.get("/readyz", response_model=None)
+async def readyz(services: ServicesDep, live: LiveDep) -> JSONResponse:
+    """200 when the node can play (its database answers, it is not stopping); Redis is
+    reported but never makes it 503."""
+    checks: dict[str, Any] = {"node": live.cluster.node}
+    ok = not live.cluster.draining
+    checks["stopping"] = live.cluster.draining
+    try:
+        await services.db.ping()
+        checks["database"] = "ok"
+    except Exception as exc:
+        ok = False
+        checks["database"] = "error"
+        log.warning("readyz_database_failed", extra={"error": repr(exc)})
+    if services.redis is None:
+        checks["redis"] = "disabled"
+    else:
+        bridges = live.bridges
+        checks["redis"] = "ok" if bridges is not None and bridges.links.up else "error"
+    checks["rooms_owned"] = sum(1 for a in live.actors.values() if not a.stopped)
+    body = {"status": "ok" if ok else "error", **checks}
+    return JSONResponse(body, status_code=200 if ok else 503)
 
 
 @router.get("/healthz", response_model=None)

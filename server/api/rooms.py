@@ -1,4 +1,8 @@
-"""Room routes: lobby, create, join by code, take a seat, start, score sheet."""
+"""Room routes: lobby, create, join by code, take a seat, start, score sheet.
+
+The commands that change a room (join, seat, leave, start) run on the node that plays
+the room, whichever node the request reached (:meth:`server.rooms.live.LiveRooms.command`).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query, status
 from pydantic import BaseModel, Field
 
-from server.api.deps import CurrentPlayer, OptionalPlayer, ServicesDep
+from server.api.deps import CurrentPlayer, LiveDep, OptionalPlayer, ServicesDep
 from server.api.limits import LimitedCreator
 from server.ids import CODE_MAX, ID_MAX, ID_PATTERN
 from server.rooms.options import RoomSettings
@@ -71,9 +75,12 @@ async def lobby(
 
 
 @router.post("/join-by-code")
-async def join_by_code(body: JoinByCode, player: CurrentPlayer, services: ServicesDep) -> RoomView:
+async def join_by_code(
+    body: JoinByCode, player: CurrentPlayer, services: ServicesDep, live: LiveDep
+) -> RoomView:
     """Join a private room by its invite code (takes the first free seat while waiting)."""
-    return await services.rooms.join_by_code(body.code, player)
+    room_id = await services.rooms.room_of_code(body.code)
+    return await live.command("join_by_code", room_id, player, code=body.code)
 
 
 @router.get("/{room_id}")
@@ -89,23 +96,24 @@ async def take_seat(
     room_id: RoomId,
     seat: Annotated[int, Path(ge=0, le=3)],
     player: CurrentPlayer,
-    services: ServicesDep,
+    live: LiveDep,
     body: SeatRequest | None = None,
 ) -> RoomView:
     """Take a seat (or move to it) while the room is waiting."""
-    return await services.rooms.take_seat(room_id, seat, player, body.code if body else None)
+    code = body.code if body else None
+    return await live.command("take_seat", room_id, player, seat=seat, code=code)
 
 
 @router.post("/{room_id}/leave")
-async def leave(room_id: RoomId, player: CurrentPlayer, services: ServicesDep) -> RoomView:
+async def leave(room_id: RoomId, player: CurrentPlayer, live: LiveDep) -> RoomView:
     """Give up one's seat while the room is waiting."""
-    return await services.rooms.leave_seat(room_id, player)
+    return await live.command("leave_seat", room_id, player)
 
 
 @router.post("/{room_id}/start")
-async def start(room_id: RoomId, player: CurrentPlayer, services: ServicesDep) -> RoomView:
+async def start(room_id: RoomId, player: CurrentPlayer, live: LiveDep) -> RoomView:
     """Start the match (owner only); empty seats get bots if the room says so."""
-    return await services.rooms.start(room_id, player)
+    return await live.command("start", room_id, player)
 
 
 @router.get("/{room_id}/scores")

@@ -564,6 +564,8 @@ SOCKET_CODES: tuple[Code, ...] = (
     Code.PLAYED_ELSEWHERE,
     Code.ORIGIN_REFUSED,
     Code.REACTIONS_LIMITED,
+    Code.DATABASE_UNAVAILABLE,
+    Code.ROOM_UNREACHABLE,
 )
 """The server's codes an ``error`` frame can carry (besides RULES.md §C's)."""
 
@@ -577,6 +579,10 @@ CLOSE_CODES: list[tuple[int, str]] = [
     (1001, "The server is shutting down; reconnect with hello{last_version}."),
     (1008, "Policy: message budget exceeded (rate_limited) or the client is too slow to read."),
     (1009, "A frame was larger than the limit (16 KB)."),
+    (1012, "The room is played by another server node now (a node stopped and handed it "
+     "over, another took it after this one lost its lease, or the link to its node came "
+     "back after a loss): reconnect at once with hello{last_version}; the node you reach "
+     "plays the room or forwards to the one that does."),
     (4003, "The page's origin is refused (after an `error` `origin_refused`): a page of "
      "another site, not listed in REMI_ALLOWED_ORIGINS. Do not reconnect."),
     (4401, "Not authenticated."),

@@ -13,6 +13,14 @@ rounds, the room ``version`` (one per change), who plays each seat
   last events for reconnecting clients.
 * Versions are reserved in blocks in ``rooms.version`` so that a restarted server
   never reuses a version a client may hold.
+* Every write carries the room's :class:`~server.storage.leases.Fence` (this node's
+  lease and epoch, :mod:`server.rooms.live`): once another node has taken the room, a
+  write is refused with :class:`~server.storage.leases.Fenced` and the actor stops at
+  once, closing its connections with 1012 (the clients reconnect, to the new owner).
+  While the node's leases are in doubt (no heartbeat for ``REMI_LEASE_SECONDS``: the
+  database is away, or the process was paused) the room does nothing, refusing moves
+  with ``database_unavailable``, until a heartbeat says whether it is still this node's
+  (then its clocks are moved on by the pause) or another's (then it stops).
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from server.economy import NoJokerCredit
+from server.errors import Code
 from server.protocol import ActionMessage, Hello, RackMessage, action_dict
 from server.rooms import devices, frames, presence, query, timers
 from server.rooms.audience import Audience, Change, Shown, Table, next_table
@@ -48,6 +57,7 @@ from server.rooms.store import player_names, round_lines
 from server.rooms.takeover import Takeover, bot_controls, move_source
 from server.rooms.timers import Alarm, Due, Timers
 from server.rules import Match, RoundState, RuleError, new_round, replay
+from server.storage.leases import Fence, Fenced
 
 if TYPE_CHECKING:
     from server.rooms.live import LiveContext
@@ -62,13 +72,27 @@ log = logging.getLogger(__name__)
 RESERVE_MARGIN = 16
 """Versions left in the reserved block when the next block is reserved."""
 
+WRITES = frozenset(("action", "rack"))
+"""The commands that write to the database."""
+
+DATABASE_UNAVAILABLE = (
+    "the database does not answer: your move was not played; play it again in a moment "
+    "(every move already acknowledged is kept)"
+)
+
+MOVED = 1012
+"""The close code of a room's connections when another node plays it now (or this one
+hands it over as it stops): the client reconnects, and reaches the new owner."""
+
 
 class RoomActor:
     """The live room; see the module docstring."""
 
-    def __init__(self, room_id: str, ctx: LiveContext) -> None:
+    def __init__(self, room_id: str, ctx: LiveContext, fence: Fence | None = None) -> None:
         self.room_id = room_id
         self.ctx = ctx
+        self.fence = fence
+        """This node's lease of the room: every write is conditional on it."""
         self.loop = asyncio.get_running_loop()
         self.status = "waiting"
         self.settings = RoomSettings()
@@ -97,6 +121,13 @@ class RoomActor:
         self._inbox: deque[tuple[Any, ...]] = deque()
         self._alarm = Alarm(self.loop)
         self.task: asyncio.Task[None] | None = None
+        self.close_code = 1001
+        """How the connections are closed when the actor stops (:data:`MOVED`: the room
+        is played elsewhere now)."""
+        self.dropped = False
+        """Another node plays the room now: its lease is not this node's to release."""
+        self.keep_conns = False
+        """Stop without closing the connections (a hand-over closes them itself)."""
 
     # ------------------------------------------------------------------ plumbing
 
@@ -105,9 +136,19 @@ class RoomActor:
         self.task = asyncio.create_task(self._main(), name=f"room-{self.room_id}")
 
     def post(self, *command: Any) -> None:
-        """Queue a command; the actor handles commands in arrival order."""
+        """Queue a command; the actor handles commands in arrival order. A move or a rack
+        layout that cannot be written now (the database is away, or the node's leases in
+        doubt) is refused at once with ``database_unavailable``: nothing was played."""
+        if command[0] in WRITES and not self._writable():
+            conn, msg = command[1], command[2]
+            self.ctx.metrics.reject(Code.DATABASE_UNAVAILABLE.value)
+            conn.send(error_frame(msg.seq, Code.DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE))
+            return
         self._inbox.append(command)
         self._alarm.wake()
+
+    def _writable(self) -> bool:
+        return self.ctx.lease_valid() and not self.ctx.db_stalled()
 
     @property
     def turn_seconds(self) -> float:
@@ -134,11 +175,42 @@ class RoomActor:
             self._alarm.arm(None)
             self.ctx.forget(self)
             self.ctx.metrics.live_rooms.dec()
-            for conn in self.conns:
-                conn.close(1001)
+            if not self.keep_conns:
+                for conn in self.conns:
+                    conn.close(self.close_code)
+
+    def _moved(self, exc: Fenced) -> None:
+        """A write was fenced: another node plays the room now; stop at once."""
+        self.close_code = MOVED
+        self.ctx.fenced(self, exc)
+
+    async def _paused(self) -> bool:
+        """Wait while the node's leases are in doubt (module docstring); False when the
+        actor is to stop meanwhile. The room's clocks move on by the pause."""
+        t0 = self.loop.time()
+        log.warning("room_paused", extra={"room_id": self.room_id})
+        renewed = self.ctx.cluster.renewed
+        while not self.ctx.lease_valid():
+            if any(command[0] == "stop" for command in self._inbox):
+                return False
+            waits = {asyncio.ensure_future(renewed.wait()), asyncio.ensure_future(
+                self._alarm.wait())}
+            _, pending = await asyncio.wait(waits, timeout=1.0,
+                                            return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:
+                task.cancel()
+        gap = self.loop.time() - t0
+        self.timers.shift(gap)
+        for slot in self.seats:
+            if slot.gone_at is not None:
+                slot.gone_at += gap
+        log.info("room_resumed", extra={"room_id": self.room_id, "paused_s": round(gap, 3)})
+        return True
 
     async def _loop(self) -> None:
         while True:
+            if not self.ctx.lease_valid() and not await self._paused():
+                return
             while self._inbox:
                 command = self._inbox.popleft()
                 if command[0] == "stop":
@@ -146,12 +218,18 @@ class RoomActor:
                 try:
                     await self._reserve_ahead()
                     await self._handle(command)
+                except Fenced as exc:
+                    self._moved(exc)
+                    return
                 except Exception:
                     log.exception("room_command_failed", extra={"room_id": self.room_id})
             try:
                 await self._reserve_ahead()
                 if await self._run_due():
                     continue
+            except Fenced as exc:
+                self._moved(exc)
+                return
             except Exception:
                 log.exception("room_timer_failed", extra={"room_id": self.room_id})
                 await asyncio.sleep(0.5)
@@ -175,7 +253,7 @@ class RoomActor:
     async def _reserve_ahead(self) -> None:
         if self.reserved - self.version < RESERVE_MARGIN:
             self.reserved = self.version + self.ctx.settings.version_block
-            await self.ctx.gamelog.set_version(self.room_id, self.reserved)
+            await self.ctx.gamelog.set_version(self.room_id, self.reserved, self.fence)
 
     # ------------------------------------------------------------------ boot / restore
 
@@ -515,10 +593,12 @@ class RoomActor:
         try:
             await self.ctx.journal.append_action(
                 self.round_id, len(state.log), seat, action, client_seq, source,
-                self.version + 1, spend,
+                self.version + 1, spend, self.fence,
             )
         except NoJokerCredit:
             outcome = "no_joker_credit"
+        except Fenced:
+            raise  # the room is played elsewhere now: nothing to undo, the actor stops
         except Exception:
             log.exception("action_write_failed", extra={"room_id": self.room_id})
             outcome = "failed"
@@ -538,7 +618,9 @@ class RoomActor:
         source = move_source(slot)
         prev_turn = state.turn
         level = slot.bot_level or self.settings.bot_level
+        t0 = time.perf_counter()
         event = await self.takeover.move(state, seat, level)
+        self.ctx.metrics.bot_searched(time.perf_counter() - t0)
         if event is None or await self._commit(seat, None, source) != "ok":
             self.timers.bot_at = self.loop.time() + 1.0
             return
@@ -575,7 +657,7 @@ class RoomActor:
         state = new_round(self.settings.variant, players, seed, first, options)
         stored = {**options.to_dict(), "deal": state.deal.to_dict()}
         self.round_id = await self.ctx.journal.begin_round(
-            self.room_id, number, self.settings.variant, seed, first, stored
+            self.room_id, number, self.settings.variant, seed, first, stored, self.fence
         )
         self.round = state
         self.round_number = number
@@ -597,7 +679,7 @@ class RoomActor:
         result = state.result
         assert result is not None
         scores = match.finish_round(state)
-        await self.ctx.journal.finish_round(self.round_id, asdict(result), scores)
+        await self.ctx.journal.finish_round(self.round_id, asdict(result), scores, self.fence)
         self.timers.stop_turn()
         pause = self.ctx.settings.round_pause_seconds
         over = {
@@ -622,7 +704,9 @@ class RoomActor:
         match = self.match
         assert match is not None
         winners = match.winners
-        await self.ctx.gamelog.record_match(self.room_id, match.totals, winners, len(match.history))
+        await self.ctx.gamelog.record_match(
+            self.room_id, match.totals, winners, len(match.history), self.fence
+        )
         self.status = "finished"
         match.over = True
         if self.round is not None and not self.round.over:
@@ -722,7 +806,7 @@ class RoomActor:
         slot = self.seats[seat]
         layout = list(msg.layout)
         await self.ctx.journal.set_rack(
-            self.room_id, seat, {"round": self.round_number, "layout": layout}
+            self.room_id, seat, {"round": self.round_number, "layout": layout}, self.fence
         )
         slot.rack = layout
         slot.rack_round = self.round_number

@@ -12,6 +12,7 @@ dropped, so a slow reader never stalls the room nor grows the server's memory.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 from collections import deque
 from collections.abc import Callable, Coroutine
@@ -28,6 +29,8 @@ CloseSocket = Callable[[int], Coroutine[Any, Any, None]]
 SLOW_READER = 1008
 """The close code of a client with more than ``limit`` frames waiting."""
 
+_ids = itertools.count(1)
+
 
 class Conn:
     """A connection of a room: its player, session, device, seat flags and outgoing
@@ -39,6 +42,7 @@ class Conn:
         "close_code",
         "closed",
         "device",
+        "id",
         "left",
         "limit",
         "player_id",
@@ -57,6 +61,8 @@ class Conn:
         limit: int = 256,
         session_id: str | None = None,
     ) -> None:
+        self.id = next(_ids)
+        """The connection's number in this process (logs, the bridge's envelopes)."""
         self.player_id = player_id
         self.session_id = session_id
         """The session (device token) the connection was opened with."""

@@ -36,6 +36,14 @@ ledger key besides); a joker button's action spends its credit in the transactio
 logs it. So a retried or uncertain write settles and spends exactly once, and a crash
 before the commit settles nothing: the restarted room finishes the round again.
 
+Fencing (several nodes on one database, :mod:`server.storage.leases`): a write may carry
+the :class:`~server.storage.leases.Fence` of its room's owner. :func:`_write` reads the
+lease rows of the batch's rooms share-locked, first thing in the transaction, and leaves
+out the writes whose room's lease is no longer theirs: those fail with
+:class:`~server.storage.leases.Fenced` once the rest is committed. A stale owner's write
+is thus refused by the database, and a claim of the room waits for the writes already
+checked, so the new owner reads them.
+
 The round writes have :class:`~server.storage.gamelog.GameLog`'s meaning:
 :meth:`Journal.begin_round` returns the new round's id; :meth:`Journal.finish_round`
 raises ``KeyError`` for a round that does not exist and does nothing for one that
@@ -54,6 +62,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -70,7 +79,9 @@ from sqlalchemy.exc import (
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.economy import settle_round, spend_joker
+from server.metrics import LATENCY_BUCKETS, LatencyHistogram
 from server.storage.database import Database
+from server.storage.leases import Fence, Fenced, stale_rooms
 from server.storage.models import Action, Round, RoundScore, Seat, seat_facts, utcnow
 
 log = logging.getLogger(__name__)
@@ -106,6 +117,8 @@ class _Write:
     done: asyncio.Future[Any] = field(repr=False)
     result: Any = None  # begin_round: the new round's id, once written
     spend: tuple[str, str, int] | None = None  # action: (player, room, round) of a joker
+    fence: Fence | None = None  # the room's owner the write is conditional on
+    fenced: bool = False  # refused by the fence in the last attempt
 
 
 class Journal:
@@ -139,6 +152,14 @@ class Journal:
         self.uncertain = 0
         """Attempts whose outcome was unknown (the connection lost during the write), each
         written again until the database answered."""
+        self.fenced = 0
+        """Writes refused because their room's lease was no longer theirs."""
+        self.failed = 0
+        """Writes answered with an error (fenced ones not counted)."""
+        self.stalled_since: float | None = None
+        """Since when (monotonic) a write has been waiting for an unreachable database."""
+        self.commit_seconds = LatencyHistogram(LATENCY_BUCKETS)
+        """How long each transaction of the writers took, from its start to its commit."""
 
     def start(self) -> None:
         """Start the writer task(s) on the running event loop (again after a stop)."""
@@ -183,6 +204,7 @@ class Journal:
         source: str,
         version: int | None = None,
         spend: tuple[str, str, int] | None = None,
+        fence: Fence | None = None,
     ) -> None:
         """Append one action to its round's log (``version``: the room's after it, the
         one its ack carries); returns once committed.
@@ -200,12 +222,16 @@ class Journal:
             "source": source,
             "version": version,
             "created_at": utcnow(),
+            "epoch": fence.epoch if fence is not None else None,
         }
-        await self._submit("action", values, spend)
+        await self._submit("action", values, spend, fence)
 
-    async def set_rack(self, room_id: str, seat: int, rack: dict[str, Any] | None) -> None:
+    async def set_rack(
+        self, room_id: str, seat: int, rack: dict[str, Any] | None, fence: Fence | None = None
+    ) -> None:
         """Store a seat's rack layout; returns once committed."""
-        await self._submit("rack", {"b_room_id": room_id, "b_seat": seat, "rack": rack})
+        values = {"b_room_id": room_id, "b_seat": seat, "rack": rack}
+        await self._submit("rack", values, fence=fence)
 
     async def begin_round(
         self,
@@ -215,6 +241,7 @@ class Journal:
         seed: str,
         first_seat: int,
         options: dict[str, Any],
+        fence: Fence | None = None,
     ) -> int:
         """Store a new round; returns its id once committed."""
         values = {
@@ -226,30 +253,44 @@ class Journal:
             "options": options,
             "finished": False,
             "created_at": utcnow(),
+            "epoch": fence.epoch if fence is not None else None,
         }
-        return cast(int, await self._submit("begin_round", values))
+        return cast(int, await self._submit("begin_round", values, fence=fence))
 
     async def finish_round(
-        self, round_id: int, result: dict[str, Any], scores: Sequence[int]
+        self,
+        round_id: int,
+        result: dict[str, Any],
+        scores: Sequence[int],
+        fence: Fence | None = None,
     ) -> None:
         """Finish the round with its result and each seat's score; returns once committed.
 
         Nothing if it is finished already; ``KeyError`` if there is no such round.
         """
         values = {"round_id": round_id, "result": result, "scores": list(scores)}
-        await self._submit("finish_round", values)
+        await self._submit("finish_round", values, fence=fence)
 
     # ------------------------------------------------------------------ the writers
 
     async def _submit(
-        self, kind: str, values: dict[str, Any], spend: tuple[str, str, int] | None = None
+        self,
+        kind: str,
+        values: dict[str, Any],
+        spend: tuple[str, str, int] | None = None,
+        fence: Fence | None = None,
     ) -> Any:
         if self._state == "stopped":
             raise JournalStopped("the journal is stopped: the write was not made")
-        write = _Write(kind, values, asyncio.get_running_loop().create_future(), spend=spend)
+        write = _Write(
+            kind, values, asyncio.get_running_loop().create_future(), spend=spend, fence=fence
+        )
         if self._state == "new":
             async with self._db.engine.begin() as conn:
                 await conn.run_sync(_write, [write])
+            if write.fenced:
+                self.fenced += 1
+                raise _fenced(write)
             return write.result
         self._queue.append(write)
         self._wake.set()
@@ -283,9 +324,10 @@ class Journal:
     async def _commit(self, conn: _Connection, batch: list[_Write]) -> None:
         """Write the batch in one transaction, else each write in its own; resolve them."""
         try:
-            await conn.write(batch)
+            await self._timed(conn, batch)
         except Exception as exc:
             if len(batch) == 1 and not _uncertain(exc):
+                self.failed += 1
                 _fail(batch[0].done, exc)
                 return
             log.warning("journal_batch_failed", extra={"size": len(batch), "error": repr(exc)})
@@ -302,41 +344,57 @@ class Journal:
         committed then refuses it (a duplicate key) and is found with the same values
         (:func:`_made_already`), so the write is answered as made, and never twice."""
         delay = _RETRY_FIRST
-        while True:
-            try:
-                await conn.write([w])
-                self._committed([w])
-                return
-            except Exception as exc:
-                if not _uncertain(exc):
-                    try:
-                        made = await conn.made_already(w)
-                    except Exception as found_exc:
-                        if not _uncertain(found_exc):
-                            raise
-                        exc = found_exc  # the database went away again: try again
-                    else:
-                        if made:
-                            self._committed([w])
-                        else:
-                            _fail(w.done, exc)
-                        return
-                if self._state != "running":
-                    _fail(
-                        w.done,
-                        JournalStopped("the journal stopped during the write: it may be made"),
-                    )
+        try:
+            while True:
+                try:
+                    await self._timed(conn, [w])
+                    self._committed([w])
                     return
-                self.uncertain += 1
-                log.warning("journal_write_uncertain", extra={"error": repr(exc)})
-                await asyncio.sleep(delay)
-                delay = min(2 * delay, _RETRY_MOST)
+                except Exception as exc:
+                    if not _uncertain(exc):
+                        try:
+                            made = await conn.made_already(w)
+                        except Exception as found_exc:
+                            if not _uncertain(found_exc):
+                                raise
+                            exc = found_exc  # the database went away again: try again
+                        else:
+                            if made:
+                                w.fenced = False  # a copy committed earlier: it counts
+                                self._committed([w])
+                            else:
+                                self.failed += 1
+                                _fail(w.done, exc)
+                            return
+                    if self._state != "running":
+                        self.failed += 1
+                        _fail(
+                            w.done,
+                            JournalStopped("the journal stopped during the write: it may be made"),
+                        )
+                        return
+                    self.uncertain += 1
+                    if self.stalled_since is None:
+                        self.stalled_since = time.monotonic()
+                    log.warning("journal_write_uncertain", extra={"error": repr(exc)})
+                    await asyncio.sleep(delay)
+                    delay = min(2 * delay, _RETRY_MOST)
+        finally:
+            self.stalled_since = None
+
+    async def _timed(self, conn: _Connection, batch: list[_Write]) -> None:
+        t0 = time.perf_counter()
+        await conn.write(batch)
+        self.commit_seconds.observe(time.perf_counter() - t0)
 
     def _committed(self, batch: list[_Write]) -> None:
         self.commits += 1
         self.writes += len(batch)
         for w in batch:
-            if not w.done.done():
+            if w.fenced:
+                self.fenced += 1
+                _fail(w.done, _fenced(w))
+            elif not w.done.done():
                 w.done.set_result(w.result)
 
 
@@ -433,7 +491,14 @@ class _Connection:
 
 
 def _write(conn: Connection, batch: list[_Write]) -> None:
-    """The batch's statements, by kind (no write of a batch depends on another: module doc)."""
+    """The batch's statements, by kind (no write of a batch depends on another: module doc);
+    the writes whose room's lease is no longer theirs are left out (``fenced``)."""
+    fences = [w.fence for w in batch if w.fence is not None]
+    stale = stale_rooms(conn, fences) if fences else set()
+    for w in batch:
+        w.fenced = w.fence is not None and w.fence.room_id in stale
+    if stale:
+        batch = [w for w in batch if not w.fenced]
     actions = [w.values for w in batch if w.kind == "action"]
     if actions:
         conn.execute(_INSERT_ACTION, actions)
@@ -522,6 +587,12 @@ def _finish_round(
         ]
         conn.execute(_INSERT_SCORE, rows)
         settle_round(conn, room_id, number, scores)
+
+
+def _fenced(w: _Write) -> Fenced:
+    fence = w.fence
+    assert fence is not None
+    return Fenced(f"room {fence.room_id}: epoch {fence.epoch} is no longer this node's")
 
 
 def _fail(done: asyncio.Future[Any], exc: BaseException) -> None:

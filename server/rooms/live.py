@@ -1,11 +1,20 @@
-"""The live side of the rooms: the set of running room actors.
+"""The live side of the rooms: the set of running room actors of this node.
 
 :class:`LiveRooms` creates a :class:`~server.rooms.actor.RoomActor` when a
-connection arrives or the owner starts a match, restores every playing room
-at start-up, and listens to the lobby (it is the
+connection arrives or the owner starts a match, and listens to the lobby (it is the
 :class:`~server.rooms.service.RoomEvents` of the room service). Its pacing (bot
 delay, round pause, turn time scale, ...) is read from the injected
 :class:`~server.settings.Settings`, like everything else.
+
+An actor runs only while this node holds its room's lease (:mod:`server.rooms.cluster`,
+:mod:`server.storage.leases`): the lease is claimed before the actor boots, every write
+of the actor is fenced by it, and it is released when the actor stops. At start-up the
+node restores the playing rooms whose lease it wins (with no Redis: every playing
+room, as it owns them all). Every third of ``REMI_LEASE_SECONDS`` it beats
+(:meth:`LiveRooms.tick`): it stops the actors of rooms whose lease another node took,
+and adopts the playing rooms no live node holds (a node that died or stopped). A stop
+hands the rooms over: the actors stop, the leases are released, then the connections
+are closed with 1012 so that their clients reconnect, to the node that takes the room.
 
 It also closes the sockets of revoked sessions (:meth:`LiveRooms.sessions_revoked`):
 on this instance at once, on the others through the bus's ``sessions`` topic.
@@ -17,18 +26,26 @@ import asyncio
 import contextlib
 import logging
 import os
+import random
 import secrets
+import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from server.rooms.actor import RoomActor
+from server.errors import Code, ServerError
+from server.rooms.actor import MOVED, RoomActor
 from server.rooms.botplay import BotRunner
+from server.rooms.bridge import Bridge, Bridges, Moved
+from server.rooms.cluster import Cluster, Elsewhere
 from server.rooms.conn import Conn
 from server.rooms.journal import Journal
+from server.rooms.service import RoomView
+from server.storage.leases import Fence, Fenced
 
 if TYPE_CHECKING:
+    from server.identity import PlayerInfo
     from server.metrics import Metrics
-    from server.rooms.service import RoomEvents, RoomView
+    from server.rooms.service import RoomEvents
     from server.services import Services
     from server.settings import Settings
     from server.storage.database import Database
@@ -36,12 +53,22 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+CLUSTER_TOPIC = "cluster"
+"""The bus topic of hand-overs: ``{"released": [room ids], "from": node}``: the other
+nodes adopt those rooms at once."""
+
+COMMAND_TRIES = 3
+"""How often a room command is routed again when its room changed hands meanwhile."""
+
 SESSIONS_TOPIC = "sessions"
 """The bus topic of revoked sessions: ``{"revoked": [session ids], "from": instance}``."""
 
 RECENT_REVOKED = 4096
 """Revoked session ids remembered, so a socket authenticated just before its session
 was revoked, and attached just after, is closed too."""
+
+ADOPT_AT_ONCE = 200
+"""Most orphaned playing rooms one heartbeat adopts (the next one takes more)."""
 
 
 class LiveContext:
@@ -52,6 +79,7 @@ class LiveContext:
         self.journal = Journal(services.db)
         self.bots = BotRunner(services.settings.bot_searches)
         self._rooms = rooms
+        self.cluster = rooms.cluster
 
     @property
     def settings(self) -> Settings:
@@ -77,6 +105,18 @@ class LiveContext:
     def forget(self, actor: RoomActor) -> None:
         self._rooms.forget(actor)
 
+    def fenced(self, actor: RoomActor, exc: Fenced) -> None:
+        """A write of the actor was refused: another node plays its room now."""
+        self._rooms.fenced(actor, exc)
+
+    def lease_valid(self) -> bool:
+        """Whether this node's leases can be trusted now (its last heartbeat is recent)."""
+        return self.cluster.valid()
+
+    def db_stalled(self) -> bool:
+        """Whether a write is waiting for a database that does not answer."""
+        return self.journal.stalled_since is not None
+
     def match_over(self, room_id: str) -> None:
         """The actor stored the match result: tell the listeners (off the actor's path)."""
         self._rooms.match_over(room_id)
@@ -87,12 +127,19 @@ class LiveRooms:
 
     def __init__(self, services: Services, forward: RoomEvents | None = None) -> None:
         self.services = services
+        self.cluster = Cluster(services.db, services.settings)
         self.ctx = LiveContext(services, self)
         self.actors: dict[str, RoomActor] = {}
         self._forward = forward
         self._locks: dict[str, asyncio.Lock] = {}
         self._heartbeat_task: asyncio.Task[None] | None = None
+        self._cluster_task: asyncio.Task[None] | None = None
         self._notices: set[asyncio.Task[None]] = set()
+        self._releases: set[asyncio.Task[None]] = set()
+        self._cluster_watch: asyncio.Task[None] | None = None
+        self.bridges: Bridges | None = None
+        """The Redis links to the other nodes (None without Redis: this node owns every
+        room)."""
         self._sessions_task: asyncio.Task[None] | None = None
         self._quick_task: asyncio.Task[None] | None = None
         # Not ``secrets``: the browser tests script that module's token_hex (new_seed).
@@ -102,6 +149,29 @@ class LiveRooms:
         self.watching = asyncio.Event()
         """Set once this instance listens to the other instances' revocations."""
         self.started = False
+        self.rooms_dropped = 0
+        """Rooms stopped because another node took their lease."""
+        self.rooms_fenced = 0
+        """Rooms stopped because one of their writes was fenced."""
+        services.metrics.node.source = self
+
+    def node_figures(self) -> dict[str, Any]:
+        """This node's figures for /metrics (:class:`server.metrics.NodeCollector`)."""
+        cluster, journal, bridges = self.cluster, self.ctx.journal, self.bridges
+        return {
+            "rooms_owned": sum(1 for a in self.actors.values() if not a.stopped),
+            "beats": cluster.beats,
+            "beat_failures": cluster.beat_failures,
+            "claims_won": cluster.claims_won,
+            "claims_lost": cluster.claims_lost,
+            "dropped": self.rooms_dropped,
+            "fenced_rooms": self.rooms_fenced,
+            "fenced_writes": journal.fenced,
+            "bridged_client": bridges.client_side if bridges is not None else 0,
+            "bridged_owner": bridges.owner_side if bridges is not None else 0,
+            "write_failures": journal.failed,
+            "commit_seconds": journal.commit_seconds,
+        }
 
     @property
     def settings(self) -> Settings:
@@ -109,25 +179,142 @@ class LiveRooms:
         return self.services.settings
 
     async def start(self) -> None:
-        """Start the journal and restore every room whose match is being played."""
+        """Start the journal, join the cluster and restore the playing rooms whose lease
+        this node wins (every one with no Redis)."""
         self.ctx.journal.start()
         self.started = True
+        self.cluster.draining = False
         self._sessions_task = asyncio.create_task(self._watch_sessions())
         self._quick_task = asyncio.create_task(self._quick_start_loop())
+        redis = self.services.redis
+        if redis is not None and not self.cluster.single:
+            self.bridges = Bridges(self, redis)
+            await self.bridges.start()
+            self._cluster_watch = asyncio.create_task(self._watch_cluster())
         try:
-            room_ids = await self.services.gamelog.unfinished_rooms()
+            await self.cluster.join()
+            if self.cluster.single:
+                room_ids = await self.services.gamelog.unfinished_rooms()
+            else:
+                room_ids = await self.cluster.leases.orphans(limit=1_000_000)
         except Exception:  # the database is down: serve anyway (/healthz reports it)
             log.exception("room_restore_skipped")
             # Rooms booted later (when their players come) are marked alive from then on.
-            self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
+            self._start_loops()
             return
         for room_id in room_ids:
             try:
                 await self.actor(room_id)
+            except Elsewhere:
+                continue  # another node won it
             except Exception:
                 log.exception("room_restore_failed", extra={"room_id": room_id})
         # Only now: every restored room has read the last_alive of the previous run.
+        self._start_loops()
+
+    def _start_loops(self) -> None:
         self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
+        self._cluster_task = asyncio.create_task(self._cluster_loop())
+
+    async def _cluster_loop(self) -> None:
+        """The node's heartbeat, every third of the lease (a little jittered); the rest of
+        the node's upkeep (:meth:`maintain`) in a task of its own, so that a slow one never
+        delays a heartbeat."""
+        upkeep: asyncio.Task[None] | None = None
+        try:
+            while True:
+                await asyncio.sleep(self.cluster.interval * random.uniform(0.85, 1.0))
+                try:
+                    await self.beat()
+                except Exception:  # never let it die: the leases would lapse
+                    log.exception("node_tick_failed")
+                if upkeep is None or upkeep.done():
+                    upkeep = asyncio.create_task(self.maintain())
+        finally:
+            if upkeep is not None:
+                upkeep.cancel()
+
+    async def tick(self) -> None:
+        """One heartbeat, then the upkeep (:meth:`beat`, :meth:`maintain`)."""
+        await self.beat()
+        await self.maintain()
+
+    async def maintain(self) -> None:
+        """The sockets bridged to owners that are gone, and the orphaned rooms adopted."""
+        if self.bridges is not None:
+            try:
+                await self.bridges.check()
+            except Exception as exc:
+                log.warning("bridge_check_failed", extra={"error": repr(exc)})
+        if not self.cluster.single and not self.cluster.draining:
+            try:
+                await self.adopt()
+            except Exception:
+                log.exception("room_adoption_failed")
+
+    async def beat(self) -> None:
+        """The heartbeat: renew this node's leases, stop the actors of rooms another node
+        took, then trust the leases again."""
+        cluster = self.cluster
+        sent = await cluster.beat()
+        if sent is None:
+            return
+        try:
+            held = await cluster.leases.held()
+        except Exception as exc:
+            log.warning("node_leases_unread", extra={"error": repr(exc)})
+            return
+        for actor in list(self.actors.values()):
+            fence = actor.fence
+            if fence is not None and not actor.stopped and held.get(actor.room_id) != fence.epoch:
+                self._drop(actor, "lease_lost")
+        # Only now: a room paused while the leases were in doubt goes on if still held.
+        cluster.trust(sent)
+
+    async def adopt(self) -> int:
+        """Claim and restore playing rooms that no live node holds; how many."""
+        try:
+            orphans = await self.cluster.leases.orphans(limit=ADOPT_AT_ONCE)
+        except Exception as exc:
+            log.warning("node_orphans_unread", extra={"error": repr(exc)})
+            return 0
+        random.shuffle(orphans)  # nodes adopting at once mostly take different rooms
+        adopted = 0
+        for room_id in orphans:
+            if room_id in self.actors or self.cluster.draining:
+                continue
+            try:
+                await self.actor(room_id)
+            except Elsewhere:
+                continue
+            except Exception:
+                log.exception("room_adopt_failed", extra={"room_id": room_id})
+                continue
+            adopted += 1
+            log.info("room_adopted", extra={"room_id": room_id, "node": self.cluster.node})
+        return adopted
+
+    def _drop(self, actor: RoomActor, reason: str) -> None:
+        """Stop an actor whose room another node plays now: its clients reconnect there."""
+        log.info(
+            "room_dropped",
+            extra={"room_id": actor.room_id, "reason": reason, "node": self.cluster.node,
+                   "epoch": actor.fence.epoch if actor.fence else None, "at": time.time()},
+        )
+        actor.close_code = MOVED
+        actor.dropped = True
+        self.rooms_dropped += 1
+        actor.post("stop")
+
+    def fenced(self, actor: RoomActor, exc: Fenced) -> None:
+        """An actor's write was refused by the fence: it stops (:meth:`RoomActor._moved`)."""
+        actor.dropped = True
+        self.rooms_fenced += 1
+        log.warning(
+            "room_fenced",
+            extra={"room_id": actor.room_id, "node": self.cluster.node, "error": str(exc),
+                   "epoch": actor.fence.epoch if actor.fence else None, "at": time.time()},
+        )
 
     def _playing(self) -> list[RoomActor]:
         return [a for a in self.actors.values() if a.status == "playing" and not a.stopped]
@@ -137,8 +324,9 @@ class LiveRooms:
         each room's turn clock (what a restart gives the turn)."""
         playing = self._playing() if actors is None else actors
         clocks = {a.room_id: a.timers.clock(a.loop.time()) for a in playing}
+        fences = [a.fence for a in playing if a.fence is not None]
         try:
-            await self.services.gamelog.mark_alive(clocks)
+            await self.services.gamelog.mark_alive(clocks, fences=fences)
         except Exception as exc:  # the database is down: the next beat will do
             log.warning("heartbeat_failed", extra={"error": repr(exc)})
 
@@ -160,16 +348,25 @@ class LiveRooms:
             await asyncio.sleep(every)
 
     async def stop(self) -> None:
-        """Stop every actor, record the time of the stop, then stop the journal."""
-        for task in (self._heartbeat_task, self._sessions_task, self._quick_task):
+        """Hand the rooms over: stop every actor, record the time of the stop, stop the
+        journal, release the leases, then close the connections with 1012 (their
+        clients reconnect, to the node that takes each room). Once only."""
+        if self.cluster.draining:
+            return
+        self.cluster.draining = True
+        tasks = (self._heartbeat_task, self._sessions_task, self._cluster_task,
+                 self._cluster_watch, self._quick_task)
+        for task in tasks:
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
-        self._heartbeat_task = self._sessions_task = self._quick_task = None
+        self._heartbeat_task = self._sessions_task = self._cluster_task = None
+        self._cluster_watch = self._quick_task = None
         playing = self._playing() if self.started else []
         actors = list(self.actors.values())
         for actor in actors:
+            actor.keep_conns = True
             actor.post("stop")
         for actor in actors:
             if actor.task is not None:
@@ -186,40 +383,189 @@ class LiveRooms:
         await self.heartbeat(playing)
         self.ctx.bots.close()
         await self.ctx.journal.stop()
+        if self._releases:
+            await asyncio.wait(set(self._releases), timeout=5)
+        if self.started:
+            held = [a.fence for a in actors if a.fence is not None and not a.dropped]
+            await self.cluster.leave(held)
+            if held and self.bridges is not None:
+                released = {"released": [f.room_id for f in held], "from": self.cluster.node}
+                with contextlib.suppress(Exception):
+                    await self.services.bus.publish(CLUSTER_TOPIC, released)
+        for actor in actors:
+            for conn in actor.conns:
+                conn.close(MOVED)
+        if self.bridges is not None:
+            await self.bridges.stop()
+            self.bridges = None
         self.started = False
 
     def forget(self, actor: RoomActor) -> None:
         if self.actors.get(actor.room_id) is actor:
             del self.actors[actor.room_id]
+            fence = actor.fence
+            if fence is not None and not actor.dropped and not actor.keep_conns:
+                self._release_later(fence)
+
+    def _release_later(self, fence: Fence) -> None:
+        """Give the lease of a room whose actor stopped (idle) back, off its path."""
+
+        async def release() -> None:
+            at = time.time()  # the actor has stopped: the room is no longer played here
+            try:
+                await self.cluster.leases.release([fence])
+                log.info("room_released", extra={"room_id": fence.room_id, "epoch": fence.epoch,
+                                                 "node": fence.node, "at": at})
+            except Exception as exc:  # it lapses with the node if the database is away
+                log.warning("room_release_failed", extra={"room_id": fence.room_id,
+                                                          "error": repr(exc)})
+
+        task = asyncio.create_task(release())
+        self._releases.add(task)
+        task.add_done_callback(self._releases.discard)
 
     async def actor(self, room_id: str) -> RoomActor:
-        """The room's running actor, started (and booted) if needed."""
+        """The room's running actor, started (and booted) if needed: this node claims the
+        room's lease first (:class:`~server.rooms.cluster.Elsewhere` when another live
+        node holds it)."""
         while True:
             actor = self.actors.get(room_id)
             if actor is None:
                 lock = self._locks.setdefault(room_id, asyncio.Lock())
-                async with lock:
-                    actor = self.actors.get(room_id)
-                    if actor is None:
-                        actor = RoomActor(room_id, self.ctx)
-                        self.actors[room_id] = actor
-                        actor.start()
-                self._locks.pop(room_id, None)
+                try:
+                    async with lock:
+                        actor = self.actors.get(room_id)
+                        if actor is None:
+                            await self._not_elsewhere(room_id)
+                            fence = await self.cluster.claim(room_id)
+                            actor = RoomActor(room_id, self.ctx, fence)
+                            self.actors[room_id] = actor
+                            actor.start()
+                finally:
+                    self._locks.pop(room_id, None)
             await actor.booted.wait()
             if actor.boot_error is not None:
                 raise actor.boot_error
             if not actor.stopped:
                 return actor
 
-    async def attach(self, room_id: str, conn: Conn) -> RoomActor:
-        """The room's actor with ``conn`` registered on it (before its hello)."""
+    async def _not_elsewhere(self, room_id: str) -> None:
+        """:class:`~server.rooms.cluster.Elsewhere` when another live node plays the room,
+        found by a read (most sockets of a room bridged to its owner: no write each)."""
+        cluster = self.cluster
+        if cluster.single:
+            return
+        owner = await cluster.leases.owner(room_id)
+        if owner is not None and owner.alive and owner.node not in (None, cluster.node):
+            cluster.claims_lost += 1
+            raise Elsewhere(room_id, owner)
+
+    async def attach(self, room_id: str, conn: Conn) -> RoomActor | Bridge:
+        """The room's actor with ``conn`` registered on it (before its hello); or, when
+        another node plays the room, the :class:`~server.rooms.bridge.Bridge` to it.
+        :class:`~server.rooms.cluster.Elsewhere` (owner None) while this node stops."""
         while True:
-            actor = await self.actor(room_id)
+            try:
+                actor = await self.actor(room_id)
+            except Elsewhere as elsewhere:
+                owner = elsewhere.owner
+                if owner is None or owner.node is None or self.bridges is None:
+                    raise
+                return self.bridges.attach(room_id, owner.node, conn)
             if not actor.stopped:
-                actor.conns.append(conn)
-                if conn.session_id in self._revoked:
-                    actor.post("revoked", frozenset((conn.session_id,)))
+                self.join(actor, conn)
                 return actor
+
+    def join(self, actor: RoomActor, conn: Conn) -> None:
+        """Register ``conn`` on a running actor (a socket here, or a bridged one)."""
+        actor.conns.append(conn)
+        if conn.session_id in self._revoked:
+            actor.post("revoked", frozenset((conn.session_id,)))
+
+    # -- room commands (the HTTP API), on the room's owner ----------------------
+
+    async def command(
+        self, op: str, room_id: str, player: PlayerInfo, **args: Any
+    ) -> RoomView:
+        """Run a room command (``take_seat``, ``join_by_code``, ``leave_seat``,
+        ``start``) on the node that plays the room: here (claiming the room if nobody
+        plays it), or on its owner through the bridge. Its writes are fenced by the
+        owner's lease."""
+        if not self.started:  # an app whose lifespan did not run (some tests)
+            return await self._run(op, room_id, player, None, args)
+        for _ in range(COMMAND_TRIES):
+            try:
+                actor = await self.actor(room_id)
+            except KeyError:
+                raise ServerError(Code.ROOM_NOT_FOUND, f"no room {room_id!r}") from None
+            except Elsewhere as elsewhere:
+                owner = elsewhere.owner
+                if owner is None or owner.node is None or self.bridges is None:
+                    raise ServerError(Code.ROOM_UNREACHABLE, "this server is stopping: "
+                                      "send the request again") from None
+                try:
+                    view = await self.bridges.call(owner.node, op, room_id, player, args)
+                except Moved:
+                    await asyncio.sleep(0.05)
+                    continue
+                return RoomView.model_validate(view)
+            try:
+                return await self._run(op, room_id, player, actor.fence, args)
+            except Fenced:
+                await asyncio.sleep(0.05)  # the actor is dropped: route again
+        raise ServerError(Code.ROOM_UNREACHABLE, "the room is changing hands: try again")
+
+    async def run_here(
+        self, op: str, room_id: str, player: PlayerInfo, args: dict[str, Any]
+    ) -> RoomView:
+        """A room command sent by another node: run it if this node plays the room,
+        else :class:`~server.rooms.bridge.Moved`."""
+        actor = self.actors.get(room_id)
+        if actor is None or actor.stopped or self.cluster.draining:
+            raise Moved(room_id)
+        await actor.booted.wait()
+        try:
+            return await self._run(op, room_id, player, actor.fence, args)
+        except Fenced:
+            raise Moved(room_id) from None
+
+    async def _run(
+        self,
+        op: str,
+        room_id: str,
+        player: PlayerInfo,
+        fence: Fence | None,
+        args: dict[str, Any],
+    ) -> RoomView:
+        rooms = self.services.rooms
+        if op == "take_seat":
+            return await rooms.take_seat(
+                room_id, int(args["seat"]), player, args.get("code"), fence=fence
+            )
+        if op == "join_by_code":
+            return await rooms.join_by_code(str(args["code"]), player, fence=fence)
+        if op == "leave_seat":
+            return await rooms.leave_seat(room_id, player, fence=fence)
+        if op == "start":
+            return await rooms.start(room_id, player, fence=fence)
+        raise ValueError(f"unknown room command {op!r}")
+
+    # -- hand-overs of other nodes ---------------------------------------------
+
+    async def _watch_cluster(self) -> None:
+        """Adopt at once the rooms another node released as it stopped."""
+        try:
+            async with self.services.bus.subscribe(CLUSTER_TOPIC) as sub:
+                async for message in sub:
+                    if message.get("from") not in (None, self.cluster.node) and message.get(
+                        "released"
+                    ):
+                        await asyncio.sleep(random.uniform(0, 0.2))  # not all at once
+                        await self.adopt()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the heartbeat adopts them anyway
+            log.exception("cluster_watch_failed")
 
     # -- revoked sessions -------------------------------------------------------
 
@@ -268,15 +614,34 @@ class LiveRooms:
         actor = self.actors.get(room.id)
         if actor is not None and not actor.stopped:
             actor.post("room_changed", room)
+        elif self.bridges is not None:  # changed here (a timer, a tournament): tell its owner
+            await self._tell_owner("room_changed", room)
         if self._forward is not None:
             await self._forward.room_changed(room)
 
     async def room_started(self, room: RoomView) -> None:
         if self.started:
-            actor = await self.actor(room.id)
-            actor.post("started")
+            try:
+                actor = await self.actor(room.id)
+            except Elsewhere:  # started here (a timer, a tournament): its owner deals
+                await self._tell_owner("started", room)
+            else:
+                actor.post("started")
         if self._forward is not None:
             await self._forward.room_started(room)
+
+    async def _tell_owner(self, kind: str, room: RoomView) -> None:
+        """Pass a lobby change made on this node to the node that plays the room."""
+        if self.bridges is None:
+            return
+        try:
+            owner = await self.cluster.leases.owner(room.id)
+        except Exception as exc:
+            log.warning("room_notice_failed", extra={"room_id": room.id, "error": repr(exc)})
+            return
+        if owner is not None and owner.alive and owner.node not in (None, self.cluster.node):
+            assert owner.node is not None
+            self.bridges.notice(owner.node, kind, room)
 
     async def room_finished(self, room: RoomView) -> None:
         if self._forward is not None:

@@ -6,6 +6,12 @@ so any number of callers (HTTP handlers, the room actor, tests) can use one
 ``finished`` (:meth:`server.storage.gamelog.GameLog.record_match`). Seats can
 change only while the room is waiting.
 
+The commands that change a room (seats, start) take the
+:class:`~server.storage.leases.Fence` of the node that plays the room: made only while
+that node still holds the room's lease, checked in the same transaction, else
+:class:`~server.storage.leases.Fenced` (the HTTP routes run them on the room's owner,
+:meth:`server.rooms.live.LiveRooms.command`).
+
 Every failure is a :class:`~server.errors.ServerError` carrying a stable
 :class:`~server.errors.Code` and a human message; the HTTP edge
 (server/api/errors.py) chooses the status.
@@ -32,6 +38,7 @@ from server.identity import PlayerInfo, new_id
 from server.rooms.options import RoomSettings
 from server.settings import Settings
 from server.storage.database import Database
+from server.storage.leases import Fence, check_fence
 from server.storage.models import (
     ROOM_STATUSES,
     MatchResult,
@@ -217,10 +224,16 @@ class RoomService:
         return room
 
     async def take_seat(
-        self, room_id: str, seat: int, player: PlayerInfo, code: str | None = None
+        self,
+        room_id: str,
+        seat: int,
+        player: PlayerInfo,
+        code: str | None = None,
+        fence: Fence | None = None,
     ) -> RoomView:
         """Sit ``player`` on ``seat`` (moving them if already seated)."""
         async with self._db.transaction() as session:
+            await check_fence(session, fence)
             room = await self._load_room(session, room_id, for_update=True)
             seats = await self._seats(session, room.id)
             self._check_access(room, player.id, code, seats)
@@ -239,13 +252,24 @@ class RoomService:
         await self.events.room_changed(view)
         return view
 
-    async def join_by_code(self, code: str, player: PlayerInfo) -> RoomView:
+    async def room_of_code(self, code: str) -> str:
+        """The id of the room with this invite code (``invite_not_found`` if none)."""
+        async with self._db.transaction() as session:
+            room_id = await session.scalar(select(Room.id).where(Room.invite_code == code))
+        if room_id is None:
+            raise ServerError(Code.INVITE_NOT_FOUND, "no room has this invite code")
+        return room_id
+
+    async def join_by_code(
+        self, code: str, player: PlayerInfo, fence: Fence | None = None
+    ) -> RoomView:
         """Find a private room by invite code; take its first free seat if waiting."""
         async with self._db.transaction() as session:
+            await check_fence(session, fence)
             room = await session.scalar(
                 select(Room).where(Room.invite_code == code).with_for_update()
             )
-            if room is None:
+            if room is None or (fence is not None and room.id != fence.room_id):
                 raise ServerError(Code.INVITE_NOT_FOUND, "no room has this invite code")
             seats = await self._seats(session, room.id)
             changed = False
@@ -263,9 +287,12 @@ class RoomService:
             await self.events.room_changed(view)
         return view
 
-    async def leave_seat(self, room_id: str, player: PlayerInfo) -> RoomView:
+    async def leave_seat(
+        self, room_id: str, player: PlayerInfo, fence: Fence | None = None
+    ) -> RoomView:
         """Free the player's seat in a waiting room (a no-op if not seated)."""
         async with self._db.transaction() as session:
+            await check_fence(session, fence)
             room = await self._load_room(session, room_id, for_update=True)
             seats = await self._seats(session, room.id)
             mine = [s for s in seats if s.player_id == player.id]
@@ -278,9 +305,12 @@ class RoomService:
             await self.events.room_changed(view)
         return view
 
-    async def start(self, room_id: str, player: PlayerInfo) -> RoomView:
+    async def start(
+        self, room_id: str, player: PlayerInfo, fence: Fence | None = None
+    ) -> RoomView:
         """Owner only: fill empty seats with bots (if chosen) and start the match."""
         async with self._db.transaction() as session:
+            await check_fence(session, fence)
             room = await self._load_room(session, room_id, for_update=True)
             seats = await self._seats(session, room.id)
             self._check_access(room, player.id, None, seats)

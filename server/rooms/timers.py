@@ -55,6 +55,20 @@ class Timers:
         self.deadline_wall = None
         self.started_wall = None
 
+    def shift(self, seconds: float) -> None:
+        """Every running clock later by ``seconds`` (the room was paused that long)."""
+        if self.deadline is not None:
+            self.deadline += seconds
+        if self.deadline_wall is not None:
+            self.deadline_wall = round(self.deadline_wall + seconds, 3)
+        if self.started_wall is not None:
+            self.started_wall += seconds
+        self.bot_at += seconds
+        if self.next_round_at is not None:
+            self.next_round_at += seconds
+        if self.empty_since is not None:
+            self.empty_since += seconds
+
     def clock(self, now: float) -> TurnClock | None:
         """The running turn's clock at ``now`` (event-loop seconds) as a heartbeat
         records it (None: no turn running): a restart gives the turn that time."""

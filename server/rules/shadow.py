@@ -60,7 +60,7 @@ def shadow_state(view: SeatView) -> RoundState:
     row_hidden = unseen[pos:pos + hidden_row]
     pos += hidden_row
     stock = unseen[pos:pos + view.stock_count]
-    deal = Deal(view.first, tuple(hands), view.atu, tuple(stock))
+    deal = Deal(view.first, tuple(hands), view.atu, tuple(stock), view.commitment)
     state = RoundState(variant, view.players, deal, options)
     state.row = list(row_hidden) + list(view.row)
     known = list(view.row_by)  # who discarded the visible row tiles: unknown ones first

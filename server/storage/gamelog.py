@@ -20,6 +20,10 @@ everything needed to rebuild each live room by replaying its current round;
 :meth:`GameLog.mark_alive` (periodically and at shutdown) records until when the
 rooms were being played and each turn's clock then, so that a restarted turn has the
 time it had left when the server was last seen alive (the downtime is not charged).
+
+The writes of a live room take the :class:`~server.storage.leases.Fence` of the node
+that plays it: made only while that node still holds the room's lease, else
+:class:`~server.storage.leases.Fenced` (a heartbeat skips the rooms no longer held).
 """
 
 from __future__ import annotations
@@ -31,10 +35,12 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Table, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.arena import pay_pot
 from server.ratings import rate_match
 from server.storage.database import Database
+from server.storage.leases import Fence, Fenced, check_fence, stale_rooms
 from server.storage.models import (
     Action,
     MatchResult,
@@ -145,7 +151,10 @@ def _record_match(
     totals: Sequence[int],
     winners: Sequence[int],
     rounds_played: int,
+    fence: Fence | None = None,
 ) -> None:
+    if fence is not None and stale_rooms(conn, [fence]):
+        raise Fenced(f"room {room_id}: epoch {fence.epoch} is no longer this node's")
     conn.execute(
         insert(_RESULTS).values(
             room_id=room_id, totals=list(totals), winners=list(winners),
@@ -245,6 +254,7 @@ class GameLog:
         totals: Sequence[int],
         winners: Sequence[int],
         rounds_played: int,
+        fence: Fence | None = None,
     ) -> bool:
         """Store the match result, finish the room, rate the match
         (:func:`server.ratings.rate_match`) and pay an Arena table's pot
@@ -257,7 +267,9 @@ class GameLog:
         """
         try:
             async with self._db.engine.begin() as conn:
-                await conn.run_sync(_record_match, room_id, totals, winners, rounds_played)
+                await conn.run_sync(
+                    _record_match, room_id, totals, winners, rounds_played, fence
+                )
         except IntegrityError:
             return False
         return True
@@ -269,9 +281,10 @@ class GameLog:
                 update(Seat).where(Seat.room_id == room_id, Seat.seat == seat).values(rack=rack)
             )
 
-    async def set_version(self, room_id: str, version: int) -> None:
+    async def set_version(self, room_id: str, version: int, fence: Fence | None = None) -> None:
         """Raise the room's stored version to ``version`` (never lowers it)."""
         async with self._db.transaction() as session:
+            await check_fence(session, fence)
             await session.execute(
                 update(Room)
                 .where(Room.id == room_id, Room.version < version)
@@ -282,11 +295,30 @@ class GameLog:
         self,
         rooms: Sequence[str] | Mapping[str, TurnClock | None],
         when: datetime | None = None,
+        fences: Sequence[Fence] = (),
     ) -> None:
         """Record that the server playing these rooms is alive (``rooms.last_alive``) and,
         for each room, its turn's clock now (``turn_left``, ``turn_since``; a bare list of
-        ids: none known, cleared)."""
-        clocks = rooms if isinstance(rooms, Mapping) else dict.fromkeys(rooms)
+        ids: none known, cleared). A room of ``fences`` whose lease is no longer the
+        fence's is left alone (its new owner writes its clock)."""
+        clocks = dict(rooms) if isinstance(rooms, Mapping) else dict.fromkeys(rooms)
+        if not clocks:
+            return
+        if fences:
+            async with self._db.transaction() as session:
+                conn = await session.connection()
+                stale = await conn.run_sync(stale_rooms, fences)
+                for room_id in stale:
+                    clocks.pop(room_id, None)
+                await self._mark(session, clocks, when)
+            return
+        async with self._db.transaction() as session:
+            await self._mark(session, clocks, when)
+
+    @staticmethod
+    async def _mark(
+        session: AsyncSession, clocks: dict[str, TurnClock | None], when: datetime | None
+    ) -> None:
         if not clocks:
             return
         now = when or utcnow()
@@ -299,8 +331,7 @@ class GameLog:
             }
             for room_id, clock in clocks.items()
         ]
-        async with self._db.transaction() as session:
-            await session.execute(_MARK_ALIVE, rows)
+        await session.execute(_MARK_ALIVE, rows)
 
     async def unfinished_rooms(self) -> list[str]:
         """Ids of rooms whose match is being played."""

@@ -322,6 +322,8 @@ class Round(Base):
     first_seat: Mapped[int] = mapped_column(Integer)
     options: Mapped[dict[str, Any]] = mapped_column(JsonType)
     finished: Mapped[bool] = mapped_column(Boolean, default=False)
+    epoch: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    """The room's fencing epoch the round was begun under (:class:`RoomLease`)."""
     result: Mapped[dict[str, Any] | None] = mapped_column(JsonType, default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(default=None)
@@ -347,6 +349,8 @@ class Action(Base):
     source: Mapped[str] = mapped_column(String(16), default="player")
     version: Mapped[int | None] = mapped_column(Integer, default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    epoch: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    """The room's fencing epoch the move was written under (:class:`RoomLease`)."""
 
 
 class RoundScore(Base):
@@ -435,3 +439,37 @@ class RatingChange(Base):
     sigma: Mapped[float] = mapped_column(Float)
     rating: Mapped[float] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ClusterNode(Base):
+    """A running server process (a node) and until when it is known alive.
+
+    Its heartbeat pushes ``expires_at`` forward (server/storage/leases.py); a node whose
+    ``expires_at`` has passed is dead to the others, which may then take its rooms.
+    """
+
+    __tablename__ = "cluster_nodes"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(128))
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column()
+
+
+class RoomLease(Base):
+    """Which node plays a room, and the room's fencing epoch.
+
+    ``epoch`` grows by one with every new owner; every write of the room is made only
+    if the epoch is still the writer's, checked in the write's own transaction, so a
+    stale owner's write is refused by the database. ``node`` is null once released; the
+    lease of a node that is no longer alive (:class:`ClusterNode`) may be taken.
+    """
+
+    __tablename__ = "room_leases"
+
+    room_id: Mapped[str] = mapped_column(
+        ForeignKey("rooms.id", ondelete="CASCADE"), primary_key=True
+    )
+    epoch: Mapped[int] = mapped_column(BigInteger)
+    node: Mapped[str | None] = mapped_column(String(32), index=True, default=None)
+    claimed_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -46,7 +46,7 @@ def test_serve_migrates_then_runs_uvicorn(data_dir: Path, monkeypatch: pytest.Mo
         gc.unfreeze()  # the test process goes on: leave its collector as it was
         calls.append((app, kw, before, during))
 
-    monkeypatch.setattr(cli.uvicorn, "run", run)
+    monkeypatch.setattr(cli, "run_server", run)
     assert gc.get_freeze_count() == 0
     assert cli.main(["serve", "--host", "127.0.0.2", "--port", "8123"]) == 0
     assert "players" in _tables(data_dir / "remi.sqlite3")

@@ -32,6 +32,8 @@ TABLES = {
     "tournament_tables",
     "ratings",
     "rating_changes",
+    "room_leases",
+    "cluster_nodes",
     "alembic_version",
 }
 

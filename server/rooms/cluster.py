@@ -1,0 +1,142 @@
+"""This server process as a node among others on one database: its heartbeat, its
+claims of rooms, and whether its leases can still be trusted.
+
+Each node has a random id, a row in ``cluster_nodes`` and the leases of the rooms it
+plays (:mod:`server.storage.leases`). Every third of ``REMI_LEASE_SECONDS`` it beats
+(:meth:`Cluster.beat`): its leases hold for another ``lease_seconds``, counted here from
+the moment the heartbeat was *sent*, so this node stops trusting them before the
+database lets another node take them (:meth:`Cluster.valid`). A node paused past that
+(a SIGSTOP, a long GC pause, a lost database) must beat again before its rooms act.
+
+With no Redis (the embedded default) a node cannot reach the others' rooms, so it
+owns every room: its claims take the lease whatever holds it (``force``). The epoch
+still grows with each claim, so two such nodes on one database by mistake never both
+write a room: each claim fences the other's writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import time
+
+from server.settings import Settings
+from server.storage.database import Database
+from server.storage.leases import Fence, Leases, Owner
+
+log = logging.getLogger(__name__)
+
+
+class Elsewhere(Exception):
+    """Another live node plays the room (``owner``), or this node cannot claim it now
+    (``owner`` None: it is stopping)."""
+
+    def __init__(self, room_id: str, owner: Owner | None) -> None:
+        super().__init__(room_id)
+        self.room_id = room_id
+        self.owner = owner
+
+
+class Cluster:
+    """The node's identity, heartbeat and claims (see the module docstring)."""
+
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self.node = os.urandom(8).hex()
+        self.name = settings.node_name or f"{socket.gethostname()}:{os.getpid()}"
+        self.ttl = settings.lease_seconds
+        self.single = not settings.redis_url
+        """No Redis: this node owns every room (its claims are forced)."""
+        self.leases = Leases(db, self.node, self.name, self.ttl)
+        self.valid_until = 0.0
+        """Until when (monotonic) this node's leases are trusted: a beat's sending + ttl."""
+        self.draining = False
+        """Stopping: no new claim."""
+        self.beats = 0
+        self.beat_failures = 0
+        self.claims_won = 0
+        self.claims_lost = 0
+        self._lapse_logged = False
+        self.renewed = asyncio.Event()
+        """Set at each successful beat (paused rooms wait for it), then cleared."""
+
+    @property
+    def interval(self) -> float:
+        """Seconds between heartbeats."""
+        return self.ttl / 3
+
+    def valid(self) -> bool:
+        """Whether this node's leases can be trusted now."""
+        if time.monotonic() < self.valid_until:
+            return True
+        self._lapsed()
+        return False
+
+    def _lapsed(self) -> None:
+        """Log once when the leases stopped being trusted (``since``: that instant)."""
+        if self._lapse_logged or not self.valid_until:
+            return
+        self._lapse_logged = True
+        since = time.time() - (time.monotonic() - self.valid_until)
+        log.warning("node_leases_lapsed", extra={"node": self.node, "since": since})
+
+    async def join(self) -> None:
+        """Register the node (its leases count from now)."""
+        sent = time.monotonic()
+        await self.leases.register()
+        self.trust(sent)
+        log.info("node_joined", extra={"node": self.node, "node_name": self.name,
+                                       "single": self.single})
+
+    async def beat(self) -> float | None:
+        """The heartbeat: when it was sent (what :meth:`trust` takes once the node has
+        checked which leases it still holds), None if the database did not take it."""
+        sent = time.monotonic()
+        try:
+            await self.leases.beat()
+        except Exception as exc:
+            self.beat_failures += 1
+            log.warning("node_beat_failed", extra={"node": self.node, "error": repr(exc)})
+            return None
+        self.beats += 1
+        return sent
+
+    def trust(self, sent: float) -> None:
+        """The node's leases hold until ``ttl`` after ``sent`` (a heartbeat's sending);
+        the rooms that waited for it go on."""
+        was_valid = self.valid()
+        self.valid_until = sent + self.ttl
+        if not was_valid:
+            self._lapse_logged = False
+            log.info("node_leases_trusted", extra={"node": self.node, "at": time.time()})
+        self.renewed.set()
+        self.renewed.clear()
+
+    async def claim(self, room_id: str) -> Fence:
+        """Take the room's lease for this node; :class:`Elsewhere` when another live node
+        holds it (or this one is stopping); ``KeyError`` if there is no such room."""
+        if self.draining:
+            raise Elsewhere(room_id, None)
+        got = await self.leases.claim(room_id, force=self.single)
+        if isinstance(got, Owner):
+            self.claims_lost += 1
+            raise Elsewhere(room_id, got)
+        self.claims_won += 1
+        log.info("room_claimed", extra={"room_id": room_id, "epoch": got, "node": self.node,
+                                        "at": time.time()})
+        return self.leases.fence(room_id, got)
+
+    async def leave(self, fences: list[Fence]) -> None:
+        """Release these leases and the node's row: the others may take its rooms now."""
+        at = time.time()  # the actors have stopped: the rooms are no longer played here
+        await self.leases.close()
+        try:
+            await self.leases.release(fences)
+            await self.leases.leave()
+        except Exception as exc:  # the database is away: the leases expire by themselves
+            log.warning("node_leave_failed", extra={"node": self.node, "error": repr(exc)})
+            return
+        for f in fences:
+            log.info("room_released", extra={"room_id": f.room_id, "epoch": f.epoch,
+                                             "node": self.node, "at": at})
