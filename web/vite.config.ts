@@ -2,21 +2,22 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineConfig, type Plugin } from "vite";
 // @ts-expect-error: a plain .mjs build script (no types)
-import { offlineAssets, PYODIDE_DIR, PYODIDE_FILES, serviceWorker } from "./scripts/offline-assets.mjs";
+import { lockFile, offlineAssets, PYODIDE_DIR, serviceWorker } from "./scripts/offline-assets.mjs";
 // @ts-expect-error: a plain .mjs build script (no types)
-import { packPython } from "./scripts/pack-python.mjs";
+import { sourceZip } from "./scripts/pack-python.mjs";
 
 // `npm run dev` proxies the API and the socket to a server started with scripts/run.
 const backend = process.env.REMI_BACKEND ?? "http://127.0.0.1:8000";
 
 /** The offline practice and the installable app: Pyodide's files and the packed Python
- * sources under pyodide/, the manifest and its icons, then sw.js listing every file of
- * the build (scripts/offline-assets.mjs). The dev server serves the first ones too. */
+ * (with its bytecode) under pyodide/, the manifest and its icons, then sw.js listing
+ * every file of the build (scripts/offline-assets.mjs). The dev server serves Pyodide's
+ * files and the packed sources (without bytecode: Python compiles them at import). */
 function offline(): Plugin {
   return {
     name: "remi-offline",
-    generateBundle(_options, bundle) {
-      for (const [fileName, source] of offlineAssets() as [string, Buffer][]) {
+    async generateBundle(_options, bundle) {
+      for (const [fileName, source] of (await offlineAssets()) as [string, Buffer][]) {
         this.emitFile({ type: "asset", fileName, source });
       }
       const files: Record<string, string | Uint8Array> = {};
@@ -27,12 +28,15 @@ function offline(): Plugin {
       server.middlewares.use((req, res, next) => {
         const path = (req.url ?? "").split("?")[0];
         const name = path.replace(/^\/pyodide\//, "");
-        if (path.startsWith("/pyodide/") && PYODIDE_FILES.includes(name)) {
-          res.setHeader("Content-Type", name.endsWith(".wasm") ? "application/wasm" : name.endsWith(".mjs") ? "text/javascript" : "application/octet-stream");
+        if (path.startsWith("/pyodide/") && ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"].includes(name)) {
+          res.setHeader("Content-Type", name.endsWith(".wasm") ? "application/wasm" : name.endsWith(".mjs") ? "text/javascript" : "application/zip");
           res.end(readFileSync(join(PYODIDE_DIR, name)));
-        } else if (path === "/pyodide/remi-python.json") {
+        } else if (path === "/pyodide/pyodide-lock.json") {
           res.setHeader("Content-Type", "application/json");
-          res.end(JSON.stringify(packPython()));
+          res.end(lockFile());
+        } else if (path === "/pyodide/remi-python.zip") {
+          res.setHeader("Content-Type", "application/zip");
+          res.end(sourceZip());
         } else next();
       });
     },

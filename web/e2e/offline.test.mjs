@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { launch } from "./browser.mjs";
 import { plainTurn, read, shot } from "./play.mjs";
+import { countingProxy } from "./proxy.mjs";
 import { startServer } from "./server.mjs";
 
 let server;
@@ -19,6 +20,32 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.stop();
+});
+
+test("a first visit that starts a practice at once downloads each file once", { timeout: 240_000 }, async () => {
+  // Its own browser (a fresh profile) behind a proxy that counts what the server sends:
+  // the page, then at once the practice, whose worker waits for the service worker's
+  // install and reads Pyodide from its cache; what the page had already downloaded (its
+  // bundle) the install only revalidates (304).
+  const proxy = await countingProxy(server.url);
+  const fresh = await launch();
+  try {
+    const page = await fresh.page();
+    await page.goto(proxy.url);
+    await page.click("[data-testid=local-start]");
+    await page.waitForSelector("[data-testid=rack] .tile", { timeout: 120_000 });
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 60_000 });
+    const cached = await page.evaluate(async () => {
+      const c = await caches.open((await caches.keys()).find((k) => k.startsWith("remi-")));
+      return (await c.keys()).map((r) => new URL(r.url).pathname);
+    });
+    assert.ok(cached.includes("/pyodide/pyodide.asm.wasm") && cached.includes("/pyodide/remi-python.zip"), cached.join(" "));
+    const sent = proxy.take();
+    for (const path of cached) assert.equal(sent.get(path)?.full, 1, `${path} sent once: ${JSON.stringify(sent.get(path))}`);
+  } finally {
+    await fresh.close();
+    await proxy.close();
+  }
 });
 
 test("offline: lobby, a practice round to the score sheet, a reload mid-round, the history", { timeout: 300_000 }, async () => {
@@ -41,9 +68,12 @@ test("offline: lobby, a practice round to the score sheet, a reload mid-round, t
     const c = await caches.open((await caches.keys()).find((k) => k.startsWith("remi-")));
     return (await c.keys()).map((r) => new URL(r.url).pathname);
   });
-  for (const f of ["/pyodide/pyodide.asm.wasm", "/pyodide/python_stdlib.zip", "/pyodide/remi-python.json", "/manifest.webmanifest"]) {
+  for (const f of ["/pyodide/pyodide.asm.wasm", "/pyodide/python_stdlib.zip", "/pyodide/remi-python.zip", "/manifest.webmanifest"]) {
     assert.ok(cached.includes(f), `${f} is cached on the first visit`);
   }
+  // WebAssembly.instantiateStreaming (and Chromium's code cache for it) needs this type.
+  const wasmType = await page.evaluate(async () => (await caches.match("/pyodide/pyodide.asm.wasm", { ignoreVary: true }))?.headers.get("content-type"));
+  assert.equal(wasmType, "application/wasm");
 
   // Network off, and the server gone: nothing can answer but the cache.
   await browser.context.setOffline(true);

@@ -1,36 +1,101 @@
 // The engine the offline practice runs (issue 17 item 5), without a browser: the built
-// bundle's Python sources (dist/pyodide/remi-python.json) are the repository's own files,
-// byte for byte and all of them; under Pyodide in node (the same npm package the page
-// bundles) they pass every scenario file of tests/scenarios (the scenario runner,
-// server/rules/scenario.py) and the practice room plays a whole match through the bridge.
+// bundle's Python (dist/pyodide/remi-python.zip) holds the repository's own files, byte
+// for byte and all of them, each with the bytecode the build compiled (hash-checked
+// against it); Pyodide in node (the same npm package the page bundles), with the build's
+// standard library zip, imports them from that bytecode; they pass every scenario file of
+// tests/scenarios (the scenario runner, server/rules/scenario.py) and the practice room
+// plays a whole match through the bridge.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { before, test } from "node:test";
 import { loadPyodide } from "pyodide";
-import { packedPaths, REPO } from "../scripts/pack-python.mjs";
+import { packedPaths, PYODIDE_DIR, REMI_ZIP_PATH, REPO, sourceZip } from "../scripts/pack-python.mjs";
 
-const PACK = join(REPO, "web", "dist", "pyodide", "remi-python.json");
+const DIST = join(REPO, "web", "dist", "pyodide");
 let py;
-let pack;
 
 before(async () => {
-  pack = JSON.parse(readFileSync(PACK, "utf8"));
-  py = await loadPyodide();
-  for (const [path, source] of Object.entries(pack.files)) {
-    py.FS.mkdirTree(`/remi/${path.split("/").slice(0, -1).join("/")}`);
-    py.FS.writeFile(`/remi/${path}`, source);
-  }
-  py.runPython("import sys\nsys.path.insert(0, '/remi')");
+  // As the worker does (src/practice/worker.ts), with the build's files.
+  py = await loadPyodide({ stdLibURL: join(DIST, "python_stdlib.zip"), lockFileURL: join(DIST, "pyodide-lock.json") });
+  py.FS.writeFile(REMI_ZIP_PATH, readFileSync(join(DIST, "remi-python.zip")));
+  py.runPython(`import sys\nsys.path.insert(0, "${REMI_ZIP_PATH}")`);
 });
 
-test("the bundle's Python sources are the repository's files", () => {
+/** Every entry of a zip in Pyodide's file system: [name, flags] with, for a .pyc, its
+ * PEP 552 flags (3: hash-based and checked) and whether its hash is its source's. */
+function entries(path) {
+  return JSON.parse(
+    py.runPython(`
+import importlib.util, json, zipfile
+z = zipfile.ZipFile("${path}")
+names = set(z.namelist())
+out = []
+for name in sorted(names):
+    if name.endswith(".pyc"):
+        data = z.read(name)
+        source = name[:-1]
+        fresh = source in names and data[8:16] == importlib.util.source_hash(z.read(source))
+        out.append([name, int.from_bytes(data[4:8], "little"), fresh])
+    else:
+        out.append([name, None, None])
+json.dumps(out)
+`),
+  );
+}
+
+test("the bundle's Python is the repository's files, each with its bytecode", () => {
   const paths = packedPaths();
-  assert.deepEqual(Object.keys(pack.files).sort(), paths, "every file of the packed packages, no other");
   for (const p of ["server/rules/state.py", "server/bots/planner.py", "server/practice/room.py", "server/rules/scenario.py"]) {
     assert.ok(paths.includes(p), `${p} is packed`);
   }
-  for (const p of paths) assert.equal(pack.files[p], readFileSync(join(REPO, p), "utf8"), `${p} as in the repository`);
+  const zip = entries(REMI_ZIP_PATH);
+  assert.deepEqual(zip.map(([n]) => n).sort(), [...paths, ...paths.map((p) => `${p}c`)].sort(), "every file of the packed packages and its .pyc, no other");
+  for (const p of paths) {
+    const source = py.runPython(`import zipfile\nzipfile.ZipFile("${REMI_ZIP_PATH}").read("${p}").decode()`);
+    assert.equal(source, readFileSync(join(REPO, p), "utf8"), `${p} as in the repository`);
+  }
+  for (const [name, flags, fresh] of zip.filter(([n]) => n.endsWith(".pyc"))) {
+    assert.equal(flags, 3, `${name} is checked against its source at import (PEP 552)`);
+    assert.ok(fresh, `${name} is its source's bytecode`);
+  }
+});
+
+test("the build's standard library is Pyodide's, with hash-checked bytecode beside what the practice imports", () => {
+  const original = readFileSync(join(PYODIDE_DIR, "python_stdlib.zip"));
+  py.FS.writeFile("/tmp/original-stdlib.zip", original);
+  const theirs = entries("/tmp/original-stdlib.zip").map(([n]) => n);
+  const ours = entries(py.runPython("import sys\nnext(p for p in sys.path if p.endswith('.zip') and 'python3' in p)"));
+  const added = ours.filter(([n]) => !theirs.includes(n));
+  assert.deepEqual(ours.map(([n]) => n).filter((n) => theirs.includes(n)), theirs, "every entry of Pyodide's zip is kept");
+  assert.ok(added.length >= 50, `bytecode added for the modules imported (${added.length})`);
+  for (const [name, flags, fresh] of added) {
+    assert.ok(name.endsWith(".pyc"), `${name}: only bytecode is added`);
+    assert.equal(flags, 3, `${name} is checked against its source at import`);
+    assert.ok(fresh, `${name} is its source's bytecode`);
+  }
+});
+
+test("the practice imports its modules from the build's bytecode", () => {
+  const origins = JSON.parse(
+    py.runPython(`
+import json, sys
+import server.practice.bridge
+json.dumps({name: sys.modules[name].__spec__.origin for name in
+            ["server.practice.bridge", "server.rules.state", "server.bots.planner", "json", "random", "dataclasses"]})
+`),
+  );
+  for (const [name, origin] of Object.entries(origins)) assert.ok(origin.endsWith(".pyc"), `${name} from ${origin}`);
+});
+
+test("the dev server's zip (sources alone) is the same sources", () => {
+  py.FS.writeFile("/tmp/dev.zip", sourceZip());
+  const same = py.runPython(`
+import zipfile
+dev, built = zipfile.ZipFile("/tmp/dev.zip"), zipfile.ZipFile("${REMI_ZIP_PATH}")
+dev.testzip() is None and all(dev.read(n) == built.read(n) for n in dev.namelist()) and sorted(dev.namelist()) == sorted(n for n in built.namelist() if n.endswith(".py"))
+`);
+  assert.equal(same, true);
 });
 
 test("under Pyodide the engine passes every scenario file", () => {

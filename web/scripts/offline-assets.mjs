@@ -1,24 +1,34 @@
 // What the build adds for the offline practice and the installable app (vite.config.ts):
-// Pyodide's files copied from the npm package (served by the app under pyodide/, never a
-// CDN), the packed Python sources (pack-python.mjs), the web app manifest with its icons
-// (drawn here as PNG), and the service worker with the list of every file to cache on
-// the first visit.
+// Pyodide's files from the npm package (served by the app under pyodide/, never a CDN),
+// the packed Python with its bytecode (pack-python.mjs), the web app manifest with its
+// icons (drawn here as PNG), and the service worker with the list of every file to cache
+// on the first visit.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { deflateSync } from "node:zlib";
-import { packPython } from "./pack-python.mjs";
+import { crc32, PYODIDE_DIR, pythonBundle } from "./pack-python.mjs";
 
-const require = createRequire(import.meta.url);
-export const PYODIDE_DIR = dirname(require.resolve("pyodide/package.json"));
-/** The files loadPyodide fetches from its indexURL (the loader itself is bundled). */
-export const PYODIDE_FILES = ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
+export { PYODIDE_DIR };
+
+/** Pyodide's lock file without its package list: the practice loads no Pyodide package
+ * (the standard library is enough), so the worker neither downloads nor reads the list
+ * of the ~300 packages it could (`info` is kept: Pyodide checks its ABI version). */
+export function lockFile() {
+  const lock = JSON.parse(readFileSync(join(PYODIDE_DIR, "pyodide-lock.json"), "utf8"));
+  return Buffer.from(JSON.stringify({ info: lock.info, packages: {} }));
+}
 
 /** Every file the build adds: `[path under dist, contents]`. */
-export function offlineAssets() {
-  const out = PYODIDE_FILES.map((name) => [`pyodide/${name}`, readFileSync(join(PYODIDE_DIR, name))]);
-  out.push(["pyodide/remi-python.json", Buffer.from(JSON.stringify(packPython()))]);
+export async function offlineAssets() {
+  const python = await pythonBundle();
+  const out = [
+    ["pyodide/pyodide.asm.mjs", readFileSync(join(PYODIDE_DIR, "pyodide.asm.mjs"))],
+    ["pyodide/pyodide.asm.wasm", readFileSync(join(PYODIDE_DIR, "pyodide.asm.wasm"))],
+    ["pyodide/python_stdlib.zip", python["python_stdlib.zip"]],
+    ["pyodide/pyodide-lock.json", lockFile()],
+    ["pyodide/remi-python.zip", python["remi-python.zip"]],
+  ];
   out.push(["icons/icon-192.png", icon(192)], ["icons/icon-512.png", icon(512)]);
   out.push(["manifest.webmanifest", Buffer.from(JSON.stringify(MANIFEST, null, 2))]);
   return out;
@@ -42,16 +52,6 @@ export const MANIFEST = {
 
 // ---------------------------------------------------------------- the icon (a tile on green)
 
-const CRC = new Uint32Array(256).map((_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-function crc32(buf) {
-  let c = 0xffffffff;
-  for (const b of buf) c = CRC[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
 function chunk(type, data) {
   const len = Buffer.alloc(4);
   len.writeUInt32BE(data.length);
@@ -110,8 +110,12 @@ const VERSION = "__VERSION__";
 const CACHE = "remi-" + VERSION;
 const FILES = __FILES__;
 
+// "no-cache": each file is asked of the server with the HTTP cache's validators, so a
+// file the page or its worker has just downloaded comes back as a 304 (not twice), and an
+// older copy in the HTTP cache is never taken into a new build's cache.
 self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(FILES)).then(() => self.skipWaiting()));
+  const requests = FILES.map((f) => new Request(f, { cache: "no-cache" }));
+  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(requests)).then(() => self.skipWaiting()));
 });
 
 self.addEventListener("activate", (event) => {

@@ -1,18 +1,30 @@
-// The Python sources the offline practice runs under Pyodide, packed from the repository
-// at build time (vite.config.ts writes them to dist/pyodide/remi-python.json): the rule
-// engine (server/rules), the bots (server/bots), the practice room (server/practice) and
-// the pure rack helpers it shares with the server's rooms (server/rooms/rack.py). Nothing
-// is copied by hand; web/e2e/pyodide.test.mjs compares the pack with the repository.
+// The Python the offline practice runs under Pyodide, packed from the repository at
+// build time (vite.config.ts writes it under dist/pyodide/): the rule engine
+// (server/rules), the bots (server/bots), the practice room (server/practice) and the
+// pure rack helpers it shares with the server's rooms (server/rooms/rack.py). Nothing is
+// copied by hand; web/e2e/pyodide.test.mjs compares the pack with the repository.
+//
+// The build compiles their bytecode once, with the same Pyodide under node
+// (bytecode.py): `remi-python.zip` holds the sources and a hash-checked `.pyc` beside
+// each, and `python_stdlib.zip` is Pyodide's own with a `.pyc` added beside every module
+// the practice imports. The browser then compiles no Python at a start. The dev server
+// serves the sources alone (`sourceZip`): Python compiles them as it imports them.
 import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { deflateRawSync } from "node:zlib";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const require = createRequire(import.meta.url);
+export const PYODIDE_DIR = dirname(require.resolve("pyodide/package.json"));
 
 /** Packages packed whole (every .py file directly in them). */
 export const PACKAGES = ["server/rules", "server/bots", "server/practice"];
 /** Single files packed besides them (package markers and the shared pure helper). */
 export const FILES = ["server/__init__.py", "server/rooms/__init__.py", "server/rooms/rack.py"];
+/** Where the worker puts remi-python.zip in Pyodide's file system (on sys.path). */
+export const REMI_ZIP_PATH = "/lib/remi-python.zip";
 
 /** Every packed path (relative to the repository, `/`-separated), sorted. */
 export function packedPaths(repo = REPO) {
@@ -23,13 +35,85 @@ export function packedPaths(repo = REPO) {
   return paths.sort();
 }
 
-/** The pack: `{ files: { path: source } }`. */
+/** The packed sources: `{ path: contents }`. */
 export function packPython(repo = REPO) {
   const files = {};
-  for (const p of packedPaths(repo)) files[p] = readFileSync(join(repo, p), "utf8");
-  return { files };
+  for (const p of packedPaths(repo)) files[p] = readFileSync(join(repo, p));
+  return files;
+}
+
+/** Both zips of the build, bytecode included: `{ "remi-python.zip": Buffer,
+ * "python_stdlib.zip": Buffer, summary }`. Runs Pyodide in node (a few seconds). */
+export async function pythonBundle(repo = REPO) {
+  const { loadPyodide } = await import("pyodide");
+  const py = await loadPyodide({ indexURL: `${PYODIDE_DIR}/` });
+  const files = packPython(repo);
+  for (const [path, source] of Object.entries(files)) {
+    py.FS.mkdirTree(`/src/${path.split("/").slice(0, -1).join("/")}`);
+    py.FS.writeFile(`/src/${path}`, source);
+  }
+  py.FS.writeFile("/tmp/bytecode_build.py", readFileSync(join(REPO, "web", "scripts", "bytecode.py")));
+  py.runPython("import sys\nsys.path.insert(0, '/tmp')");
+  const build = py.pyimport("bytecode_build").build;
+  const summary = JSON.parse(build("/src", JSON.stringify(Object.keys(files)), "/tmp/remi-python.zip", REMI_ZIP_PATH, "/tmp/python_stdlib.zip"));
+  return {
+    "remi-python.zip": Buffer.from(py.FS.readFile("/tmp/remi-python.zip")),
+    "python_stdlib.zip": Buffer.from(py.FS.readFile("/tmp/python_stdlib.zip")),
+    summary,
+  };
+}
+
+// ---------------------------------------------------------------- a zip of the sources alone
+
+const CRC = new Uint32Array(256).map((_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+export function crc32(buf) {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/** remi-python.zip without bytecode (the dev server's): the packed sources, deflated. */
+export function sourceZip(repo = REPO) {
+  const parts = [];
+  const central = [];
+  let offset = 0;
+  for (const [path, data] of Object.entries(packPython(repo))) {
+    const name = Buffer.from(path);
+    const body = deflateRawSync(data);
+    const head = Buffer.alloc(30);
+    head.writeUInt32LE(0x04034b50, 0);
+    head.writeUInt16LE(20, 4);
+    head.writeUInt16LE(8, 8); // deflate; date and time 0
+    head.writeUInt16LE(0x21, 12); // 1980-01-01
+    head.writeUInt32LE(crc32(data), 14);
+    head.writeUInt32LE(body.length, 18);
+    head.writeUInt32LE(data.length, 22);
+    head.writeUInt16LE(name.length, 26);
+    const entry = Buffer.alloc(46);
+    entry.writeUInt32LE(0x02014b50, 0);
+    entry.writeUInt16LE(20, 4);
+    entry.writeUInt16LE(20, 6);
+    head.copy(entry, 8, 6, 28); // flags … name length
+    entry.writeUInt32LE(offset, 42);
+    parts.push(head, name, body);
+    central.push(entry, name);
+    offset += head.length + name.length + body.length;
+  }
+  const dir = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(central.length / 2, 8);
+  end.writeUInt16LE(central.length / 2, 10);
+  end.writeUInt32LE(dir.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...parts, dir, end]);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  process.stdout.write(JSON.stringify(packPython()));
+  const out = await pythonBundle();
+  process.stdout.write(`${JSON.stringify(out.summary)}\n`);
 }

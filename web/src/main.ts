@@ -6,9 +6,11 @@ import { renderLeaderboard, renderProfile } from "./boards";
 import { renderLobby } from "./lobby";
 import { showOriginRefused } from "./elsewhere";
 import { NEW_KEY } from "./practice/box";
+import { warmPractice } from "./practice/local";
 import type { PracticeSettings } from "./practice/store";
 import { ReplayPage } from "./replay";
 import { RoomPage } from "./room";
+import { registerWhenSettled } from "./sw";
 import { TournamentPage } from "./tournament";
 import { VerifyPage } from "./verify";
 
@@ -145,18 +147,12 @@ async function identify(): Promise<void> {
   }
 }
 
-// The service worker (sw.js, written by vite.config.ts) caches the app shell, the bundle
-// and Pyodide's files on the first visit: after that the page and the practice open offline.
-// It is registered once the page has loaded and settled, so that its download (Pyodide's
-// ~14 MB) never competes with the lobby's own first requests.
-if ("serviceWorker" in navigator && import.meta.env.PROD) {
-  const register = () =>
-    window.setTimeout(() => {
-      navigator.serviceWorker.register(`${import.meta.env.BASE_URL}sw.js`).catch(() => undefined);
-    }, 2000);
-  if (document.readyState === "complete") register();
-  else window.addEventListener("load", register, { once: true });
-}
+// The service worker (sw.ts): registered once the page has settled, or at once by a
+// practice started before that.
+registerWhenSettled();
+// A page opened on the practice (a reload, a kept match resumed) starts Pyodide in the
+// practice worker at once, while the page itself loads the identity and the catalogue.
+if (parse().name === "practice") warmPractice();
 window.addEventListener("online", () => {
   // The lobby is drawn again with the online features; a table is left as it is.
   if (app.offline && parse().name === "") app.retryOnline();

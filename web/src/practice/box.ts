@@ -6,6 +6,7 @@
 import { variantFacts, variantName, variants } from "../catalogue";
 import { clear, h } from "../dom";
 import { t } from "../i18n";
+import { practiceMark, warmPractice } from "./local";
 import { dropGame, history, loadGame, type HistoryEntry, type PracticeSettings } from "./store";
 
 const TURNS = [null, 15, 30, 60, 120];
@@ -14,6 +15,8 @@ export const NEW_KEY = "remi.practice.new";
 
 /** Start a new practice match: the room page reads it once (a reload then resumes). */
 export function startLocal(settings: PracticeSettings, go: (hash: string) => void): void {
+  practiceMark("practice:start");
+  warmPractice();
   sessionStorage.setItem(NEW_KEY, JSON.stringify(settings));
   go("#/practice");
 }
@@ -102,6 +105,7 @@ export function localPracticeBox(go: (hash: string) => void): HTMLElement {
     (kept) => {
       clear(resume);
       if (!kept) return;
+      warmPractice(); // a kept match: the player is likely to resume it
       resume.append(
         h("button", { type: "button", class: "primary", "data-testid": "local-resume", onclick: () => go("#/practice") }, t("practice.resume", { variant: variantName(kept.settings.variant) })),
         h("button", { type: "button", class: "small", "data-testid": "local-drop", onclick: async () => { await dropGame(); clear(resume); } }, t("practice.drop")),
@@ -119,7 +123,9 @@ export function localPracticeBox(go: (hash: string) => void): HTMLElement {
 
   return h(
     "section",
-    { class: "card practice local", "data-testid": "local-practice" },
+    // Reaching into the box (a setting chosen, a tap, the keyboard) starts Pyodide while
+    // the player chooses; looking at the lobby does not.
+    { class: "card practice local", "data-testid": "local-practice", onpointerdown: warmPractice, onfocusin: warmPractice },
     h("h2", null, t("practice.title")),
     h("p", { class: "muted" }, t("practice.hint")),
     resume,

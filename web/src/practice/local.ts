@@ -6,6 +6,7 @@
 import type { Answer, ConnHandlers, Request, ServerError, Transport } from "../conn";
 import type { ClientMessage, ServerMessage } from "../protocol.gen";
 import type { PracticeSettings } from "./store";
+import { cachedFirst } from "../sw";
 import type { FromWorker, ToWorker } from "./worker";
 
 export interface LocalOptions {
@@ -18,12 +19,37 @@ export interface LocalOptions {
   onFailed?: (code: string, message: string) => void;
 }
 
-let shared: Worker | null = null;
+let shared: Promise<Worker> | null = null;
 
-/** The practice worker (one per page; Pyodide is loaded once). */
-export function practiceWorker(): Worker {
-  shared ??= new Worker(new URL("./worker.ts", import.meta.url), { type: "module", name: "remi-practice" });
+/** A performance mark `remi:<name>` (DevTools' timeline, web/scripts/bench-offline.mjs),
+ * at `epochMs` (performance.timeOrigin-based, as the worker sends them) or now. */
+export function practiceMark(name: string, epochMs?: number): void {
+  try {
+    performance.mark(`remi:${name}`, epochMs === undefined ? undefined : { startTime: epochMs - performance.timeOrigin });
+  } catch {
+    /* a mark before the page's time origin: not needed */
+  }
+}
+
+/** The practice worker (one per page; Pyodide is loaded once). On a first visit it is
+ * made once the service worker has cached Pyodide's files (sw.ts cachedFirst): it then
+ * reads them from that cache instead of downloading them a second time. */
+export function practiceWorker(): Promise<Worker> {
+  shared ??= cachedFirst().then(() => new Worker(new URL("./worker.ts", import.meta.url), { type: "module", name: "remi-practice" }));
   return shared;
+}
+
+let warm = false;
+
+/** Start Pyodide in the practice worker ahead of the table (once per page): when the
+ * page opens on the practice, when the lobby has a kept match to resume, when the player
+ * reaches into the practice box or presses Start. A player who never practises never
+ * loads it (a phone's memory and data). */
+export function warmPractice(): void {
+  if (warm) return;
+  warm = true;
+  practiceMark("practice:warm");
+  void practiceWorker().then((w) => w.postMessage({ kind: "boot" } satisfies ToWorker));
 }
 
 interface Waiter {
@@ -35,6 +61,7 @@ export class LocalConnection implements Transport {
   private seq = 0;
   private open = false;
   private closed = false;
+  private drawn = false;
   private waiters = new Map<number, Waiter>();
   private worker: Worker | null = null;
   private onWorker = (ev: MessageEvent<FromWorker>) => this.fromWorker(ev.data);
@@ -50,15 +77,21 @@ export class LocalConnection implements Transport {
 
   connect(): void {
     this.handlers.onStatus("connecting");
-    this.worker = practiceWorker();
-    this.worker.addEventListener("message", this.onWorker);
-    const m: ToWorker = { kind: "open", settings: this.opts.settings, name: this.opts.name, seed: this.opts.seed, botDelay: this.opts.botDelay };
-    this.worker.postMessage(m);
+    practiceMark("practice:open");
+    void practiceWorker().then((w) => {
+      if (this.closed) return;
+      this.worker = w;
+      w.addEventListener("message", this.onWorker);
+      const m: ToWorker = { kind: "open", settings: this.opts.settings, name: this.opts.name, seed: this.opts.seed, botDelay: this.opts.botDelay };
+      w.postMessage(m);
+    });
   }
 
   private fromWorker(m: FromWorker): void {
     if (this.closed) return;
     if (m.kind === "ready") {
+      for (const [name, at] of m.marks) practiceMark(`worker:${name}`, at);
+      practiceMark("practice:ready");
       this.open = true;
       this.opts.settings = null; // from now on (a reopen), the kept match
       this.opts.onReady?.(m.settings, m.loadMs);
@@ -67,7 +100,12 @@ export class LocalConnection implements Transport {
     } else if (m.kind === "failed") {
       this.opts.onFailed?.(m.code, m.message);
     } else if (m.kind === "frame") {
+      const first = !this.drawn && (m.frame as ServerMessage).type === "snapshot";
       this.dispatch(m.frame as ServerMessage);
+      if (first) {
+        this.drawn = true;
+        practiceMark("practice:table"); // the table drew the match's first snapshot
+      }
     }
   }
 
@@ -128,8 +166,8 @@ export class LocalConnection implements Transport {
 
 /** The variant catalogue from the engine in the worker (server/rules/catalogue.py): the
  * same body as GET /api/variants, for a page that cannot reach the server. */
-export function localCatalogue(): Promise<unknown> {
-  const w = practiceWorker();
+export async function localCatalogue(): Promise<unknown> {
+  const w = await practiceWorker();
   return new Promise((resolve, reject) => {
     const on = (ev: MessageEvent<FromWorker>) => {
       if (ev.data.kind === "catalogue") {

@@ -1,16 +1,19 @@
 // The offline practice's Web Worker: the repository's rule engine, bots and practice
-// room (server/rules, server/bots, server/practice, packed at build time into
-// pyodide/remi-python.json) run here under Pyodide, whose files the app serves itself
-// (pyodide/, copied from the npm package by vite.config.ts; no CDN). The page speaks to
-// it with the server socket's messages (local.ts); it answers with the same frames
-// (server/practice/room.py), runs the room's timers (bot moves, the turn clock, the next
-// deal) and keeps the match in IndexedDB after every change (store.ts).
+// room (server/rules, server/bots, server/practice, packed at build time with their
+// bytecode into pyodide/remi-python.zip) run here under Pyodide, whose files the app
+// serves itself (pyodide/, from the npm package, written by the build; no CDN). The page
+// speaks to it with the server socket's messages (local.ts); it answers with the same
+// frames (server/practice/room.py), runs the room's timers (bot moves, the turn clock,
+// the next deal) and keeps the match in IndexedDB after every change (store.ts). The
+// page may ask it to `boot` (load Pyodide and import the packed Python) before a table
+// needs it (local.ts warmPractice).
 
 import { loadPyodide, type PyodideAPI } from "pyodide";
 import { finishGame, loadGame, saveGame, type PracticeSettings } from "./store";
 
 /** From the page. */
 export type ToWorker =
+  | { kind: "boot" }
   | { kind: "open"; settings: PracticeSettings | null; name: string | null; seed: string; botDelay: number }
   | { kind: "client"; msg: unknown }
   | { kind: "close" }
@@ -19,7 +22,7 @@ export type ToWorker =
 
 /** To the page. */
 export type FromWorker =
-  | { kind: "ready"; settings: PracticeSettings; loadMs: number }
+  | { kind: "ready"; settings: PracticeSettings; loadMs: number; marks: Mark[] }
   | { kind: "frame"; frame: unknown }
   | { kind: "catalogue"; body: unknown }
   | { kind: "bench"; ms: number[] }
@@ -37,6 +40,17 @@ interface Session {
   catalogue(): string;
 }
 
+/** A step of the worker's start (`name`, epoch milliseconds: performance.timeOrigin +
+ * now, comparable with the page's), sent with `ready`; the page turns them into
+ * performance marks `remi:worker:<name>` (local.ts) for DevTools and the benchmark. */
+export type Mark = [string, number];
+const marks: Mark[] = [];
+const mark = (name: string) => marks.push([name, performance.timeOrigin + performance.now()]);
+mark("script");
+
+/** Where the packed Python goes in Pyodide's file system (scripts/pack-python.mjs
+ * REMI_ZIP_PATH: its bytecode names this path). */
+const REMI_ZIP = "/lib/remi-python.zip";
 const BASE = new URL(`${import.meta.env.BASE_URL}pyodide/`, self.location.origin).href;
 const post = (m: FromWorker) => (self as unknown as Worker).postMessage(m);
 const now = () => Date.now() / 1000;
@@ -50,16 +64,19 @@ let saving: Promise<void> = Promise.resolve();
 
 function boot(): Promise<{ api: PyodideAPI; session: Session }> {
   py ??= (async () => {
+    mark("boot");
     const [api, pack] = await Promise.all([
-      loadPyodide({ indexURL: BASE, packages: [] }),
-      fetch(`${BASE}remi-python.json`).then((r) => r.json() as Promise<{ files: Record<string, string> }>),
+      // fsInit (used for its mark only): Pyodide's runtime (pyodide.asm.mjs, the
+      // WebAssembly module) is instantiated, Python is not started yet.
+      loadPyodide({ indexURL: BASE, packages: [], fsInit: async () => void mark("runtime") }).then((a) => (mark("python"), a)),
+      fetch(`${BASE}remi-python.zip`).then((r) => r.arrayBuffer()),
     ]);
-    for (const [path, source] of Object.entries(pack.files)) {
-      api.FS.mkdirTree(`/remi/${path.split("/").slice(0, -1).join("/")}`);
-      api.FS.writeFile(`/remi/${path}`, source);
-    }
-    api.runPython("import sys\nsys.path.insert(0, '/remi')");
+    // The packed Python (sources and their bytecode, scripts/pack-python.mjs), imported
+    // from the zip as it is.
+    api.FS.writeFile(REMI_ZIP, new Uint8Array(pack));
+    api.runPython(`import sys\nsys.path.insert(0, "${REMI_ZIP}")`);
     const mod = api.pyimport("server.practice.bridge");
+    mark("imported");
     return { api, session: mod.Session() as Session };
   })();
   return py;
@@ -99,6 +116,7 @@ function schedule(): void {
 
 async function open(m: Extract<ToWorker, { kind: "open" }>): Promise<void> {
   const t0 = performance.now();
+  mark("open");
   self.clearTimeout(timer);
   session = null;
   const { session: s } = await boot();
@@ -123,14 +141,22 @@ async function open(m: Extract<ToWorker, { kind: "open" }>): Promise<void> {
   }
   session = s;
   keep();
-  post({ kind: "ready", settings: settings!, loadMs: performance.now() - t0 });
+  mark("opened");
+  for (const r of performance.getEntriesByType("resource") as PerformanceResourceTiming[]) {
+    // When each of Pyodide's files and the packed Python had arrived (from the service
+    // worker's cache on a warm start).
+    if (r.name.startsWith(BASE)) marks.push([`fetched:${r.name.slice(BASE.length)}`, performance.timeOrigin + r.responseEnd]);
+  }
+  performance.clearResourceTimings();
+  post({ kind: "ready", settings: settings!, loadMs: performance.now() - t0, marks: marks.splice(0) });
   schedule();
 }
 
 self.onmessage = async (ev: MessageEvent<ToWorker>) => {
   const m = ev.data;
   try {
-    if (m.kind === "open") await open(m);
+    if (m.kind === "boot") await boot();
+    else if (m.kind === "open") await open(m);
     else if (m.kind === "catalogue") post({ kind: "catalogue", body: JSON.parse((await boot()).session.catalogue()) });
     else if (m.kind === "bench") {
       // web/scripts/bench-offline.mjs: bot decision times here, in the browser's worker.
