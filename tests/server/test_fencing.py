@@ -159,6 +159,9 @@ async def test_a_dead_nodes_room_is_claimed_and_a_released_one_at_once(env: Env)
         await a.claim("no-such-room")
 
 
+@pytest.mark.parametrize(  # PostgreSQL only: on SQLite a write holds the database, briefly
+    "settings", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
 async def test_a_node_paused_in_a_write_loses_its_rooms_all_the_same(
     env: Env, settings: Settings
 ) -> None:
@@ -168,8 +171,6 @@ async def test_a_node_paused_in_a_write_loses_its_rooms_all_the_same(
     (tests/server/test_cluster.py saw it). PostgreSQL now ends a transaction left idle for
     half the lease (server/storage/database.py): once the lease has lapsed the claim goes
     on, and the paused node's write fails when it resumes."""
-    if not settings.is_postgres:
-        pytest.skip("PostgreSQL only: on SQLite a write holds the whole database, briefly")
     a, b = await _nodes(env, ttl=1.0)
     assert await a.claim(env.room_id) == 1
     paused = Database(settings.model_copy(update={"lease_seconds": 2.0}))  # idle: 1 s
