@@ -593,7 +593,8 @@ class Cluster:
         it submitted the write) before that grant (``claimed_at``, the database's clock
         on this machine). A later epoch's grant is the lease row's ``xmin`` and
         ``claimed_at`` as :meth:`watch_leases` saw them. A round is checked by its
-        ``created_at`` only (its finish rewrites the row). A row without an epoch (an
+        ``created_at`` only (its finish rewrites the row). (No write of the server uses a
+        savepoint, whose rows would carry a later transaction id.) A row without an epoch (an
         unfenced write) counts too, and so does a row whose epoch is lower than an
         earlier row's of its room."""
         for r in rows["leases"]:
