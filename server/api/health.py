@@ -3,7 +3,8 @@ and the Prometheus /metrics endpoint.
 
 * ``/livez``: the process serves (its event loop answers): 200, whatever its database
   or Redis do. Restart a node only when this fails.
-* ``/readyz``: the node can play: its database answers and it is not stopping: 200,
+* ``/readyz``: the node can play: its database answers, its leases are trusted, no
+  write waits for the database, and it is not stopping: 200,
   even with Redis down (its own rooms go on; bridged sockets wait for Redis), else 503.
   Send it traffic only while this is 200.
 * ``/healthz``: the database and Redis (if configured) both answer: 200, else 503.
@@ -37,11 +38,16 @@ async def livez(services: ServicesDep, live: LiveDep) -> JSONResponse:
 
 @router.get("/readyz", response_model=None)
 async def readyz(services: ServicesDep, live: LiveDep) -> JSONResponse:
-    """200 when the node can play (its database answers, it is not stopping); Redis is
-    reported but never makes it 503."""
+    """200 when the node can play: its database answers, its leases are trusted (a
+    heartbeat since the database returned: until then every move is refused with
+    ``database_unavailable``), no write waits for the database, and it is not stopping.
+    Redis is reported but never makes it 503."""
     checks: dict[str, Any] = {"node": live.cluster.node}
     ok = not live.cluster.draining
     checks["stopping"] = live.cluster.draining
+    checks["leases"] = "trusted" if live.cluster.valid() else "lapsed"
+    checks["writes"] = "stalled" if live.ctx.db_stalled() else "ok"
+    ok = ok and checks["leases"] == "trusted" and checks["writes"] == "ok"
     try:
         await services.db.ping()
         checks["database"] = "ok"

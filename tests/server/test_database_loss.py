@@ -79,6 +79,7 @@ async def test_moves_are_refused_while_postgresql_is_away_and_nothing_acked_is_l
                 assert (await http.get("/livez")).status_code == 200
                 ready = await http.get("/readyz")
                 assert ready.status_code == 503 and ready.json()["database"] == "error"
+                assert ready.json()["leases"] == "lapsed"
 
                 await asyncio.to_thread(cluster.start)
                 # The stalled move is acknowledged once the database answers.
@@ -92,8 +93,10 @@ async def test_moves_are_refused_while_postgresql_is_away_and_nothing_acked_is_l
                     if (await http.get("/readyz")).status_code == 200:
                         break
                     await asyncio.sleep(0.1)
-                assert (await http.get("/readyz")).status_code == 200
-            # Play goes on.
+                ready = await http.get("/readyz")
+                assert ready.status_code == 200, ready.json()
+                assert ready.json()["leases"] == "trusted" and ready.json()["writes"] == "ok"
+            # Play goes on: a ready node takes moves at once.
             for _ in range(2):
                 c = a if a.my_turn() else b
                 assert c.my_turn() and c.view is not None
