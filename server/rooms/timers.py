@@ -156,9 +156,11 @@ class Alarm:
         self.wake()
 
     async def wait(self) -> None:
-        """Until :meth:`wake` or the timer."""
+        """Until :meth:`wake` or the timer. A wait cancelled late (after a newer wait
+        began) leaves the newer one in place: clearing it would leave the actor deaf."""
         waiter = self._waiter = self.loop.create_future()
         try:
             await waiter
         finally:
-            self._waiter = None
+            if self._waiter is waiter:
+                self._waiter = None
