@@ -75,6 +75,9 @@ RESERVE_MARGIN = 16
 WRITES = frozenset(("action", "rack"))
 """The commands that write to the database."""
 
+FAILED = "the server failed on this message: reload the table to see it as it is"
+"""The answer to a move whose handling failed unexpectedly (it may or may not be in)."""
+
 DATABASE_UNAVAILABLE = (
     "the database does not answer: your move was not played; play it again in a moment "
     "(every move already acknowledged is kept)"
@@ -223,6 +226,7 @@ class RoomActor:
                     return
                 except Exception:
                     log.exception("room_command_failed", extra={"room_id": self.room_id})
+                    self._failed(command)
             try:
                 await self._reserve_ahead()
                 if await self._run_due():
@@ -239,6 +243,13 @@ class RoomActor:
                 return
             self._alarm.arm(self._next_wakeup())
             await self._alarm.wait()
+
+    def _failed(self, command: tuple[Any, ...]) -> None:
+        """A move or rack layout whose handling failed unexpectedly still gets an answer
+        (``internal_error``): its sender is never left waiting."""
+        if command[0] in WRITES:
+            conn, msg = command[1], command[2]
+            conn.send(error_frame(msg.seq, Code.INTERNAL_ERROR, FAILED))
 
     def _should_stop(self) -> bool:
         t = self.timers
