@@ -41,6 +41,13 @@ def parser() -> argparse.ArgumentParser:
         "each table's room on one node and its sockets spread over them",
     )
     p.add_argument(
+        "--entry",
+        choices=("clients", "nginx"),
+        default="clients",
+        help="how the clients reach the nodes: each table to its own node (clients), or "
+        "all through one nginx with deploy/nginx.conf (nginx)",
+    )
+    p.add_argument(
         "--postgres-url",
         default=POSTGRES_URL,
         help=f"PostgreSQL database (a fresh schema is made and dropped): {POSTGRES_URL}",

@@ -23,6 +23,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from . import clients
+from .entry import Entry
 from .server import Nodes, Server, Store
 from .stats import Sample, phase_figures
 
@@ -93,15 +94,21 @@ def run_store(store_name: str, opts: argparse.Namespace) -> dict[str, Any]:
     nodes = getattr(opts, "nodes", 1)
     server: Server | Nodes = Nodes(store, nodes, profile) if nodes > 1 else Server(store, profile)
     procs: ClientProcesses | None = None
+    entry: Entry | None = None
     out: dict[str, Any] = {
         "store": store_name, "server_log": str(server.log_path), "nodes": nodes,
+        "entry": getattr(opts, "entry", "clients"),
     }
     if profile:
         out["server_profile"] = profile
     try:
         server.wait_ready()
         n_procs = max(1, min(opts.clients, opts.tables))
-        procs = ClientProcesses(n_procs, server.ports)
+        ports = server.ports
+        if out["entry"] == "nginx":
+            entry = Entry(server.ports, store.data_dir)
+            ports = entry.ports
+        procs = ClientProcesses(n_procs, ports)
         out |= {"tables": opts.tables, "connections": 4 * opts.tables}
         out["client_processes"] = n_procs
         rss = {"started": server.settled_rss_kb()}
@@ -151,6 +158,8 @@ def run_store(store_name: str, opts: argparse.Namespace) -> dict[str, Any]:
     finally:
         if procs is not None:
             procs.stop()
+        if entry is not None:
+            entry.stop()
         server.kill()
         store.drop()
 

@@ -104,7 +104,8 @@ def text_report(result: dict[str, Any]) -> str:
     for store, run in result["stores"].items():
         lines.append(
             f"[{store}] {run['tables']} tables, {run['connections']} sockets, "
-            f"{run['client_processes']} client process(es), {run.get('nodes', 1)} node(s)"
+            f"{run['client_processes']} client process(es), {run.get('nodes', 1)} node(s), "
+            f"entry {run.get('entry', 'clients')}"
         )
         setup = run["setup"]
         lines.append(

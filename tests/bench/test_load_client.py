@@ -154,3 +154,18 @@ def test_helpers() -> None:
     assert action_text(1, 2, {"phase": "build", "hand": [104, 105]}).endswith(
         '"action":{"do":"discard","tile":105}}'
     )
+
+
+def test_the_nginx_entry_is_deploy_nginx_conf_with_the_benchmarks_nodes(tmp_path: Any) -> None:
+    from bench.load.entry import CONF, configuration
+
+    conf = configuration(CONF.read_text(), [8001, 8002], 9000, tmp_path)
+    upstream = conf.split("upstream remi {", 1)[1].split("}", 1)[0]
+    assert "server 127.0.0.1:8001 max_fails=1 fail_timeout=5s;" in upstream
+    assert "server 127.0.0.1:8002 max_fails=1 fail_timeout=5s;" in upstream
+    assert "app1" not in conf and "app2" not in conf
+    assert "listen 127.0.0.1:9000;" in conf and "listen 8000" not in conf
+    assert f"pid {tmp_path / 'nginx.pid'};" in conf
+    # What production does to a room socket is kept: the upgrade and the long read.
+    assert "proxy_set_header Upgrade $http_upgrade;" in conf
+    assert "proxy_read_timeout 3600s;" in conf
