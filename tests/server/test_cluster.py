@@ -140,6 +140,12 @@ async def _node_ids(c: Cluster) -> dict[int, str]:
     return out
 
 
+def _bridged_sockets(c: Cluster) -> dict[int, float]:
+    """Each running node's sockets bridged to another node (its /metrics)."""
+    key = 'remi_bridged_connections{side="client"}'
+    return {n.index: n.metrics().get(key, 0.0) for n in c.nodes if n.up}
+
+
 async def _busiest(c: Cluster) -> tuple[Node, str, list[str]]:
     """The node that plays the most rooms: it, its id, its rooms."""
     ids = await _node_ids(c)
@@ -351,6 +357,8 @@ async def test_redis_stopped_for_15_seconds(cluster: Cluster) -> None:
     c = cluster
     redis: RedisProcess = c.redis
     assert await c.play_for(2) > 0
+    bridged = await asyncio.to_thread(_bridged_sockets, c)
+    assert sum(bridged.values()) > 0, f"no socket is bridged to test: {bridged}"
     marks = {id(p): len(p.errors) for p in c.players}
     redis.stop()
     during = await c.play_for(15)
@@ -359,7 +367,9 @@ async def test_redis_stopped_for_15_seconds(cluster: Cluster) -> None:
     assert during > 0
     # ... and the bridged clients were told, clearly, that their room was paused.
     told = [p for p in c.players if "room_unreachable" in p.errors[marks[id(p)]:]]
-    assert told, "no bridged client was told its room was unreachable"
+    links = [(n.index, r.get("event"), r.get("error")) for n in c.nodes for r in n.records()
+             if r.get("run") == n.runs and str(r.get("event")).startswith("link_")]
+    assert told, f"no bridged client was told its room was unreachable: {bridged}, {links}"
     await c.until(lambda: all(p.ws is not None for p in c.players), "reconnections", 30)
     assert await c.play_for(4) > 0
     await _settle_and_audit(c, "Redis stopped for 15 s")
