@@ -142,12 +142,14 @@ class Settings(BaseSettings):
         default=30,
         ge=1,
         description="Requests of each kind that create something (a player, a room, a "
-        "session) one client address may make per window (then 429 with Retry-After).",
+        "session, a quick start) one client address may make per window (then 429 with "
+        "Retry-After).",
     )
     create_limit_per_identity: int = Field(
         default=10,
         ge=1,
-        description="Rooms or sessions one player may create per window (then 429).",
+        description="Rooms, sessions and quick starts one player may ask for per window "
+        "(then 429).",
     )
     create_limit_window_seconds: float = Field(
         default=60.0, gt=0, description="Length of the window of the creation limits."

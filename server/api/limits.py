@@ -8,8 +8,8 @@ bytes counted so far pass the limit; the rest is never read (the connection clos
 
 :class:`CreateLimits` are token buckets, per client address and per player, for the
 requests that create something (``POST /api/players``, ``/api/rooms``,
-``/api/session``): beyond ``create_limit_per_address`` (or ``..._per_identity``)
-per ``create_limit_window_seconds`` the request is refused with 429
+``/api/session``, ``/api/quickstart``): beyond ``create_limit_per_address`` (or
+``..._per_identity``) per ``create_limit_window_seconds`` the request is refused with 429
 (``too_many_requests``) and ``Retry-After``. The buckets live in the process: each
 server of several keeps its own.
 """
@@ -109,6 +109,16 @@ async def limit_rooms(request: Request, services: ServicesDep, player: CurrentPl
     return player
 
 
+async def limit_quick_start(
+    request: Request, services: ServicesDep, player: CurrentPlayer
+) -> PlayerInfo:
+    """Dependency of ``POST /api/quickstart`` (it may open a room): per address and per
+    player, in buckets of its own; the player."""
+    services.limits.per_address("quickstart", client_address(request))
+    services.limits.per_player("quickstart", player.id)
+    return player
+
+
 async def limit_sessions(request: Request, services: ServicesDep) -> None:
     """Dependency of ``POST /api/session`` and ``POST /api/sessions``: per address (the
     handler counts the player's once the token names one)."""
@@ -116,4 +126,5 @@ async def limit_sessions(request: Request, services: ServicesDep) -> None:
 
 
 LimitedCreator = Annotated[PlayerInfo, Depends(limit_rooms)]
+LimitedQuickStart = Annotated[PlayerInfo, Depends(limit_quick_start)]
 """The authenticated player, once within the room-creation limits."""

@@ -7,7 +7,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from server.api.deps import CurrentPlayer, ServicesDep
+from server.api.deps import ServicesDep
+from server.api.limits import LimitedQuickStart
 from server.rooms.service import RoomView
 from server.rules.variants import VARIANTS
 
@@ -30,10 +31,11 @@ class QuickStartRequest(BaseModel):
 
 @router.post("/quickstart")
 async def quick_start(
-    body: QuickStartRequest, player: CurrentPlayer, services: ServicesDep
+    body: QuickStartRequest, player: LimitedQuickStart, services: ServicesDep
 ) -> RoomView:
     """Seat the player at a waiting normal or quick start room of this variant and stake,
     or open a quick start room; the same room again while the player waits in one. The
     room starts when full, or after ``REMI_QUICK_START_WAIT_SECONDS`` with bots in the
-    empty seats. 409 ``balance_too_low`` below the stake."""
+    empty seats. 409 ``balance_too_low`` below the stake; 429 ``too_many_requests``
+    beyond the creation limits (it may open a room)."""
     return await services.quick.join(player, body.variant, body.stake)

@@ -162,6 +162,33 @@ async def test_creating_rooms_is_limited_per_address(make_client: Any) -> None:
         assert codes == [201, 201, 429]
 
 
+async def test_quick_start_is_limited_per_player_and_per_address(make_client: Any) -> None:
+    """Quick start may open a room: it has buckets of its own, like room creation."""
+    async with make_client(create_limit_per_identity=2, create_limit_per_address=5) as http:
+        tokens = []
+        for name in ("Ana", "Bob"):
+            r = await http.post("/api/players", json={"display_name": name})
+            tokens.append(r.json()["token"])
+        http.cookies.clear()
+        ana, bob = ({"Authorization": f"Bearer {t}"} for t in tokens)
+        body = {"variant": "remi"}
+        codes = [
+            (await http.post("/api/quickstart", json=body, headers=ana)).status_code
+            for _ in "abc"
+        ]
+        assert codes == [200, 200, 429]
+        refused = await http.post("/api/quickstart", json=body, headers=ana)
+        assert refused.json()["code"] == "too_many_requests"
+        assert int(refused.headers["Retry-After"]) >= 1
+        # Every request counted for the address (4 so far): another player of the same
+        # address has its last one, then 429.
+        assert (await http.post("/api/quickstart", json=body, headers=bob)).status_code == 200
+        again = await http.post("/api/quickstart", json=body, headers=bob)
+        assert again.status_code == 429 and "address" in again.json()["detail"]
+        # Creating a room is another bucket: still allowed.
+        assert (await http.post("/api/rooms", json={}, headers=ana)).status_code == 201
+
+
 async def test_opening_sessions_is_limited_per_address_and_per_player(
     make_client: Any,
 ) -> None:
