@@ -140,6 +140,19 @@ async def _node_ids(c: Cluster) -> dict[int, str]:
     return out
 
 
+async def _pin(c: Cluster, players: list[Player], node: Node) -> None:
+    """Move these players' sockets to ``node`` (they reconnect there; snapshot held)."""
+    for p in players:
+        p.via = node
+        if p.convs[-1].node != node.index and p.ws is not None:
+            p.version = None  # its hello asks for a snapshot: once there, it is attached
+            await p.ws.close()
+    await c.until(lambda: all(
+        p.ws is not None and p.convs[-1].node == node.index
+        and any(m["type"] == "snapshot" for m in p.convs[-1].frames) for p in players),
+        f"sockets moved to node {node.index}", 30)
+
+
 def _bridged_sockets(c: Cluster) -> dict[int, float]:
     """Each running node's sockets bridged to another node (its /metrics)."""
     key = 'remi_bridged_connections{side="client"}'
@@ -357,19 +370,39 @@ async def test_redis_stopped_for_15_seconds(cluster: Cluster) -> None:
     c = cluster
     redis: RedisProcess = c.redis
     assert await c.play_for(2) > 0
+    # By construction, not by chance: one room's players all on its owner (it must play
+    # on), one player of another room on another node (bridged: it must be told).
+    ids = await _node_ids(c)
+    leases = await _leases(c)
+    by_id = {v: c.nodes[k] for k, v in ids.items()}
+    human = [r for r in c.rooms if r in leases and leases[r][1] in by_id
+             and sum(p.room == r for p in c.players) >= 2]
+    assert len(human) >= 2, (c.rooms, leases)
+    direct_room, bridged_room = human[0], human[1]
+    owner = by_id[leases[direct_room][1]]
+    await _pin(c, [p for p in c.players if p.room == direct_room], owner)
+    elsewhere = next(n for n in c.nodes if n.up and n is not by_id[leases[bridged_room][1]])
+    pinned = [next(p for p in c.players if p.room == bridged_room)]
+    await _pin(c, pinned, elsewhere)
+    assert await c.play_for(1) > 0
     bridged = await asyncio.to_thread(_bridged_sockets, c)
     assert sum(bridged.values()) > 0, f"no socket is bridged to test: {bridged}"
     marks = {id(p): len(p.errors) for p in c.players}
+    acked = {id(p): len(p.acks) for p in c.players}
     redis.stop()
     during = await c.play_for(15)
     await asyncio.to_thread(redis.start)
     # A node that owns its rooms played on (its direct clients' moves were acked) ...
     assert during > 0
+    assert any(len(p.acks) > acked[id(p)] for p in c.players if p.room == direct_room)
     # ... and the bridged clients were told, clearly, that their room was paused.
     told = [p for p in c.players if "room_unreachable" in p.errors[marks[id(p)]:]]
     links = [(n.index, r.get("event"), r.get("error")) for n in c.nodes for r in n.records()
              if r.get("run") == n.runs and str(r.get("event")).startswith("link_")]
     assert told, f"no bridged client was told its room was unreachable: {bridged}, {links}"
+    assert pinned[0] in told, (pinned[0].errors, links)
+    for p in c.players:
+        p.via = None
     await c.until(lambda: all(p.ws is not None for p in c.players), "reconnections", 30)
     assert await c.play_for(4) > 0
     await _settle_and_audit(c, "Redis stopped for 15 s")
