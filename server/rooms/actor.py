@@ -3,8 +3,9 @@
 Connections and the lobby post commands (:meth:`RoomActor.post`); the actor
 handles them one at a time, in arrival order, together with what its timers say
 is due (:mod:`server.rooms.timers`). It holds the game's flow: the match and its
-rounds, the room ``version`` (one per change), who plays each seat
-(:mod:`server.rooms.presence`, :mod:`server.rooms.takeover`) and the turn clock.
+rounds (:mod:`server.rooms.rounds`), the room ``version`` (one per change), who
+plays each seat (:mod:`server.rooms.presence`, :mod:`server.rooms.takeover`) and the
+turn clock.
 
 * A move is appended to the round's action log and committed (through the
   :class:`~server.rooms.journal.Journal`) before it is acknowledged or broadcast.
@@ -30,23 +31,20 @@ import contextlib
 import logging
 import time
 from collections import deque
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from server.economy import NoJokerCredit
 from server.errors import Code
 from server.protocol import ActionMessage, Hello, RackMessage, action_dict
-from server.rooms import devices, frames, presence, query, timers
+from server.rooms import devices, frames, presence, query, rounds, timers
 from server.rooms.audience import Audience, Change, Shown, Table, next_table
 from server.rooms.conn import Conn
 from server.rooms.frames import PONG
 from server.rooms.frames import error as error_frame
 from server.rooms.match import (
-    joker_availability,
     restored_match,
     restored_round,
     restored_turn_left,
-    round_options,
 )
 from server.rooms.options import RoomSettings
 from server.rooms.presence import SeatSlot
@@ -56,7 +54,7 @@ from server.rooms.replies import Replies
 from server.rooms.store import player_names, round_lines
 from server.rooms.takeover import Takeover, bot_controls, move_source
 from server.rooms.timers import Alarm, Due, Timers
-from server.rules import Match, RoundState, RuleError, new_round, replay
+from server.rules import Match, RoundState, RuleError, replay
 from server.storage.leases import Fence, Fenced
 
 if TYPE_CHECKING:
@@ -306,9 +304,9 @@ class RoomActor:
         if current is not None:
             self._restore_round(current, record)
             if self.round is not None and self.round.over:
-                await self._finish_round()
+                await rounds.finish(self)
         elif self.match is not None and self.match.over:
-            await self._end_match("end_condition")
+            await rounds.end_match(self, "end_condition")
         else:
             self.timers.next_round_at = now
         log.info(
@@ -487,7 +485,7 @@ class RoomActor:
             if slot.player_id is not None and not self._seat_connected(slot.seat):
                 slot.gone_at = now
         self._update_empty()
-        await self._start_round()
+        await rounds.start(self)
 
     # ------------------------------------------------------------------ moves
 
@@ -554,7 +552,7 @@ class RoomActor:
         if changed:
             self._emit(Change(presence.presence_event(self.seats[seat])))
         if state.over:
-            await self._finish_round()
+            await rounds.finish(self)
         return reply
 
     def _clock_after_move(self, seat: int, prev_turn: int, player: bool) -> bool:
@@ -639,7 +637,7 @@ class RoomActor:
         self._emit(Change.of_move(event, source))
         self.ctx.metrics.move(self.settings.variant, source)
         if state.over:
-            await self._finish_round()
+            await rounds.finish(self)
 
     def _timeout(self, seat: int) -> None:
         slot = self.seats[seat]
@@ -649,92 +647,6 @@ class RoomActor:
         self._emit(Change({"do": "timeout", "seat": seat, "timeouts": slot.timeouts}))
         if unresponsive:
             self._emit(Change(presence.presence_event(slot)))
-
-    # ------------------------------------------------------------------ rounds
-
-    async def _start_round(self) -> None:
-        match = self.match
-        assert match is not None
-        number = len(match.history) + 1
-        players = len(self.seats)
-        seed = self.ctx.new_seed()
-        first = (number - 1) % players
-        credits = None
-        if self.settings.joker_button:
-            ids = [slot.player_id for slot in self.seats]
-            accounts = await self.ctx.services.economy.credits_of([i for i in ids if i])
-            credits = joker_availability(ids, accounts)
-        options = round_options(self.settings, credits)
-        state = new_round(self.settings.variant, players, seed, first, options)
-        stored = {**options.to_dict(), "deal": state.deal.to_dict()}
-        self.round_id = await self.ctx.journal.begin_round(
-            self.room_id, number, self.settings.variant, seed, first, stored, self.fence
-        )
-        self.round = state
-        self.round_number = number
-        self.round_seed = seed
-        self.timers.next_round_at = None
-        for slot in self.seats:
-            slot.rack = None
-            slot.rack_round = number
-        now = self.loop.time()
-        self.timers.start_turn(now, self.turn_seconds)
-        self.timers.bot_at = now + self.ctx.settings.bot_delay_seconds
-        start = {"do": "round_start", "round": number, "first": first,
-                 "commitment": state.deal.commitment}
-        self._emit(Change(start))
-
-    async def _finish_round(self) -> None:
-        state, match = self.round, self.match
-        assert state is not None and match is not None and self.round_id is not None
-        result = state.result
-        assert result is not None
-        scores = match.finish_round(state)
-        await self.ctx.journal.finish_round(self.round_id, asdict(result), scores, self.fence)
-        self.timers.stop_turn()
-        pause = self.ctx.settings.round_pause_seconds
-        over = {
-            "do": "round_over",
-            "round": self.round_number,
-            "result": asdict(result),
-            "scores": list(scores),
-            "totals": list(match.totals),
-            "next_round_in": None if match.over else pause,
-            # The deal can be checked now (docs/fairness.md): the seed of the commitment.
-            "seed": self.round_seed,
-            "commitment": state.deal.commitment,
-        }
-        self._emit(Change(over))
-        if match.over:
-            await self._end_match("end_condition")
-        else:
-            self.timers.next_round_at = self.loop.time() + pause
-            self.summary_read.clear()
-
-    async def _end_match(self, reason: str) -> None:
-        match = self.match
-        assert match is not None
-        winners = match.winners
-        await self.ctx.gamelog.record_match(
-            self.room_id, match.totals, winners, len(match.history), self.fence
-        )
-        self.status = "finished"
-        match.over = True
-        if self.round is not None and not self.round.over:
-            self.round = None  # an abandoned round is not revealed
-        self.timers.stop_turn()
-        self.timers.next_round_at = None
-        self.timers.empty_since = None
-        end = {
-            "do": "match_over",
-            "reason": reason,
-            "totals": list(match.totals),
-            "winners": winners,
-            "rounds": len(match.history),
-        }
-        self._emit(Change(end))
-        log.info("match_over", extra={"room_id": self.room_id, "reason": reason})
-        self.ctx.match_over(self.room_id)
 
     # ------------------------------------------------------------------ timers
 
@@ -767,9 +679,9 @@ class RoomActor:
         if todo is None:
             return False
         if todo is Due.ABANDON:
-            await self._end_match("abandoned")
+            await rounds.end_match(self, "abandoned")
         elif todo is Due.DEAL:
-            await self._start_round()
+            await rounds.start(self)
         elif state is not None and todo is Due.BOT:
             await self._bot_step(state.turn)
         elif state is not None:
