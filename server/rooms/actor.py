@@ -21,7 +21,8 @@ turn clock.
   While the node's leases are in doubt (no heartbeat for ``REMI_LEASE_SECONDS``: the
   database is away, or the process was paused) the room does nothing, refusing moves
   with ``database_unavailable``, until a heartbeat says whether it is still this node's
-  (then its clocks are moved on by the pause) or another's (then it stops).
+  (then its clocks are moved on by the pause) or another's (then it stops;
+  :mod:`server.rooms.pause`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from server.economy import NoJokerCredit
 from server.errors import Code
 from server.protocol import ActionMessage, Hello, RackMessage, action_dict
-from server.rooms import devices, frames, presence, query, rounds, timers
+from server.rooms import devices, frames, pause, presence, query, rounds, timers
 from server.rooms.audience import Audience, Change, Shown, Table, next_table
 from server.rooms.conn import Conn
 from server.rooms.frames import PONG
@@ -185,32 +186,9 @@ class RoomActor:
         self.close_code = MOVED
         self.ctx.fenced(self, exc)
 
-    async def _paused(self) -> bool:
-        """Wait while the node's leases are in doubt (module docstring); False when the
-        actor is to stop meanwhile. The room's clocks move on by the pause."""
-        t0 = self.loop.time()
-        log.warning("room_paused", extra={"room_id": self.room_id})
-        renewed = self.ctx.cluster.renewed
-        while not self.ctx.lease_valid():
-            if any(command[0] == "stop" for command in self._inbox):
-                return False
-            waits = {asyncio.ensure_future(renewed.wait()), asyncio.ensure_future(
-                self._alarm.wait())}
-            _, pending = await asyncio.wait(waits, timeout=1.0,
-                                            return_when=asyncio.FIRST_COMPLETED)
-            for task in pending:
-                task.cancel()
-        gap = self.loop.time() - t0
-        self.timers.shift(gap)
-        for slot in self.seats:
-            if slot.gone_at is not None:
-                slot.gone_at += gap
-        log.info("room_resumed", extra={"room_id": self.room_id, "paused_s": round(gap, 3)})
-        return True
-
     async def _loop(self) -> None:
         while True:
-            if not self.ctx.lease_valid() and not await self._paused():
+            if not self.ctx.lease_valid() and not await pause.sit_out(self):
                 return
             while self._inbox:
                 command = self._inbox.popleft()
