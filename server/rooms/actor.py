@@ -2,10 +2,10 @@
 
 Connections and the lobby post commands (:meth:`RoomActor.post`); the actor
 handles them one at a time, in arrival order, together with what its timers say
-is due (:mod:`server.rooms.timers`). It holds the game's flow: the match and its
-rounds (:mod:`server.rooms.rounds`), the room ``version`` (one per change), who
-plays each seat (:mod:`server.rooms.presence`, :mod:`server.rooms.takeover`) and the
-turn clock.
+is due (:mod:`server.rooms.timers`). It starts from the room as the database holds
+it (:mod:`server.rooms.restore`) and holds the game's flow: the match and its rounds
+(:mod:`server.rooms.rounds`), the room ``version`` (one per change), who plays each
+seat (:mod:`server.rooms.presence`, :mod:`server.rooms.takeover`) and the turn clock.
 
 * A move is appended to the round's action log and committed (through the
   :class:`~server.rooms.journal.Journal`) before it is acknowledged or broadcast.
@@ -37,22 +37,16 @@ from typing import TYPE_CHECKING, Any
 from server.economy import NoJokerCredit
 from server.errors import Code
 from server.protocol import ActionMessage, Hello, RackMessage, action_dict
-from server.rooms import devices, frames, pause, presence, query, rounds, timers
+from server.rooms import devices, frames, pause, presence, query, restore, rounds, timers
 from server.rooms.audience import Audience, Change, Shown, Table, next_table
 from server.rooms.conn import Conn
 from server.rooms.frames import PONG
 from server.rooms.frames import error as error_frame
-from server.rooms.match import (
-    restored_match,
-    restored_round,
-    restored_turn_left,
-)
 from server.rooms.options import RoomSettings
 from server.rooms.presence import SeatSlot
-from server.rooms.rack import layout_error, normalize_rack, saved_layout
+from server.rooms.rack import layout_error, normalize_rack
 from server.rooms.reactions import Reactions
 from server.rooms.replies import Replies
-from server.rooms.store import player_names, round_lines
 from server.rooms.takeover import Takeover, bot_controls, move_source
 from server.rooms.timers import Alarm, Due, Timers
 from server.rules import Match, RoundState, RuleError, replay
@@ -60,8 +54,6 @@ from server.storage.leases import Fence, Fenced
 
 if TYPE_CHECKING:
     from server.rooms.live import LiveContext
-    from server.rooms.service import RoomView
-    from server.storage.gamelog import RoomRecord, RoundRecord, SeatRecord
 
 __all__ = ["PONG", "RoomActor", "error_frame"]
 # PONG and error_frame: what server/ws.py answers without the actor (server/rooms/frames.py).
@@ -244,70 +236,21 @@ class RoomActor:
 
     # ------------------------------------------------------------------ boot / restore
 
-    async def _seat_slots(self, seats: list[SeatRecord]) -> list[SeatSlot]:
-        names = await player_names(self.ctx.db, [s.player_id for s in seats])
-        return [
-            SeatSlot(
-                seat=s.seat,
-                player_id=s.player_id,
-                name=names.get(s.player_id) if s.player_id else None,
-                bot_level=s.bot_level if s.player_id is None else None,
-            )
-            for s in seats
-        ]
-
     async def _boot(self) -> None:
-        record = await self.ctx.gamelog.load(self.room_id)
-        self.settings = RoomSettings.model_validate(record.settings)
-        self.seats = await self._seat_slots(record.seats)
-        self.version = record.version
-        await self._reserve_ahead()
-        self.status = record.status
-        now = self.loop.time()
-        for slot, stored in zip(self.seats, record.seats, strict=True):
-            slot.rack, slot.rack_round = saved_layout(stored.rack)
-        if self.status == "waiting":
-            return
-        await self._load_match()
+        """Take the room up from the database (:func:`server.rooms.restore.boot`), then
+        finish what the last owner left undone: a round played out, a match over (its
+        result not yet written: ended again, docs/economy.md)."""
+        await restore.boot(self)
         if self.status != "playing":
             return
-        # Restoring a playing room: every player starts disconnected (at a tournament's
-        # table, which starts this way, away after REMI_TOURNAMENT_BOT_WAIT_SECONDS).
-        late = self._no_show_wait()
-        for slot in self.seats:
-            if slot.player_id is not None:
-                slot.gone_at = now + late
-        self._update_empty()
-        current = record.current_round
-        if current is not None:
-            self._restore_round(current, record)
-            if self.round is not None and self.round.over:
-                await rounds.finish(self)
-        elif self.match is not None and self.match.over:
+        if self.round is not None and self.round.over:
+            await rounds.finish(self)
+        elif self.round is None and self.match is not None and self.match.over:
             await rounds.end_match(self, "end_condition")
-        else:
-            self.timers.next_round_at = now
         log.info(
             "room_restored",
             extra={"room_id": self.room_id, "round": self.round_number, "version": self.version},
         )
-
-    async def _load_match(self) -> None:
-        players = len(self.seats)
-        history = await round_lines(self.ctx.db, self.room_id, players)
-        self.match = restored_match(self.settings, players, history)
-        self.round_number = len(history)
-        await self.replies.load()
-
-    def _restore_round(self, current: RoundRecord, record: RoomRecord) -> None:
-        self.round = restored_round(current, len(self.seats))
-        self.round_id = current.id
-        self.round_number = current.number
-        self.round_seed = current.seed
-        left = restored_turn_left(
-            current, record.last_alive, self.turn_seconds, self.room_id, record.clock
-        )
-        self.timers.start_turn(self.loop.time(), left)
 
     # ------------------------------------------------------------------ commands
 
@@ -333,9 +276,9 @@ class RoomActor:
         elif kind == "gone":
             self._on_gone(command[1])
         elif kind == "room_changed":
-            self._on_room_changed(command[1])
+            restore.room_changed(self, command[1])
         elif kind == "started":
-            await self._on_started()
+            await restore.started(self)
         elif kind == "revoked":
             gone = devices.signed_out(self.conns, command[1])
             devices.close_all(gone, devices.SESSION_REVOKED_FRAME, devices.SESSION_REVOKED)
@@ -355,14 +298,6 @@ class RoomActor:
 
     def _seat_connected(self, seat: int) -> bool:
         return any(c.seat == seat and c.ready and not c.left for c in self.conns)
-
-    def _no_show_wait(self) -> float:
-        """Seconds beyond the reconnect grace before a player who is not there is away:
-        a tournament's table waits REMI_TOURNAMENT_BOT_WAIT_SECONDS in all."""
-        if not self.settings.plays_to_the_end:
-            return 0.0
-        s = self.ctx.settings
-        return max(0.0, s.tournament_bot_wait_seconds - s.reconnect_grace_seconds)
 
     def _update_empty(self) -> None:
         t = self.timers
@@ -425,45 +360,6 @@ class RoomActor:
         if seat is not None and conn.ready and not conn.left and not self._seat_connected(seat):
             presence.disconnected(self.seats[seat], self.loop.time(), self.status == "playing")
         self._update_empty()
-
-    def _on_room_changed(self, view: RoomView) -> None:
-        if self.status != "waiting":
-            return
-        old = {s.seat: s for s in self.seats}
-        self.seats = []
-        for sv in view.seats:
-            prev = old.get(sv.seat)
-            self.seats.append(
-                SeatSlot(
-                    seat=sv.seat,
-                    player_id=sv.player.id if sv.player else None,
-                    name=sv.player.display_name if sv.player else None,
-                    bot_level=sv.bot_level if sv.player is None else None,
-                    rack=prev.rack if prev else None,
-                )
-            )
-        for conn in self.conns:
-            conn.seat = self._seat_of(conn.player_id)
-        self._emit(Change({"do": "room_changed"}))
-
-    async def _on_started(self) -> None:
-        if self.status != "waiting":
-            return
-        record = await self.ctx.gamelog.load(self.room_id)
-        if record.status != "playing":
-            return
-        self.settings = RoomSettings.model_validate(record.settings)
-        self.seats = await self._seat_slots(record.seats)
-        for conn in self.conns:
-            conn.seat = self._seat_of(conn.player_id)
-        self.status = "playing"
-        await self._load_match()
-        now = self.loop.time()
-        for slot in self.seats:
-            if slot.player_id is not None and not self._seat_connected(slot.seat):
-                slot.gone_at = now
-        self._update_empty()
-        await rounds.start(self)
 
     # ------------------------------------------------------------------ moves
 
