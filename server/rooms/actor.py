@@ -2,9 +2,10 @@
 
 Connections and the lobby post commands (:meth:`RoomActor.post`); the actor
 handles them one at a time, in arrival order, together with what its timers say
-is due (:mod:`server.rooms.timers`). It holds the game's flow: the match and its
-rounds, the room ``version`` (one per change), who plays each seat
-(:mod:`server.rooms.presence`, :mod:`server.rooms.takeover`) and the turn clock.
+is due (:mod:`server.rooms.timers`). It starts from the room as the database holds
+it (:mod:`server.rooms.restore`) and holds the game's flow: the match and its rounds
+(:mod:`server.rooms.rounds`), the room ``version`` (one per change), who plays each
+seat (:mod:`server.rooms.presence`, :mod:`server.rooms.takeover`) and the turn clock.
 
 * A move is appended to the round's action log and committed (through the
   :class:`~server.rooms.journal.Journal`) before it is acknowledged or broadcast.
@@ -20,7 +21,8 @@ rounds, the room ``version`` (one per change), who plays each seat
   While the node's leases are in doubt (no heartbeat for ``REMI_LEASE_SECONDS``: the
   database is away, or the process was paused) the room does nothing, refusing moves
   with ``database_unavailable``, until a heartbeat says whether it is still this node's
-  (then its clocks are moved on by the pause) or another's (then it stops).
+  (then its clocks are moved on by the pause) or another's (then it stops;
+  :mod:`server.rooms.pause`).
 """
 
 from __future__ import annotations
@@ -30,39 +32,28 @@ import contextlib
 import logging
 import time
 from collections import deque
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from server.economy import NoJokerCredit
 from server.errors import Code
 from server.protocol import ActionMessage, Hello, RackMessage, action_dict
-from server.rooms import devices, frames, presence, query, timers
+from server.rooms import devices, frames, pause, presence, query, restore, rounds, timers
 from server.rooms.audience import Audience, Change, Shown, Table, next_table
 from server.rooms.conn import Conn
 from server.rooms.frames import PONG
 from server.rooms.frames import error as error_frame
-from server.rooms.match import (
-    joker_availability,
-    restored_match,
-    restored_round,
-    restored_turn_left,
-    round_options,
-)
 from server.rooms.options import RoomSettings
 from server.rooms.presence import SeatSlot
-from server.rooms.rack import layout_error, normalize_rack, saved_layout
+from server.rooms.rack import layout_error, normalize_rack
 from server.rooms.reactions import Reactions
 from server.rooms.replies import Replies
-from server.rooms.store import player_names, round_lines
 from server.rooms.takeover import Takeover, bot_controls, move_source
 from server.rooms.timers import Alarm, Due, Timers
-from server.rules import Match, RoundState, RuleError, new_round, replay
+from server.rules import Match, RoundState, RuleError, replay
 from server.storage.leases import Fence, Fenced
 
 if TYPE_CHECKING:
     from server.rooms.live import LiveContext
-    from server.rooms.service import RoomView
-    from server.storage.gamelog import RoomRecord, RoundRecord, SeatRecord
 
 __all__ = ["PONG", "RoomActor", "error_frame"]
 # PONG and error_frame: what server/ws.py answers without the actor (server/rooms/frames.py).
@@ -187,32 +178,9 @@ class RoomActor:
         self.close_code = MOVED
         self.ctx.fenced(self, exc)
 
-    async def _paused(self) -> bool:
-        """Wait while the node's leases are in doubt (module docstring); False when the
-        actor is to stop meanwhile. The room's clocks move on by the pause."""
-        t0 = self.loop.time()
-        log.warning("room_paused", extra={"room_id": self.room_id})
-        renewed = self.ctx.cluster.renewed
-        while not self.ctx.lease_valid():
-            if any(command[0] == "stop" for command in self._inbox):
-                return False
-            waits = {asyncio.ensure_future(renewed.wait()), asyncio.ensure_future(
-                self._alarm.wait())}
-            _, pending = await asyncio.wait(waits, timeout=1.0,
-                                            return_when=asyncio.FIRST_COMPLETED)
-            for task in pending:
-                task.cancel()
-        gap = self.loop.time() - t0
-        self.timers.shift(gap)
-        for slot in self.seats:
-            if slot.gone_at is not None:
-                slot.gone_at += gap
-        log.info("room_resumed", extra={"room_id": self.room_id, "paused_s": round(gap, 3)})
-        return True
-
     async def _loop(self) -> None:
         while True:
-            if not self.ctx.lease_valid() and not await self._paused():
+            if not self.ctx.lease_valid() and not await pause.sit_out(self):
                 return
             while self._inbox:
                 command = self._inbox.popleft()
@@ -268,70 +236,21 @@ class RoomActor:
 
     # ------------------------------------------------------------------ boot / restore
 
-    async def _seat_slots(self, seats: list[SeatRecord]) -> list[SeatSlot]:
-        names = await player_names(self.ctx.db, [s.player_id for s in seats])
-        return [
-            SeatSlot(
-                seat=s.seat,
-                player_id=s.player_id,
-                name=names.get(s.player_id) if s.player_id else None,
-                bot_level=s.bot_level if s.player_id is None else None,
-            )
-            for s in seats
-        ]
-
     async def _boot(self) -> None:
-        record = await self.ctx.gamelog.load(self.room_id)
-        self.settings = RoomSettings.model_validate(record.settings)
-        self.seats = await self._seat_slots(record.seats)
-        self.version = record.version
-        await self._reserve_ahead()
-        self.status = record.status
-        now = self.loop.time()
-        for slot, stored in zip(self.seats, record.seats, strict=True):
-            slot.rack, slot.rack_round = saved_layout(stored.rack)
-        if self.status == "waiting":
-            return
-        await self._load_match()
+        """Take the room up from the database (:func:`server.rooms.restore.boot`), then
+        finish what the last owner left undone: a round played out, a match over (its
+        result not yet written: ended again, docs/economy.md)."""
+        await restore.boot(self)
         if self.status != "playing":
             return
-        # Restoring a playing room: every player starts disconnected (at a tournament's
-        # table, which starts this way, away after REMI_TOURNAMENT_BOT_WAIT_SECONDS).
-        late = self._no_show_wait()
-        for slot in self.seats:
-            if slot.player_id is not None:
-                slot.gone_at = now + late
-        self._update_empty()
-        current = record.current_round
-        if current is not None:
-            self._restore_round(current, record)
-            if self.round is not None and self.round.over:
-                await self._finish_round()
-        elif self.match is not None and self.match.over:
-            await self._end_match("end_condition")
-        else:
-            self.timers.next_round_at = now
+        if self.round is not None and self.round.over:
+            await rounds.finish(self)
+        elif self.round is None and self.match is not None and self.match.over:
+            await rounds.end_match(self, "end_condition")
         log.info(
             "room_restored",
             extra={"room_id": self.room_id, "round": self.round_number, "version": self.version},
         )
-
-    async def _load_match(self) -> None:
-        players = len(self.seats)
-        history = await round_lines(self.ctx.db, self.room_id, players)
-        self.match = restored_match(self.settings, players, history)
-        self.round_number = len(history)
-        await self.replies.load()
-
-    def _restore_round(self, current: RoundRecord, record: RoomRecord) -> None:
-        self.round = restored_round(current, len(self.seats))
-        self.round_id = current.id
-        self.round_number = current.number
-        self.round_seed = current.seed
-        left = restored_turn_left(
-            current, record.last_alive, self.turn_seconds, self.room_id, record.clock
-        )
-        self.timers.start_turn(self.loop.time(), left)
 
     # ------------------------------------------------------------------ commands
 
@@ -357,9 +276,9 @@ class RoomActor:
         elif kind == "gone":
             self._on_gone(command[1])
         elif kind == "room_changed":
-            self._on_room_changed(command[1])
+            restore.room_changed(self, command[1])
         elif kind == "started":
-            await self._on_started()
+            await restore.started(self)
         elif kind == "revoked":
             gone = devices.signed_out(self.conns, command[1])
             devices.close_all(gone, devices.SESSION_REVOKED_FRAME, devices.SESSION_REVOKED)
@@ -379,14 +298,6 @@ class RoomActor:
 
     def _seat_connected(self, seat: int) -> bool:
         return any(c.seat == seat and c.ready and not c.left for c in self.conns)
-
-    def _no_show_wait(self) -> float:
-        """Seconds beyond the reconnect grace before a player who is not there is away:
-        a tournament's table waits REMI_TOURNAMENT_BOT_WAIT_SECONDS in all."""
-        if not self.settings.plays_to_the_end:
-            return 0.0
-        s = self.ctx.settings
-        return max(0.0, s.tournament_bot_wait_seconds - s.reconnect_grace_seconds)
 
     def _update_empty(self) -> None:
         t = self.timers
@@ -449,45 +360,6 @@ class RoomActor:
         if seat is not None and conn.ready and not conn.left and not self._seat_connected(seat):
             presence.disconnected(self.seats[seat], self.loop.time(), self.status == "playing")
         self._update_empty()
-
-    def _on_room_changed(self, view: RoomView) -> None:
-        if self.status != "waiting":
-            return
-        old = {s.seat: s for s in self.seats}
-        self.seats = []
-        for sv in view.seats:
-            prev = old.get(sv.seat)
-            self.seats.append(
-                SeatSlot(
-                    seat=sv.seat,
-                    player_id=sv.player.id if sv.player else None,
-                    name=sv.player.display_name if sv.player else None,
-                    bot_level=sv.bot_level if sv.player is None else None,
-                    rack=prev.rack if prev else None,
-                )
-            )
-        for conn in self.conns:
-            conn.seat = self._seat_of(conn.player_id)
-        self._emit(Change({"do": "room_changed"}))
-
-    async def _on_started(self) -> None:
-        if self.status != "waiting":
-            return
-        record = await self.ctx.gamelog.load(self.room_id)
-        if record.status != "playing":
-            return
-        self.settings = RoomSettings.model_validate(record.settings)
-        self.seats = await self._seat_slots(record.seats)
-        for conn in self.conns:
-            conn.seat = self._seat_of(conn.player_id)
-        self.status = "playing"
-        await self._load_match()
-        now = self.loop.time()
-        for slot in self.seats:
-            if slot.player_id is not None and not self._seat_connected(slot.seat):
-                slot.gone_at = now
-        self._update_empty()
-        await self._start_round()
 
     # ------------------------------------------------------------------ moves
 
@@ -554,7 +426,7 @@ class RoomActor:
         if changed:
             self._emit(Change(presence.presence_event(self.seats[seat])))
         if state.over:
-            await self._finish_round()
+            await rounds.finish(self)
         return reply
 
     def _clock_after_move(self, seat: int, prev_turn: int, player: bool) -> bool:
@@ -639,7 +511,7 @@ class RoomActor:
         self._emit(Change.of_move(event, source))
         self.ctx.metrics.move(self.settings.variant, source)
         if state.over:
-            await self._finish_round()
+            await rounds.finish(self)
 
     def _timeout(self, seat: int) -> None:
         slot = self.seats[seat]
@@ -649,92 +521,6 @@ class RoomActor:
         self._emit(Change({"do": "timeout", "seat": seat, "timeouts": slot.timeouts}))
         if unresponsive:
             self._emit(Change(presence.presence_event(slot)))
-
-    # ------------------------------------------------------------------ rounds
-
-    async def _start_round(self) -> None:
-        match = self.match
-        assert match is not None
-        number = len(match.history) + 1
-        players = len(self.seats)
-        seed = self.ctx.new_seed()
-        first = (number - 1) % players
-        credits = None
-        if self.settings.joker_button:
-            ids = [slot.player_id for slot in self.seats]
-            accounts = await self.ctx.services.economy.credits_of([i for i in ids if i])
-            credits = joker_availability(ids, accounts)
-        options = round_options(self.settings, credits)
-        state = new_round(self.settings.variant, players, seed, first, options)
-        stored = {**options.to_dict(), "deal": state.deal.to_dict()}
-        self.round_id = await self.ctx.journal.begin_round(
-            self.room_id, number, self.settings.variant, seed, first, stored, self.fence
-        )
-        self.round = state
-        self.round_number = number
-        self.round_seed = seed
-        self.timers.next_round_at = None
-        for slot in self.seats:
-            slot.rack = None
-            slot.rack_round = number
-        now = self.loop.time()
-        self.timers.start_turn(now, self.turn_seconds)
-        self.timers.bot_at = now + self.ctx.settings.bot_delay_seconds
-        start = {"do": "round_start", "round": number, "first": first,
-                 "commitment": state.deal.commitment}
-        self._emit(Change(start))
-
-    async def _finish_round(self) -> None:
-        state, match = self.round, self.match
-        assert state is not None and match is not None and self.round_id is not None
-        result = state.result
-        assert result is not None
-        scores = match.finish_round(state)
-        await self.ctx.journal.finish_round(self.round_id, asdict(result), scores, self.fence)
-        self.timers.stop_turn()
-        pause = self.ctx.settings.round_pause_seconds
-        over = {
-            "do": "round_over",
-            "round": self.round_number,
-            "result": asdict(result),
-            "scores": list(scores),
-            "totals": list(match.totals),
-            "next_round_in": None if match.over else pause,
-            # The deal can be checked now (docs/fairness.md): the seed of the commitment.
-            "seed": self.round_seed,
-            "commitment": state.deal.commitment,
-        }
-        self._emit(Change(over))
-        if match.over:
-            await self._end_match("end_condition")
-        else:
-            self.timers.next_round_at = self.loop.time() + pause
-            self.summary_read.clear()
-
-    async def _end_match(self, reason: str) -> None:
-        match = self.match
-        assert match is not None
-        winners = match.winners
-        await self.ctx.gamelog.record_match(
-            self.room_id, match.totals, winners, len(match.history), self.fence
-        )
-        self.status = "finished"
-        match.over = True
-        if self.round is not None and not self.round.over:
-            self.round = None  # an abandoned round is not revealed
-        self.timers.stop_turn()
-        self.timers.next_round_at = None
-        self.timers.empty_since = None
-        end = {
-            "do": "match_over",
-            "reason": reason,
-            "totals": list(match.totals),
-            "winners": winners,
-            "rounds": len(match.history),
-        }
-        self._emit(Change(end))
-        log.info("match_over", extra={"room_id": self.room_id, "reason": reason})
-        self.ctx.match_over(self.room_id)
 
     # ------------------------------------------------------------------ timers
 
@@ -767,9 +553,9 @@ class RoomActor:
         if todo is None:
             return False
         if todo is Due.ABANDON:
-            await self._end_match("abandoned")
+            await rounds.end_match(self, "abandoned")
         elif todo is Due.DEAL:
-            await self._start_round()
+            await rounds.start(self)
         elif state is not None and todo is Due.BOT:
             await self._bot_step(state.turn)
         elif state is not None:
