@@ -141,16 +141,16 @@ async def _node_ids(c: Cluster) -> dict[int, str]:
 
 
 async def _pin(c: Cluster, players: list[Player], node: Node) -> None:
-    """Move these players' sockets to ``node`` (they reconnect there; snapshot held)."""
+    """Move these players' sockets to ``node`` (they reconnect there and are answered)."""
     for p in players:
         p.via = node
         if p.convs[-1].node != node.index and p.ws is not None:
-            p.version = None  # its hello asks for a snapshot: once there, it is attached
             await p.ws.close()
     await c.until(lambda: all(
-        p.ws is not None and p.convs[-1].node == node.index
-        and any(m["type"] == "snapshot" for m in p.convs[-1].frames) for p in players),
-        f"sockets moved to node {node.index}", 30)
+        p.ws is not None and p.convs[-1].node == node.index and p.convs[-1].frames
+        for p in players),
+        f"sockets moved to node {node.index}: "
+        f"{[(p.convs[-1].node, len(p.convs[-1].frames)) for p in players]}", 30)
 
 
 def _bridged_sockets(c: Cluster) -> dict[int, float]:
