@@ -66,6 +66,18 @@ class BalanceBoard(_View):
     next_cursor: str | None
 
 
+def _below(score: Any, key: Any, at_score: Any, at_key: Any) -> Any:
+    """The rows after (``at_score``, ``at_key``) in a board's order (score high to low,
+    then key): what the next page starts from."""
+    return or_(score < at_score, and_(score == at_score, key > at_key))
+
+
+def _above(score: Any, key: Any, at_score: Any, at_key: Any) -> Any:
+    """The rows before (``at_score``, ``at_key``) in a board's order: counted for the
+    first place of a page."""
+    return or_(score > at_score, and_(score == at_score, key < at_key))
+
+
 class Leaderboards:
     """The leaderboards' pages (module doc)."""
 
@@ -89,10 +101,7 @@ class Leaderboards:
         after: Any = None
         if cursor is not None:
             rating, player_id = decode(cursor, (float, str))
-            after = or_(
-                Rating.rating < rating,
-                and_(Rating.rating == rating, Rating.player_id > player_id),
-            )
+            after = _below(Rating.rating, Rating.player_id, rating, player_id)
             query = query.where(after)
         async with self._db.transaction() as session:
             rows = (await session.execute(query)).all()
@@ -101,11 +110,8 @@ class Leaderboards:
                 head = rows[0][0]
                 first += await session.scalar(
                     select(func.count()).select_from(Rating).where(
-                        listed,
-                        or_(
-                            Rating.rating > head.rating,
-                            and_(Rating.rating == head.rating, Rating.player_id < head.player_id),
-                        ),
+                        listed, _above(Rating.rating, Rating.player_id, head.rating,
+                                       head.player_id)
                     )
                 ) or 0
         more = len(rows) > limit
@@ -138,10 +144,7 @@ class Leaderboards:
         after: Any = None
         if cursor is not None:
             balance, player_id = decode(cursor, (int, str))
-            after = or_(
-                Player.balance < balance,
-                and_(Player.balance == balance, Player.id > player_id),
-            )
+            after = _below(Player.balance, Player.id, balance, player_id)
             query = query.where(after)
         async with self._db.transaction() as session:
             rows = (await session.execute(query)).all()
@@ -150,11 +153,7 @@ class Leaderboards:
                 head = rows[0]
                 first += await session.scalar(
                     select(func.count()).select_from(Player).where(
-                        played,
-                        or_(
-                            Player.balance > head.balance,
-                            and_(Player.balance == head.balance, Player.id < head.id),
-                        ),
+                        played, _above(Player.balance, Player.id, head.balance, head.id)
                     )
                 ) or 0
         more = len(rows) > limit

@@ -5,29 +5,16 @@
 // (each sound the page plays is announced as a `remi:sound` event); switched off, nothing
 // plays, and the choice survives a reload.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { DESKTOP, launch, PHONE } from "./browser.mjs";
+import { test } from "node:test";
+import { DESKTOP, PHONE } from "./browser.mjs";
 import { plainTurn, read, shot, waitMyTurn, waitToastText } from "./play.mjs";
-import { startServer } from "./server.mjs";
+import { browserSession } from "./session.mjs";
 
-let server;
-const browsers = [];
-const problems = [];
-
-before(async () => {
-  server = await startServer();
-});
-
-after(async () => {
-  for (const b of browsers) await b.close();
-  await server?.stop();
-});
+const session = browserSession();
+const { problems } = session;
 
 async function open(options) {
-  const b = await launch(options);
-  browsers.push(b);
-  const page = await b.page();
-  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
+  const page = await session.open(options);
   // Every sound the page plays, in order.
   await page.addInitScript(() => {
     window.__sounds = [];
@@ -40,10 +27,7 @@ const sounds = (page) => page.evaluate(() => window.__sounds.slice());
 
 test("reactions beside the seat, muting, the limit; sounds on and off", { timeout: 180_000 }, async () => {
   const ana = await open(DESKTOP);
-  await ana.goto(server.url);
-  await ana.fill("[data-testid=name-input]", "Ana");
-  await ana.click("[data-testid=name-save]");
-  await ana.waitForSelector("[data-testid=create-form]");
+  await session.named(ana, "Ana");
   await ana.selectOption("[data-testid=s-variant]", "remi");
   await ana.selectOption("[data-testid=s-seats]", "2");
   await ana.selectOption("[data-testid=s-vis]", "private");

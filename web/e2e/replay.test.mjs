@@ -8,38 +8,14 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { DESKTOP, launch, PHONE } from "./browser.mjs";
+import { test } from "node:test";
+import { DESKTOP, PHONE } from "./browser.mjs";
 import { botRound, shot } from "./play.mjs";
-import { REPO, startServer } from "./server.mjs";
+import { REPO } from "./server.mjs";
+import { browserSession } from "./session.mjs";
 
-let server;
-const browsers = [];
-const problems = [];
-
-before(async () => {
-  server = await startServer();
-});
-
-after(async () => {
-  for (const b of browsers) await b.close();
-  await server?.stop();
-});
-
-async function open(options) {
-  const b = await launch(options);
-  browsers.push(b);
-  const page = await b.page();
-  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
-  return page;
-}
-
-async function named(page, name) {
-  await page.goto(server.url);
-  await page.fill("[data-testid=name-input]", name);
-  await page.click("[data-testid=name-save]");
-  await page.waitForSelector("[data-testid=create-form]");
-}
+const session = browserSession();
+const { open, named, problems } = session;
 
 /** The step shown, and what the page draws of it. */
 async function shown(page) {
@@ -63,7 +39,7 @@ const stepIs = (page, n) => page.waitForFunction((k) => document.querySelector("
 test("a finished round, step by step, shared and downloaded as a scenario", { timeout: 300_000 }, async () => {
   const ana = await open(DESKTOP);
   await named(ana, "Ana");
-  const room = await botRound(ana, server.url, { variant: "remi", seats: 3 });
+  const room = await botRound(ana, session.server.url, { variant: "remi", seats: 3 });
   const data = await ana.evaluate((id) => fetch(`/api/rooms/${id}/rounds/1/replay`).then((r) => r.json()), room);
   assert.ok(data.steps, JSON.stringify(data));
   const last = data.steps.length - 1;
@@ -74,14 +50,14 @@ test("a finished round, step by step, shared and downloaded as a scenario", { ti
   const me = await ana.evaluate(() => fetch("/api/me").then((r) => r.json()));
   const fromProfile = ana.locator(`[data-testid=match-replay-${room}-1]`);
   for (let i = 0; i < 20 && !(await fromProfile.count()); i++) {
-    await ana.goto(`${server.url}/#/`);
-    await ana.goto(`${server.url}/#/player/${me.id}`);
+    await ana.goto(`${session.server.url}/#/`);
+    await ana.goto(`${session.server.url}/#/player/${me.id}`);
     await ana.waitForSelector("[data-testid=profile-matches] li");
   }
   assert.equal(await fromProfile.getAttribute("href"), `#/replay/${room}/1`);
 
   // The score sheet of the finished match links to the round's replay and its check.
-  await ana.goto(`${server.url}/#/room/${room}`);
+  await ana.goto(`${session.server.url}/#/room/${room}`);
   await ana.waitForSelector("[data-testid=scores-open]");
   await ana.waitForTimeout(300);
   if (await ana.locator("[data-testid=summary-close]").count()) await ana.click("[data-testid=summary-close]");
@@ -90,7 +66,7 @@ test("a finished round, step by step, shared and downloaded as a scenario", { ti
   assert.equal(await link.getAttribute("href"), `#/replay/${room}/1`);
   assert.equal(await link.getAttribute("target"), "_blank");
   assert.equal(await ana.locator("[data-testid=scores-verify-1]").getAttribute("href"), `#/verify/${room}/1`);
-  await ana.goto(`${server.url}/#/replay/${room}/1`);
+  await ana.goto(`${session.server.url}/#/replay/${room}/1`);
   await ana.waitForSelector("[data-testid=replay-move]");
 
   // Step 0: the deal, every hand, the whole stock top first, the atu.
@@ -163,12 +139,12 @@ test("a finished round, step by step, shared and downloaded as a scenario", { ti
 
   // The link to share; the scenario file, which the scenario runner passes.
   const shared = await ana.locator("[data-testid=replay-link]").inputValue();
-  assert.equal(shared, `${server.url}/#/replay/${room}/1`);
+  assert.equal(shared, `${session.server.url}/#/replay/${room}/1`);
   const [download] = await Promise.all([ana.waitForEvent("download"), ana.click("[data-testid=replay-download]")]);
   assert.equal(download.suggestedFilename(), `remi-${room}-round-1.json`);
   const file = join(tmpdir(), `remi-e2e-${room}-round-1.json`);
   await download.saveAs(file);
-  const run = spawnSync(join(REPO, ".venv", "bin", "python"), ["-m", "server.rules.scenario", file], { cwd: REPO, encoding: "utf8" });
+  const run = spawnSync(join(REPO, ".venv", "bin", "python"), ["-m", "session.server.rules.scenario", file], { cwd: REPO, encoding: "utf8" });
   assert.equal(run.status, 0, run.stdout + run.stderr);
   assert.match(run.stdout, /^PASS .*\n1 passed, 0 failed\n$/);
   assert.equal(await ana.locator("[data-testid=replay-verify]").getAttribute("href"), `#/verify/${room}/1`);
@@ -191,7 +167,7 @@ test("a finished round, step by step, shared and downloaded as a scenario", { ti
   await shot(eve, "replay-step-phone.png");
 
   // A round that does not exist says so.
-  await eve.goto(`${server.url}/#/replay/${room}/7`);
+  await eve.goto(`${session.server.url}/#/replay/${room}/7`);
   await eve.waitForSelector("[data-testid=round-error]");
   assert.match(await eve.locator("[data-testid=round-error]").textContent(), /nu are o rundă/);
   assert.deepEqual(problems, []);

@@ -10,38 +10,14 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { DESKTOP, launch, PHONE } from "./browser.mjs";
+import { test } from "node:test";
+import { DESKTOP, PHONE } from "./browser.mjs";
 import { botRound, shot } from "./play.mjs";
-import { REPO, startServer } from "./server.mjs";
+import { REPO } from "./server.mjs";
+import { browserSession } from "./session.mjs";
 
-let server;
-const browsers = [];
-const problems = [];
-
-before(async () => {
-  server = await startServer();
-});
-
-after(async () => {
-  for (const b of browsers) await b.close();
-  await server?.stop();
-});
-
-async function open(options) {
-  const b = await launch(options);
-  browsers.push(b);
-  const page = await b.page();
-  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
-  return page;
-}
-
-async function named(page, name) {
-  await page.goto(server.url);
-  await page.fill("[data-testid=name-input]", name);
-  await page.click("[data-testid=name-save]");
-  await page.waitForSelector("[data-testid=create-form]");
-}
+const session = browserSession();
+const { open, named, problems } = session;
 
 /** The verdict and each check's state ("1" ok, "0" failed, "" not known here). */
 async function checks(page) {
@@ -63,15 +39,15 @@ async function verifyWith(page, room, change = null) {
       await route.fulfill({ response, json: record });
     });
   }
-  await page.goto(`${server.url}/#/`);
-  await page.goto(`${server.url}/#/verify/${room}/1`);
+  await page.goto(`${session.server.url}/#/`);
+  await page.goto(`${session.server.url}/#/verify/${room}/1`);
   return checks(page);
 }
 
 test("a round's deal checked in the browser, tampering caught, the record checked by the CLI", { timeout: 300_000 }, async () => {
   const ana = await open(DESKTOP);
   await named(ana, "Ana");
-  const room = await botRound(ana, server.url, { variant: "remi101", seats: 3 });
+  const room = await botRound(ana, session.server.url, { variant: "remi101", seats: 3 });
   const record = await ana.evaluate((id) => fetch(`/api/rooms/${id}/rounds/1/verify`).then((r) => r.json()), room);
   assert.equal(record.commitment, createHash("sha256").update(record.seed).digest("hex"));
   // What this browser was given at the deal, kept for this page.
@@ -80,13 +56,13 @@ test("a round's deal checked in the browser, tampering caught, the record checke
   assert.deepEqual(seen.hand, [...record.deal.hands[0]].sort((a, b) => a - b));
 
   // From the score sheet to the check: every line passes, the dealt hand included.
-  await ana.goto(`${server.url}/#/room/${room}`);
+  await ana.goto(`${session.server.url}/#/room/${room}`);
   await ana.waitForSelector("[data-testid=scores-open]");
   await ana.waitForTimeout(300);
   if (await ana.locator("[data-testid=summary-close]").count()) await ana.click("[data-testid=summary-close]");
   await ana.click("[data-testid=scores-open]");
   const href = await ana.locator("[data-testid=scores-verify-1]").getAttribute("href");
-  await ana.goto(`${server.url}/${href}`);
+  await ana.goto(`${session.server.url}/${href}`);
   let c = await checks(ana);
   assert.deepEqual(c, { verdict: "1", commitment: "1", yours: "1", hand: "1", deal: "1", log: "1", result: "1" });
   assert.equal(await ana.locator("[data-testid=verify-verdict]").textContent(), "✓ Împărțirea este corectă");
@@ -133,7 +109,7 @@ test("a round's deal checked in the browser, tampering caught, the record checke
   assert.equal(download.suggestedFilename(), `remi-${room}-round-1-record.json`);
   const file = join(tmpdir(), `remi-e2e-${room}-record.json`);
   await download.saveAs(file);
-  const run = spawnSync(join(REPO, ".venv", "bin", "python"), ["-m", "server.cli", "verify", file, "--commitment", seen.c], {
+  const run = spawnSync(join(REPO, ".venv", "bin", "python"), ["-m", "session.server.cli", "verify", file, "--commitment", seen.c], {
     cwd: REPO,
     encoding: "utf8",
     env: { ...process.env, REMI_DATA_DIR: tmpdir(), REMI_LOG_LEVEL: "WARNING" },
@@ -145,7 +121,7 @@ test("a round's deal checked in the browser, tampering caught, the record checke
   // she was given at the deal is not known here.
   const eve = await open(PHONE);
   await named(eve, "Eve");
-  await eve.goto(`${server.url}/#/verify/${room}/1`);
+  await eve.goto(`${session.server.url}/#/verify/${room}/1`);
   c = await checks(eve);
   assert.deepEqual(c, { verdict: "1", commitment: "1", yours: "", deal: "1", log: "1", result: "1" });
   const wide = await eve.evaluate(() => document.documentElement.scrollWidth);

@@ -3,41 +3,16 @@
 // the melds and the move log, with no rack, no hand and no reactions; a private table is
 // not listed.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { DESKTOP, launch, PHONE } from "./browser.mjs";
+import { test } from "node:test";
+import { DESKTOP, PHONE } from "./browser.mjs";
 import { shot } from "./play.mjs";
-import { startServer } from "./server.mjs";
+import { browserSession } from "./session.mjs";
 
-let server;
-const browsers = [];
-const problems = [];
-
-before(async () => {
-  server = await startServer();
-});
-
-after(async () => {
-  for (const b of browsers) await b.close();
-  await server?.stop();
-});
-
-async function open(options) {
-  const b = await launch(options);
-  browsers.push(b);
-  const page = await b.page();
-  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
-  return page;
-}
-
-async function named(page, name) {
-  await page.goto(server.url);
-  await page.fill("[data-testid=name-input]", name);
-  await page.click("[data-testid=name-save]");
-  await page.waitForSelector("[data-testid=create-form]");
-}
+const session = browserSession();
+const { open, named, problems } = session;
 
 async function botTable(page, visibility) {
-  await page.goto(`${server.url}/#/`);
+  await page.goto(`${session.server.url}/#/`);
   await page.waitForSelector("[data-testid=create-form]");
   await page.selectOption("[data-testid=s-variant]", "remi");
   await page.selectOption("[data-testid=s-seats]", "3");
