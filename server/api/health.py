@@ -19,6 +19,7 @@ from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
 
 from server.api.deps import LiveDep, ServicesDep
+from server.services import Services
 
 router = APIRouter(tags=["operations"])
 log = logging.getLogger(__name__)
@@ -36,6 +37,19 @@ async def livez(services: ServicesDep, live: LiveDep) -> JSONResponse:
     return JSONResponse(body)
 
 
+async def _database_answers(services: Services, checks: dict[str, Any], route: str) -> bool:
+    """Whether the database answers a ping (``checks["database"]``: ``ok`` or ``error``;
+    a failure is logged as ``<route>_database_failed``)."""
+    try:
+        await services.db.ping()
+    except Exception as exc:
+        checks["database"] = "error"
+        log.warning(f"{route}_database_failed", extra={"error": repr(exc)})
+        return False
+    checks["database"] = "ok"
+    return True
+
+
 @router.get("/readyz", response_model=None)
 async def readyz(services: ServicesDep, live: LiveDep) -> JSONResponse:
     """200 when the node can play: its database answers, its leases are trusted (a
@@ -48,13 +62,7 @@ async def readyz(services: ServicesDep, live: LiveDep) -> JSONResponse:
     checks["leases"] = "trusted" if live.cluster.valid() else "lapsed"
     checks["writes"] = "stalled" if live.ctx.db_stalled() else "ok"
     ok = ok and checks["leases"] == "trusted" and checks["writes"] == "ok"
-    try:
-        await services.db.ping()
-        checks["database"] = "ok"
-    except Exception as exc:
-        ok = False
-        checks["database"] = "error"
-        log.warning("readyz_database_failed", extra={"error": repr(exc)})
+    ok = await _database_answers(services, checks, "readyz") and ok
     if services.redis is None:
         checks["redis"] = "disabled"
     else:
@@ -68,15 +76,8 @@ async def readyz(services: ServicesDep, live: LiveDep) -> JSONResponse:
 @router.get("/healthz", response_model=None)
 async def healthz(services: ServicesDep) -> JSONResponse:
     """200 when the database (and Redis, if configured) answer; 503 otherwise."""
-    checks: dict[str, str] = {}
-    ok = True
-    try:
-        await services.db.ping()
-        checks["database"] = "ok"
-    except Exception as exc:
-        ok = False
-        checks["database"] = "error"
-        log.warning("healthz_database_failed", extra={"error": repr(exc)})
+    checks: dict[str, Any] = {}
+    ok = await _database_answers(services, checks, "healthz")
     if services.redis is None:
         checks["redis"] = "disabled"
     else:

@@ -6,7 +6,7 @@ import * as api from "./api";
 import { variantFacts, variantName, variants } from "./catalogue";
 import { clear, h, nameEl } from "./dom";
 import { t, tParts } from "./i18n";
-import { endText, showApiError } from "./lobby";
+import { endText, joinButton, showApiError } from "./lobby";
 import type { App } from "./main";
 
 interface ArenaInfo {
@@ -94,23 +94,7 @@ export function arenaBox(app: App): { box: HTMLElement; update(rooms: api.RoomVi
           h("span", { class: "muted" }, tParts("lobby.room.by", { name: nameEl(r.owner.display_name) })),
           h("span", { class: "muted" }, t("lobby.room.seats", { taken, seats: r.seats.length })),
           h("span", { class: "muted" }, [endText(r.settings.end), t("arena.pot", { n: st * r.seats.length }), t("arena.split", { split: split(r.settings.payout) })].join(" · ")),
-          h(
-            "button",
-            {
-              type: "button",
-              "data-testid": `join-${r.id}`,
-              onclick: async () => {
-                try {
-                  const free = r.seats.find((s) => !s.player && !s.bot_level);
-                  if (free && r.your_seat === null) await api.takeSeat(r.id, free.seat);
-                  app.go(`#/room/${encodeURIComponent(r.id)}`);
-                } catch (err) {
-                  showApiError(err);
-                }
-              },
-            },
-            t("lobby.join"),
-          ),
+          joinButton(app, r),
         ),
       );
     }

@@ -344,23 +344,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
               h("span", { class: "muted" }, tParts("lobby.room.by", { name: nameEl(r.owner.display_name) })),
               h("span", { class: "muted" }, t("lobby.room.seats", { taken, seats: r.seats.length })),
               h("span", { class: "muted" }, endText(r.settings.end)),
-              h(
-                "button",
-                {
-                  type: "button",
-                  "data-testid": `join-${r.id}`,
-                  onclick: async () => {
-                    try {
-                      const free = r.seats.find((s) => !s.player && !s.bot_level);
-                      if (free && r.your_seat === null) await api.takeSeat(r.id, free.seat);
-                      app.go(`#/room/${encodeURIComponent(r.id)}`);
-                    } catch (err) {
-                      showApiError(err);
-                    }
-                  },
-                },
-                t("lobby.join"),
-              ),
+              joinButton(app, r),
             ),
           );
         }
@@ -638,6 +622,28 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       draw();
     },
   };
+}
+
+/** A waiting room's Join button: the first free seat taken (unless the player holds one),
+ * then the room opened. */
+export function joinButton(app: App, r: api.RoomView): HTMLElement {
+  return h(
+    "button",
+    {
+      type: "button",
+      "data-testid": `join-${r.id}`,
+      onclick: async () => {
+        try {
+          const free = r.seats.find((s) => !s.player && !s.bot_level);
+          if (free && r.your_seat === null) await api.takeSeat(r.id, free.seat);
+          app.go(`#/room/${encodeURIComponent(r.id)}`);
+        } catch (err) {
+          showApiError(err);
+        }
+      },
+    },
+    t("lobby.join"),
+  );
 }
 
 export function endText(end: api.EndCondition): string {
