@@ -9,7 +9,8 @@ and a busy link costs one Redis round trip per batch, not per frame.
 
 Redis pub/sub keeps nothing: a message published while the receiver's subscription is
 down is lost. The links therefore say when they are lost and back
-(:class:`LinkEvents`), and the bridge numbers what it sends on each connection, so
+(:class:`LinkEvents`), a publish that no subscriber heard counts as a failed send
+(``on_send_failed``), and the bridge numbers what it sends on each connection, so
 that a gap is seen and mended (the connection is closed and its client resumes).
 """
 
@@ -76,10 +77,17 @@ class _Outbox:
                 n = min(len(queue), MAX_BATCH)
                 batch = [queue.popleft() for _ in range(n)]
                 try:
-                    await self.links.redis.publish(channel, orjson.dumps(batch))
+                    heard = await self.links.redis.publish(channel, orjson.dumps(batch))
                 except (RedisError, OSError) as exc:
+                    heard, error = 0, repr(exc)
+                else:
+                    error = "no subscriber: the node is not listening"
+                if not heard:
+                    # Lost: Redis is away, or the node's subscription is down (it dies, or
+                    # it resubscribes after a Redis restart): nothing published now reaches
+                    # it, and a lost hello would leave its client waiting for ever.
                     log.warning("link_send_failed", extra={"to_node": self.node,
-                                                           "error": repr(exc)})
+                                                           "error": error})
                     queue.clear()
                     self.links.events.on_send_failed(self.node)
                     return

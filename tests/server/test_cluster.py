@@ -141,16 +141,31 @@ async def _node_ids(c: Cluster) -> dict[int, str]:
 
 
 async def _pin(c: Cluster, players: list[Player], node: Node) -> None:
-    """Move these players' sockets to ``node`` (they reconnect there and are answered)."""
+    """Keep these players' sockets on ``node``: those elsewhere reconnect there and wait
+    for the snapshot their hello asks for (a hello with the room's own version would be
+    answered with nothing, and a player waits for a frame before it plays)."""
+    moved = [p for p in players if p.convs[-1].node != node.index]
     for p in players:
         p.via = node
-        if p.convs[-1].node != node.index and p.ws is not None:
-            await p.ws.close()
-    await c.until(lambda: all(
-        p.ws is not None and p.convs[-1].node == node.index and p.convs[-1].frames
-        for p in players),
-        f"sockets moved to node {node.index}: "
-        f"{[(p.convs[-1].node, len(p.convs[-1].frames)) for p in players]}", 30)
+    for p in moved:
+        assert p.ws is not None
+        p.version = None
+        await p.ws.close()
+    try:
+        await c.until(lambda: all(
+            p.ws is not None and p.convs[-1].node == node.index
+            and any(m["type"] == "snapshot" for m in p.convs[-1].frames) for p in moved),
+            f"sockets moved to node {node.index}", 30)
+    except AssertionError as exc:
+        state = [(p.ws is not None, len(p.convs), p.convs[-1].node, len(p.convs[-1].frames),
+                  p.convs[-1].close_code) for p in moved]
+        room = players[0].room
+        history = sorted((r.get("ts", ""), n.index, r.get("run"), r.get("event"),
+                          r.get("conn_id"), r.get("error"))
+                         for n in c.nodes for r in n.records()
+                         if r.get("room_id") == room or r.get("level") in ("warning", "error"))
+        lines = "\n".join(map(str, history[-60:]))
+        raise AssertionError(f"{exc}: {state}\n{lines}") from None
 
 
 def _bridged_sockets(c: Cluster) -> dict[int, float]:
