@@ -144,7 +144,7 @@ test("a finished round, step by step, shared and downloaded as a scenario", { ti
   assert.equal(download.suggestedFilename(), `remi-${room}-round-1.json`);
   const file = join(tmpdir(), `remi-e2e-${room}-round-1.json`);
   await download.saveAs(file);
-  const run = spawnSync(join(REPO, ".venv", "bin", "python"), ["-m", "session.server.rules.scenario", file], { cwd: REPO, encoding: "utf8" });
+  const run = spawnSync(join(REPO, ".venv", "bin", "python"), ["-m", "server.rules.scenario", file], { cwd: REPO, encoding: "utf8" });
   assert.equal(run.status, 0, run.stdout + run.stderr);
   assert.match(run.stdout, /^PASS .*\n1 passed, 0 failed\n$/);
   assert.equal(await ana.locator("[data-testid=replay-verify]").getAttribute("href"), `#/verify/${room}/1`);

@@ -109,7 +109,7 @@ test("a round's deal checked in the browser, tampering caught, the record checke
   assert.equal(download.suggestedFilename(), `remi-${room}-round-1-record.json`);
   const file = join(tmpdir(), `remi-e2e-${room}-record.json`);
   await download.saveAs(file);
-  const run = spawnSync(join(REPO, ".venv", "bin", "python"), ["-m", "session.server.cli", "verify", file, "--commitment", seen.c], {
+  const run = spawnSync(join(REPO, ".venv", "bin", "python"), ["-m", "server.cli", "verify", file, "--commitment", seen.c], {
     cwd: REPO,
     encoding: "utf8",
     env: { ...process.env, REMI_DATA_DIR: tmpdir(), REMI_LOG_LEVEL: "WARNING" },
