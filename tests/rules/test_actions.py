@@ -256,7 +256,7 @@ def _json_only(data: Mapping[str, Any]) -> bool:
 typed_inputs = names.filter(lambda d: d in CLASSES).flatmap(_one_kind)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(typed_inputs)
 def test_a_typed_action_is_checked_exactly_like_its_json(data: dict[str, Any]) -> None:
     """§C: check_action refuses the typed mirror of a JSON action with the very code and

@@ -18,7 +18,9 @@ from wsharness import FAST, Server, running_server
 @pytest.fixture
 async def srv(tmp_path: Path) -> AsyncIterator[Server]:
     settings = base_settings(data_dir=tmp_path, database_url="")
-    async with running_server(settings, {**FAST, "bot_delay_seconds": 0.05}) as server:
+    # Ana never connects: a bot takes her seat at once instead of after the reconnect grace.
+    live = {**FAST, "bot_delay_seconds": 0.05, "reconnect_grace_seconds": 0.05}
+    async with running_server(settings, live) as server:
         yield server
 
 

@@ -23,9 +23,14 @@ from server import cli, verifier
 from server.settings import Settings
 
 
+# The rounds here are played by bots, one of them in the seat of a player who never
+# connects: it takes that seat at once instead of after the usual reconnect grace.
+BOT_ROUNDS = {**FAST, "reconnect_grace_seconds": 0.05}
+
+
 @pytest.fixture
 async def srv(tmp_path: Path) -> AsyncIterator[Server]:
-    async with running_server(base_settings(data_dir=tmp_path, database_url=""), FAST) as s:
+    async with running_server(base_settings(data_dir=tmp_path, database_url=""), BOT_ROUNDS) as s:
         yield s
 
 
@@ -198,7 +203,7 @@ def test_the_cli_command_reads_a_file(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 async def test_the_operator_verifies_a_round_from_the_database(settings: Settings) -> None:
-    async with running_server(settings, FAST) as srv:
+    async with running_server(settings, BOT_ROUNDS) as srv:
         room, _, watcher = await _bot_round(srv, "etalat51")
         if watcher is not None:
             await watcher.close()
