@@ -17,7 +17,6 @@ from pathlib import Path
 
 from fastapi import FastAPI, WebSocket
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.staticfiles import StaticFiles
 from redis.asyncio import Redis
 from starlette.types import Receive, Scope, Send
 
@@ -45,6 +44,7 @@ from server.services import Services, build_services
 from server.settings import Settings
 from server.storage.migrate import migrate
 from server.tournaments.runner import TournamentRunner
+from server.webfiles import CompressedStaticFiles
 from server.ws import install_live, room_of_path, room_socket
 
 log = logging.getLogger(__name__)
@@ -151,9 +151,10 @@ WEB_DIST = Path(__file__).resolve().parent.parent / "web" / "dist"
 
 
 def _mount_web(app: FastAPI) -> None:
-    """Serve the browser client at ``/`` when it has been built."""
+    """Serve the browser client at ``/`` when it has been built (gzipped where the build
+    left a compressed copy: server/webfiles.py)."""
     if (WEB_DIST / "index.html").is_file():
-        app.mount("/", StaticFiles(directory=WEB_DIST, html=True), name="web")
+        app.mount("/", CompressedStaticFiles(directory=WEB_DIST, html=True), name="web")
 
 
 async def _startup(services: Services) -> None:

@@ -1,5 +1,6 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { extname, join } from "node:path";
+import { constants, gzipSync } from "node:zlib";
 import { defineConfig, type Plugin } from "vite";
 // @ts-expect-error: a plain .mjs build script (no types)
 import { lockFile, offlineAssets, PYODIDE_DIR, serviceWorker } from "./scripts/offline-assets.mjs";
@@ -43,12 +44,36 @@ function offline(): Plugin {
   };
 }
 
+/** Text and WebAssembly worth compressing (zip and PNG files are compressed already). */
+const COMPRESSIBLE = new Set([".html", ".js", ".mjs", ".css", ".json", ".wasm", ".webmanifest", ".svg"]);
+
+/** A gzipped copy beside every compressible file of the build that gzip makes at least a
+ * tenth smaller (`<name>.gz`); the server sends it to clients that accept gzip
+ * (server/webfiles.py). Written after the bundle, so sw.js does not list the copies. */
+function compressed(): Plugin {
+  return {
+    name: "remi-gzip",
+    apply: "build",
+    writeBundle(options, bundle) {
+      const dir = options.dir ?? "dist";
+      for (const name of Object.keys(bundle)) {
+        if (!COMPRESSIBLE.has(extname(name))) continue;
+        const path = join(dir, name);
+        const size = statSync(path).size;
+        if (size < 1024) continue;
+        const gz = gzipSync(readFileSync(path), { level: constants.Z_BEST_COMPRESSION });
+        if (gz.length <= size * 0.9) writeFileSync(`${path}.gz`, gz);
+      }
+    },
+  };
+}
+
 export default defineConfig({
   base: "/",
   build: { outDir: "dist", emptyOutDir: true, target: "es2022", sourcemap: false },
   worker: { format: "es" },
   optimizeDeps: { exclude: ["pyodide"] },
-  plugins: [offline()],
+  plugins: [offline(), compressed()],
   server: {
     proxy: {
       "/api": backend,
