@@ -59,6 +59,13 @@ def parser() -> argparse.ArgumentParser:
         help="run the server under cProfile, its stats written to PATH.<store> "
         "(slower: the figures are then not the product's)",
     )
+    p.add_argument(
+        "--promotions",
+        action="store_true",
+        help="count, per move, the objects the server's collector promotes to its oldest "
+        "generation, by kind (bench/load/gcwatch; slower: the figures are then not the "
+        "product's)",
+    )
     return p
 
 

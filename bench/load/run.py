@@ -92,7 +92,12 @@ def run_store(store_name: str, opts: argparse.Namespace) -> dict[str, Any]:
     store = Store.fresh(store_name, opts.postgres_url)
     profile = f"{opts.profile}.{store_name}" if opts.profile else None
     nodes = getattr(opts, "nodes", 1)
-    server: Server | Nodes = Nodes(store, nodes, profile) if nodes > 1 else Server(store, profile)
+    counting = getattr(opts, "promotions", False)
+    server: Server | Nodes = (
+        Nodes(store, nodes, profile, counting)
+        if nodes > 1
+        else Server(store, profile, promotions=counting)
+    )
     procs: ClientProcesses | None = None
     entry: Entry | None = None
     out: dict[str, Any] = {
@@ -179,8 +184,11 @@ def measure(
 ) -> dict[str, Any]:
     """One measured phase: the clients' samples merged, the server's CPU meanwhile."""
     cpu0, (full0, paused0, _) = server.cpu_s(), server.gc_full()
+    promoted0 = server.promotions()
     sample = Sample.merged(procs.all(*command))
     figures = phase_figures(sample, server.cpu_s() - cpu0)
+    if promoted0:
+        figures["promoted_per_move"] = per_move(promoted0, server.promotions(), sample.moves)
     full, paused, longest = server.gc_full()
     figures["gc_full_collections"] = {
         "count": full - full0,
@@ -188,6 +196,20 @@ def measure(
         "longest_since_start_s": round(longest, 3),
     }
     return figures
+
+
+def per_move(before: dict[str, int], after: dict[str, int], moves: int) -> dict[str, float]:
+    """Objects promoted per move between two counts (``--promotions``): the total, then
+    the 15 commonest kinds.
+
+    >>> per_move({"list": 10}, {"list": 30, "Future": 10}, 10)
+    {'total': 3.0, 'list': 2.0, 'Future': 1.0}
+    """
+    diff = {k: after.get(k, 0) - before.get(k, 0) for k in after}
+    top = sorted(diff.items(), key=lambda kv: -kv[1])[:15]
+    out = {"total": round(sum(diff.values()) / max(1, moves), 2)}
+    out |= {k: round(v / max(1, moves), 2) for k, v in top if v > 0}
+    return out
 
 
 def targets(run: dict[str, Any]) -> dict[str, bool]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -24,6 +25,7 @@ import tempfile
 import time
 import urllib.request
 import uuid
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,7 +125,8 @@ class Server:
 
     ``profile``: a path; the server then runs under ``cProfile`` (slower: its figures
     are not the product's), and :meth:`kill` interrupts it first so that it writes
-    its profile there (read it with ``python -m pstats PATH``).
+    its profile there (read it with ``python -m pstats PATH``). ``promotions``: the
+    server counts what its collector promotes (bench/load/gcwatch; :meth:`promotions`).
     """
 
     def __init__(
@@ -132,13 +135,19 @@ class Server:
         profile: str | None = None,
         extra: dict[str, str] | None = None,
         name: str = "server",
+        promotions: bool = False,
     ) -> None:
         self.store = store
         self.port = free_port()
         self.ports = [self.port]
         self.log_path = store.data_dir / f"{name}.log"
         env = {**BENCH_SETTINGS, **os.environ, **store.environment(), **(extra or {})}
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        path = [str(ROOT), env.get("PYTHONPATH")]
+        self.promotions_path = store.data_dir / f"{name}.promotions.json" if promotions else None
+        if self.promotions_path:
+            path.insert(0, str(Path(__file__).parent / "gcwatch"))
+            env["REMI_BENCH_PROMOTIONS"] = str(self.promotions_path)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, path))
         command = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
         if profile:
             command[1:1] = ["-m", "cProfile", "-o", profile]
@@ -153,6 +162,14 @@ class Server:
                 start_new_session=True,  # its own group: its worker processes go with it
             )
         self.pid = self.proc.pid
+
+    def promotions(self) -> dict[str, int]:
+        """Objects promoted to the oldest generation so far, by kind (with
+        ``promotions``; else empty)."""
+        if self.promotions_path is None or not self.promotions_path.exists():
+            return {}
+        counts: dict[str, int] = json.loads(self.promotions_path.read_text(encoding="utf-8"))
+        return counts
 
     def wait_ready(self, timeout: float = 120) -> None:
         """Until the server accepts connections (the migrations run before that)."""
@@ -217,7 +234,9 @@ class Nodes:
     (on a free port, nothing persisted), seen as one server: their ports, their summed
     memory, CPU and collections, killed together."""
 
-    def __init__(self, store: Store, count: int, profile: str | None = None) -> None:
+    def __init__(
+        self, store: Store, count: int, profile: str | None = None, promotions: bool = False
+    ) -> None:
         if store.name != "postgres":
             raise SystemExit("several nodes share one PostgreSQL: use --store postgres")
         binary = shutil.which("redis-server")
@@ -234,7 +253,8 @@ class Nodes:
         for i in range(count):
             extra_i = {**extra, "REMI_NODE_NAME": f"bench{i}"}
             self.servers.append(
-                Server(store, f"{profile}.{i}" if profile else None, extra_i, f"node{i}")
+                Server(store, f"{profile}.{i}" if profile else None, extra_i, f"node{i}",
+                       promotions)
             )
             if i == 0:  # the first one migrates alone
                 self.servers[0].wait_ready()
@@ -255,6 +275,12 @@ class Nodes:
 
     def cpu_s(self) -> float:
         return sum(s.cpu_s() for s in self.servers)
+
+    def promotions(self) -> dict[str, int]:
+        counts: Counter[str] = Counter()
+        for server in self.servers:
+            counts.update(server.promotions())
+        return dict(counts)
 
     def gc_full(self) -> tuple[int, float, float]:
         counts = [s.gc_full() for s in self.servers]

@@ -142,6 +142,10 @@ def text_report(result: dict[str, Any]) -> str:
                     f"{gc_full['pause_s']} s in all (longest since start "
                     f"{gc_full['longest_since_start_s']} s)"
                 )
+            promoted = phase.get("promoted_per_move")
+            if promoted:
+                lines.append(f"    promoted to the oldest generation per move: {promoted['total']}")
+                lines.extend(f"      {v:6.2f} {k}" for k, v in promoted.items() if k != "total")
         c = run["commits"]
         lines.append(
             f"  commits: {c['acked']} acked moves, {c['player_actions_in_database']} player "
