@@ -112,8 +112,8 @@ class RoomActor:
         self.stopped = False
         self.booted = asyncio.Event()
         self.boot_error: BaseException | None = None
-        self._inbox: deque[tuple[Any, ...]] = deque()
-        self._alarm = Alarm(self.loop)
+        self.inbox: deque[tuple[Any, ...]] = deque()
+        self.alarm = Alarm(self.loop)
         self.task: asyncio.Task[None] | None = None
         self.close_code = 1001
         """How the connections are closed when the actor stops (:data:`MOVED`: the room
@@ -138,8 +138,8 @@ class RoomActor:
             self.ctx.metrics.reject(Code.DATABASE_UNAVAILABLE.value)
             conn.send(error_frame(msg.seq, Code.DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE))
             return
-        self._inbox.append(command)
-        self._alarm.wake()
+        self.inbox.append(command)
+        self.alarm.wake()
 
     def _writable(self) -> bool:
         return self.ctx.lease_valid() and not self.ctx.db_stalled()
@@ -166,7 +166,7 @@ class RoomActor:
             await self._loop()
         finally:
             self.stopped = True
-            self._alarm.arm(None)
+            self.alarm.arm(None)
             self.ctx.forget(self)
             self.ctx.metrics.live_rooms.dec()
             if not self.keep_conns:
@@ -182,12 +182,12 @@ class RoomActor:
         while True:
             if not self.ctx.lease_valid() and not await pause.sit_out(self):
                 return
-            while self._inbox:
-                command = self._inbox.popleft()
+            while self.inbox:
+                command = self.inbox.popleft()
                 if command[0] == "stop":
                     return
                 try:
-                    await self._reserve_ahead()
+                    await self.reserve_ahead()
                     await self._handle(command)
                 except Fenced as exc:
                     self._moved(exc)
@@ -196,7 +196,7 @@ class RoomActor:
                     log.exception("room_command_failed", extra={"room_id": self.room_id})
                     self._failed(command)
             try:
-                await self._reserve_ahead()
+                await self.reserve_ahead()
                 if await self._run_due():
                     continue
             except Fenced as exc:
@@ -205,12 +205,12 @@ class RoomActor:
             except Exception:
                 log.exception("room_timer_failed", extra={"room_id": self.room_id})
                 await asyncio.sleep(0.5)
-            if self._inbox:
+            if self.inbox:
                 continue
             if self._should_stop():
                 return
-            self._alarm.arm(self._next_wakeup())
-            await self._alarm.wait()
+            self.alarm.arm(self._next_wakeup())
+            await self.alarm.wait()
 
     def _failed(self, command: tuple[Any, ...]) -> None:
         """A move or rack layout whose handling failed unexpectedly still gets an answer
@@ -229,7 +229,7 @@ class RoomActor:
             t.idle_since = now
         return now >= t.idle_since + self.ctx.settings.idle_actor_seconds
 
-    async def _reserve_ahead(self) -> None:
+    async def reserve_ahead(self) -> None:
         if self.reserved - self.version < RESERVE_MARGIN:
             self.reserved = self.version + self.ctx.settings.version_block
             await self.ctx.gamelog.set_version(self.room_id, self.reserved, self.fence)
@@ -290,16 +290,16 @@ class RoomActor:
         if self.timers.next_round_at is None or conn.seat is None or conn.closed:
             return
         self.summary_read.add(conn.seat)
-        if presence.summary_read_by_all(self.seats, self._seat_connected, self.summary_read):
+        if presence.summary_read_by_all(self.seats, self.seat_connected, self.summary_read):
             self.timers.next_round_at = self.loop.time()
 
-    def _seat_of(self, player_id: str) -> int | None:
+    def seat_of(self, player_id: str) -> int | None:
         return next((s.seat for s in self.seats if s.player_id == player_id), None)
 
-    def _seat_connected(self, seat: int) -> bool:
+    def seat_connected(self, seat: int) -> bool:
         return any(c.seat == seat and c.ready and not c.left for c in self.conns)
 
-    def _update_empty(self) -> None:
+    def update_empty(self) -> None:
         t = self.timers
         if self.status != "playing" or self.settings.plays_to_the_end or any(
             c.ready and not c.left and c.seat is not None for c in self.conns
@@ -313,7 +313,7 @@ class RoomActor:
             return
         if conn not in self.conns:
             self.conns.append(conn)
-        conn.seat = self._seat_of(conn.player_id)
+        conn.seat = self.seat_of(conn.player_id)
         conn.ready = True
         conn.left = False
         if msg.device is not None:
@@ -332,7 +332,7 @@ class RoomActor:
             )
         if conn.seat is not None:
             self._take_back(conn.seat)
-        self._update_empty()
+        self.update_empty()
 
     def _take_back(self, seat: int) -> None:
         """The seat's player is here again: the bot stops (mid-turn included)."""
@@ -340,26 +340,26 @@ class RoomActor:
         if presence.returned(slot):
             if self._is_turn(seat) and not slot.unresponsive:
                 self.timers.start_turn(self.loop.time(), self.turn_seconds)
-            self._emit(Change(presence.presence_event(slot)))
+            self.emit(Change(presence.presence_event(slot)))
 
     def _on_leave(self, conn: Conn) -> None:
         conn.left = True
         seat = conn.seat
-        if seat is not None and not self._seat_connected(seat):
+        if seat is not None and not self.seat_connected(seat):
             slot = self.seats[seat]
             if presence.left(slot, self.status == "playing"):
                 self.timers.bot_at = self.loop.time() + self.ctx.settings.bot_delay_seconds
-                self._emit(Change(presence.presence_event(slot)))
-        self._update_empty()
+                self.emit(Change(presence.presence_event(slot)))
+        self.update_empty()
 
     def _on_gone(self, conn: Conn) -> None:
         with contextlib.suppress(ValueError):
             self.conns.remove(conn)
         self.audience.forget(conn)
         seat = conn.seat
-        if seat is not None and conn.ready and not conn.left and not self._seat_connected(seat):
+        if seat is not None and conn.ready and not conn.left and not self.seat_connected(seat):
             presence.disconnected(self.seats[seat], self.loop.time(), self.status == "playing")
-        self._update_empty()
+        self.update_empty()
 
     # ------------------------------------------------------------------ moves
 
@@ -419,12 +419,12 @@ class RoomActor:
         conn.send(reply)  # before the event: the client knows its move is in
         t_ack = time.perf_counter()
         changed = self._clock_after_move(seat, prev_turn, player=True)
-        self._emit(Change.of_move(event, "player"))
+        self.emit(Change.of_move(event, "player"))
         metrics = self.ctx.metrics
         metrics.action_done(t_ack - t0, time.perf_counter() - t0)
         metrics.move(self.settings.variant, "player")
         if changed:
-            self._emit(Change(presence.presence_event(self.seats[seat])))
+            self.emit(Change(presence.presence_event(self.seats[seat])))
         if state.over:
             await rounds.finish(self)
         return reply
@@ -452,7 +452,7 @@ class RoomActor:
         if self._is_turn(seat) and (self.timers.timed_out or changed):
             self.timers.start_turn(self.loop.time(), self.turn_seconds)
         if changed:
-            self._emit(Change(presence.presence_event(slot)))
+            self.emit(Change(presence.presence_event(slot)))
 
     def _is_turn(self, seat: int) -> bool:
         state = self.round
@@ -508,7 +508,7 @@ class RoomActor:
             self.timers.bot_at = self.loop.time() + 1.0
             return
         self._clock_after_move(seat, prev_turn, player=False)
-        self._emit(Change.of_move(event, source))
+        self.emit(Change.of_move(event, source))
         self.ctx.metrics.move(self.settings.variant, source)
         if state.over:
             await rounds.finish(self)
@@ -518,9 +518,9 @@ class RoomActor:
         unresponsive = presence.timed_out(slot, self.ctx.settings.unresponsive_after_timeouts)
         self.timers.timed_out = True
         self.timers.bot_at = self.loop.time()
-        self._emit(Change({"do": "timeout", "seat": seat, "timeouts": slot.timeouts}))
+        self.emit(Change({"do": "timeout", "seat": seat, "timeouts": slot.timeouts}))
         if unresponsive:
-            self._emit(Change(presence.presence_event(slot)))
+            self.emit(Change(presence.presence_event(slot)))
 
     # ------------------------------------------------------------------ timers
 
@@ -539,7 +539,7 @@ class RoomActor:
         playing = self.status == "playing"
         for slot in presence.overdue(self.seats, now, settings.reconnect_grace_seconds, playing):
             self.timers.bot_at = now + settings.bot_delay_seconds
-            self._emit(Change(presence.presence_event(slot)))
+            self.emit(Change(presence.presence_event(slot)))
         state = self.round
         in_round = state is not None and not state.over
         todo = timers.due(
@@ -611,9 +611,9 @@ class RoomActor:
 
     # ------------------------------------------------------------------ what is shown
 
-    def _emit(self, change: Change) -> None:
+    def emit(self, change: Change) -> None:
         """Give the change the next version, keep it for replays, send it to everyone."""
-        if self.version >= self.reserved:  # pragma: no cover - _reserve_ahead keeps a margin
+        if self.version >= self.reserved:  # pragma: no cover - reserve_ahead keeps a margin
             log.warning("version_block_exceeded", extra={"room_id": self.room_id})
         self.version += 1
         self.audience.record(self.version, change)

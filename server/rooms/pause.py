@@ -29,10 +29,10 @@ async def sit_out(actor: RoomActor) -> bool:
     log.warning("room_paused", extra={"room_id": actor.room_id})
     renewed = actor.ctx.cluster.renewed
     while not actor.ctx.lease_valid():
-        if any(command[0] == "stop" for command in actor._inbox):
+        if any(command[0] == "stop" for command in actor.inbox):
             return False
         waits = {asyncio.ensure_future(renewed.wait()), asyncio.ensure_future(
-            actor._alarm.wait())}
+            actor.alarm.wait())}
         _, pending = await asyncio.wait(waits, timeout=1.0,
                                         return_when=asyncio.FIRST_COMPLETED)
         for task in pending:

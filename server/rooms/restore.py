@@ -63,7 +63,7 @@ async def boot(actor: RoomActor) -> None:
     actor.settings = RoomSettings.model_validate(record.settings)
     actor.seats = await seat_slots(ctx.db, record.seats)
     actor.version = record.version
-    await actor._reserve_ahead()
+    await actor.reserve_ahead()
     actor.status = record.status
     now = actor.loop.time()
     for slot, stored in zip(actor.seats, record.seats, strict=True):
@@ -79,7 +79,7 @@ async def boot(actor: RoomActor) -> None:
     for slot in actor.seats:
         if slot.player_id is not None:
             slot.gone_at = now + late
-    actor._update_empty()
+    actor.update_empty()
     current = record.current_round
     if current is not None:
         restore_round(actor, current, record)
@@ -129,8 +129,8 @@ def room_changed(actor: RoomActor, view: RoomView) -> None:
             )
         )
     for conn in actor.conns:
-        conn.seat = actor._seat_of(conn.player_id)
-    actor._emit(Change({"do": "room_changed"}))
+        conn.seat = actor.seat_of(conn.player_id)
+    actor.emit(Change({"do": "room_changed"}))
 
 
 async def started(actor: RoomActor) -> None:
@@ -145,12 +145,12 @@ async def started(actor: RoomActor) -> None:
     actor.settings = RoomSettings.model_validate(record.settings)
     actor.seats = await seat_slots(actor.ctx.db, record.seats)
     for conn in actor.conns:
-        conn.seat = actor._seat_of(conn.player_id)
+        conn.seat = actor.seat_of(conn.player_id)
     actor.status = "playing"
     await load_match(actor)
     now = actor.loop.time()
     for slot in actor.seats:
-        if slot.player_id is not None and not actor._seat_connected(slot.seat):
+        if slot.player_id is not None and not actor.seat_connected(slot.seat):
             slot.gone_at = now
-    actor._update_empty()
+    actor.update_empty()
     await rounds.start(actor)

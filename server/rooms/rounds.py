@@ -53,7 +53,7 @@ async def start(actor: RoomActor) -> None:
     actor.timers.bot_at = now + actor.ctx.settings.bot_delay_seconds
     event = {"do": "round_start", "round": number, "first": first,
              "commitment": state.deal.commitment}
-    actor._emit(Change(event))
+    actor.emit(Change(event))
 
 
 async def finish(actor: RoomActor) -> None:
@@ -78,7 +78,7 @@ async def finish(actor: RoomActor) -> None:
         "seed": actor.round_seed,
         "commitment": state.deal.commitment,
     }
-    actor._emit(Change(over))
+    actor.emit(Change(over))
     if match.over:
         await end_match(actor, "end_condition")
     else:
@@ -109,6 +109,6 @@ async def end_match(actor: RoomActor, reason: str) -> None:
         "winners": winners,
         "rounds": len(match.history),
     }
-    actor._emit(Change(end))
+    actor.emit(Change(end))
     log.info("match_over", extra={"room_id": actor.room_id, "reason": reason})
     actor.ctx.match_over(actor.room_id)

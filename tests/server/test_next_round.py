@@ -75,7 +75,7 @@ async def test_a_player_who_is_gone_does_not_hold_the_next_deal(settings: Settin
         await b.close()
         actor = await srv.live.actor(room)
         for _ in range(200):  # the room hears that Bob's socket closed
-            if not actor._seat_connected(2):
+            if not actor.seat_connected(2):
                 break
             await asyncio.sleep(0.05)
         await a.send({"type": "next_round"})
