@@ -9,9 +9,9 @@ generation it counts the objects of the two young generations by kind (a corouti
 a method by its function's name, a future by its callbacks'); at its end it adds them,
 less what the collection freed, to a running total, written as JSON to that file at most
 once a second. An upper bound: tuples and dicts that the collection stops tracking
-(holding nothing it tracks) are counted as promoted; what a full collection itself moves out of the young generations is
-not counted. Counting costs the server time: a
-run's other figures are not the product's.
+(holding nothing it tracks) are counted as promoted; what a full collection itself moves
+out of the young generations is not counted. Counting costs the server time: a run's
+other figures are not the product's.
 """
 
 from __future__ import annotations
