@@ -62,13 +62,19 @@ class KeyedBuckets:
 class CreateLimits:
     """The creation limits of one app: a bucket per (kind, address) and per (kind, player)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self, settings: Settings, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         window = settings.create_limit_window_seconds
-        self.by_address = KeyedBuckets(settings.create_limit_per_address, window)
-        self.by_identity = KeyedBuckets(settings.create_limit_per_identity, window)
+        self.by_address = KeyedBuckets(settings.create_limit_per_address, window, clock=clock)
+        self.by_identity = KeyedBuckets(settings.create_limit_per_identity, window, clock=clock)
         login_window = settings.login_limit_window_seconds
-        self.login_by_address = KeyedBuckets(settings.login_limit_per_address, login_window)
-        self.login_by_username = KeyedBuckets(settings.login_limit_per_username, login_window)
+        self.login_by_address = KeyedBuckets(
+            settings.login_limit_per_address, login_window, clock=clock
+        )
+        self.login_by_username = KeyedBuckets(
+            settings.login_limit_per_username, login_window, clock=clock
+        )
 
     def per_address(self, kind: str, address: str) -> None:
         """Count one ``kind`` request from ``address``; past the limit raise
