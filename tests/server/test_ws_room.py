@@ -358,7 +358,8 @@ async def test_saving_the_rack_is_not_acting(sqlite_settings: Settings) -> None:
             await a.send({"type": "rack", "seq": seq, "layout": [None] * (seq - 1000)})
             ack = await a.wait(lambda m, seq=seq: m.get("seq") == seq, since=mark)
             assert ack["type"] == "ack" and ack["version"] >= p["version"]
-            # The bot goes on playing her turns; no presence change, no timeout.
+            # The bot goes on playing her turns; no presence change, no timeout of hers
+            # (Bob's 0.3 s turns may time out on a loaded machine: not what is tested).
             bot = await a.wait(
                 lambda m: (
                     m["type"] == "event" and m["event"].get("seat") == 0 and "by" in m["event"]
@@ -367,7 +368,8 @@ async def test_saving_the_rack_is_not_acting(sqlite_settings: Settings) -> None:
             )
             assert bot["event"]["by"] == "bot"
             between = [m for m in a.frames[mark:] if m["type"] == "event"]
-            assert not [m for m in between if m["event"]["do"] in ("presence", "timeout")]
+            assert not [m for m in between if m["event"]["do"] in ("presence", "timeout")
+                        and m["event"]["seat"] == 0]
         assert a.seats is not None and a.seats[0]["unresponsive"]
         stop.set()
         await bob
