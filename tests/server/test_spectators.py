@@ -12,15 +12,13 @@ from typing import Any
 
 import pytest
 from conftest import base_settings
-from wsharness import FAST, Server, running_server
+from wsharness import BOT_ROUNDS, Server, running_server
 
 
 @pytest.fixture
 async def srv(tmp_path: Path) -> AsyncIterator[Server]:
     settings = base_settings(data_dir=tmp_path, database_url="")
-    # Ana never connects: a bot takes her seat at once instead of after the reconnect grace.
-    live = {**FAST, "bot_delay_seconds": 0.05, "reconnect_grace_seconds": 0.05}
-    async with running_server(settings, live) as server:
+    async with running_server(settings, {**BOT_ROUNDS, "bot_delay_seconds": 0.05}) as server:
         yield server
 
 

@@ -32,6 +32,10 @@ FAST: dict[str, Any] = {
 }
 """Live-room pacing for the tests (overrides of :class:`Settings` fields)."""
 
+BOT_ROUNDS: dict[str, Any] = {**FAST, "reconnect_grace_seconds": 0.05}
+""":data:`FAST` for rounds played by bots, one of them in the seat of a player who never
+connects: the bot takes that seat at once instead of after the reconnect grace."""
+
 
 def with_overrides(settings: Settings, overrides: dict[str, Any]) -> Settings:
     """``settings`` with some fields replaced (validated: unknown names are refused)."""

@@ -17,14 +17,10 @@ from typing import Any
 
 import pytest
 from conftest import base_settings
-from wsharness import FAST, Client, Server, running_server, two_player_room
+from wsharness import BOT_ROUNDS, Client, Server, running_server, two_player_room
 
 from server import cli, verifier
 from server.settings import Settings
-
-# The rounds here are played by bots, one of them in the seat of a player who never
-# connects: it takes that seat at once instead of after the usual reconnect grace.
-BOT_ROUNDS = {**FAST, "reconnect_grace_seconds": 0.05}
 
 
 @pytest.fixture

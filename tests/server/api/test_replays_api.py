@@ -12,14 +12,10 @@ from typing import Any
 
 import pytest
 from conftest import base_settings
-from wsharness import FAST, Server, running_server, two_player_room
+from wsharness import BOT_ROUNDS, Server, running_server, two_player_room
 
 from server.rules.scenario import main as scenario_main
 from server.rules.scenario import run_scenario
-
-# The rounds here are played by bots, one of them in the seat of a player who never
-# connects: it takes that seat at once instead of after the usual reconnect grace.
-BOT_ROUNDS = {**FAST, "reconnect_grace_seconds": 0.05}
 
 
 @pytest.fixture
