@@ -174,12 +174,17 @@ def _bridged_sockets(c: Cluster) -> dict[int, float]:
     return {n.index: n.metrics().get(key, 0.0) for n in c.nodes if n.up}
 
 
+async def _held_by(c: Cluster, node_id: str) -> list[str]:
+    """The playing rooms whose lease ``node_id`` holds now."""
+    return [r for r, (_, n) in (await _leases(c)).items() if n == node_id]
+
+
 async def _busiest(c: Cluster) -> tuple[Node, str, list[str]]:
     """The node that plays the most rooms: it, its id, its rooms."""
     ids = await _node_ids(c)
     leases = await _leases(c)
     best = max(ids, key=lambda i: sum(1 for _, n in leases.values() if n == ids[i]))
-    rooms = [r for r, (_, n) in leases.items() if n == ids[best]]
+    rooms = await _held_by(c, ids[best])
     assert rooms, f"no node plays a room: {leases}"
     return c.nodes[best], ids[best], rooms
 
@@ -302,6 +307,7 @@ async def test_sigstop_past_the_lease_then_sigcont(cluster: Cluster) -> None:
     victim, victim_id, rooms = await _busiest(c)
     mover = await _a_move_to_hold(c, victim, rooms)
     room, conv = mover.room, mover.convs[-1]
+    rooms = await _held_by(c, victim_id)  # as they are at the pause
     victim.pause()
     try:
         await _moved(c, rooms, victim_id, timeout=LEASE + 10)
@@ -344,7 +350,10 @@ async def test_sigstop_past_the_lease_then_sigcont(cluster: Cluster) -> None:
     assert "node_leases_lapsed" in events
     gone = {r["room_id"] for r in records if r.get("run") == victim.runs
             and r.get("event") in ("room_dropped", "room_fenced")}
-    assert set(rooms) <= gone, (rooms, gone)
+    assert set(rooms) <= gone, "rooms the resumed node neither dropped nor was fenced in: " + (
+        repr({r: [(x.get("event"), x.get("reason")) for x in records
+                  if x.get("run") == victim.runs and x.get("room_id") == r]
+              for r in set(rooms) - gone}))
     await _settle_and_audit(c, "SIGSTOP past the lease")
 
 
