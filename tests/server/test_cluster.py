@@ -307,9 +307,14 @@ async def test_sigstop_past_the_lease_then_sigcont(cluster: Cluster) -> None:
     victim, victim_id, rooms = await _busiest(c)
     mover = await _a_move_to_hold(c, victim, rooms)
     room, conv = mover.room, mover.convs[-1]
-    rooms = await _held_by(c, victim_id)  # as they are at the pause
     victim.pause()
     try:
+        # Its playing rooms as the pause left them: a write in flight has landed after
+        # a moment, and no other node may claim them before its lease lapses. (The
+        # two-round match may have ended since _busiest: its room, no longer playing, stays
+        # the paused node's and is not dropped.)
+        await asyncio.sleep(0.2)
+        rooms = await _held_by(c, victim_id)
         await _moved(c, rooms, victim_id, timeout=LEASE + 10)
         await asyncio.sleep(1)  # the new owner has restored the room from the log
         async with _heartbeat_held(c, victim_id):
