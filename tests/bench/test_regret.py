@@ -1,0 +1,42 @@
+"""bench/regret.py: the split-half estimate and one short run."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+
+def _regret() -> ModuleType:
+    path = Path(__file__).resolve().parents[2] / "bench" / "regret.py"
+    spec = importlib.util.spec_from_file_location("bench_regret", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_regret"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_split_half_gain_is_the_other_halfs_value_of_each_halfs_choice() -> None:
+    gain = _regret().split_half_gain
+    # Candidate 1 is better by 10 on both halves: the gain is 10.
+    assert gain([[0.0, 0.0, 0.0, 0.0], [10.0, 10.0, 10.0, 10.0]]) == 10.0
+    # Candidate 1 looks better on the first half only, candidate 0 on the second: the
+    # first half's choice loses 20 on the second half, the second half keeps candidate 0.
+    assert gain([[0.0, 0.0, 20.0, 20.0], [10.0, 10.0, 0.0, 0.0]]) == -10.0
+    # The normal choice best everywhere: no gain.
+    assert gain([[5.0, 5.0], [1.0, 1.0], [2.0, 2.0]]) == 0.0
+
+
+def test_a_short_run_values_every_candidate_on_the_same_deals() -> None:
+    regret = _regret()
+    rows = regret.run("remi", deals=1, playouts=2, start=0)
+    assert rows, "seat 0 had no decision with an alternative in deal 0"
+    kinds = {r["kind"] for r in rows}
+    assert kinds <= {"take", "open", "discard"}
+    for r in rows:
+        assert len(r["values"]) >= 2
+        assert all(len(v) == 2 for v in r["values"])
+    assert any(line.startswith(("take", "open", "discard"))
+               for line in regret.summary(rows))
