@@ -138,6 +138,16 @@ def summary(rows: list[dict[str, Any]]) -> list[str]:
         out.append(f"{kind:8} decisions {n:4}  per deal {n / deals:4.2f}  gain per decision "
                    f"{m:+6.2f} ± {1.96 * sd / math.sqrt(n):5.2f}  per deal {m * n / deals:+6.2f}"
                    f"  CPU per decision {cpu:5.2f} s")
+    # Every decision of a deal together, a mean over the deals (the deals are independent).
+    per_deal: dict[int, float] = {}
+    for r in rows:
+        per_deal[r["deal"]] = per_deal.get(r["deal"], 0.0) + split_half_gain(r["values"])
+    totals = list(per_deal.values())
+    if len(totals) > 1:
+        m = sum(totals) / len(totals)
+        sd = math.sqrt(sum((x - m) ** 2 for x in totals) / (len(totals) - 1))
+        out.append(f"all      gain per deal {m:+6.2f} ± {1.96 * sd / math.sqrt(len(totals)):5.2f}"
+                   f" (95% CI over {len(totals)} deals)")
     return out
 
 
