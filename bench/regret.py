@@ -18,7 +18,15 @@ that looks best on one half is valued on the other, both ways, averaged
 (:func:`split_half_gain`). That is the gain of a search with half the play-outs per
 candidate; ``--playouts 30`` measures a search of 15 per candidate (45 for a discard),
 several times what the hard level can afford in 500 ms. Prints, per kind: decisions, how
-many per deal, the mean gain per decision with its 95% CI, and the CPU per decision.
+many per deal, the mean gain per decision with its 95% CI, and the CPU per decision; then
+the gain per deal of every decision together (``--kinds``: of some kinds), with its CI.
+
+A smaller search is judged on the same play-outs without playing again: ``--merge`` the
+rows of earlier runs (``--json``) with ``--choose K`` (K play-outs per candidate, valued on
+the ones it did not use), ``--gate Z`` (the hard bot's own gate) and ``--candidates C``::
+
+    .venv/bin/python bench/regret.py remi --merge a.json b.json --choose 4 --gate 1 \
+        --candidates 2 --kinds take,discard
 """
 
 from __future__ import annotations
@@ -39,7 +47,7 @@ from server.bots import HARD, NORMAL
 from server.bots.bot import NormalBot
 from server.bots.hard import HardBot
 from server.bots.planner import make_ctx, take_options
-from server.bots.rollout import play_out, sample_world
+from server.bots.rollout import gated, play_out, sample_world
 from server.rules.errors import RuleError
 from server.rules.state import new_round
 from server.rules.views import SeatView, view_for
@@ -60,7 +68,8 @@ def candidates(view: SeatView, picked: set[int], chosen: dict[str, Any]
         best = max(options, key=lambda o: o[0])[1]
         return "take", [chosen, best] if chosen["do"] == "draw" else [chosen, {"do": "draw"}]
     if chosen["do"] == "discard" and len(view.hand) > 2:
-        return "discard", HardBot(HARD, "regret")._discard_candidates(ctx, chosen)
+        return "discard", HardBot(HARD, "regret")._discard_candidates(
+            ctx, chosen, HARD.rollout_candidates)
     if chosen["do"] == "lay" and not ctx.opened:
         return "open", [chosen, NormalBot(NORMAL, "regret").discard(ctx)]
     return None
@@ -100,6 +109,30 @@ def split_half_gain(values: list[list[float]]) -> float:
     return gain / 2
 
 
+def held_out_gain(values: list[list[float]], choose: int, gate: float = 0.0,
+                  candidates: int | None = None) -> float:
+    """Gain over candidate 0 of a search that plays ``choose`` play-outs per candidate
+    (among the first ``candidates``) and picks as the hard bot does (the best mean, or
+    with ``gate`` > 0 :func:`server.bots.rollout.gated`), valued on the play-outs it did
+    not use; averaged over the disjoint blocks of ``choose`` play-outs."""
+    values = values[:candidates] if candidates else values
+    n = len(values[0])
+    total, blocks = 0.0, 0
+    for start in range(0, n - choose + 1, choose):
+        used = range(start, start + choose)
+        rest = [i for i in range(n) if not start <= i < start + choose]
+        if not rest:
+            break
+        sample = [[v[i] for i in used] for v in values]
+        if gate > 0:
+            k = gated(sample, gate)
+        else:
+            k = max(range(len(values)), key=lambda c: (sum(sample[c]), -c))
+        total += sum(values[k][i] - values[0][i] for i in rest) / len(rest)
+        blocks += 1
+    return total / max(1, blocks)
+
+
 def run(variant: str, deals: int, playouts: int, start: int) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for d in range(start, start + deals):
@@ -123,14 +156,22 @@ def run(variant: str, deals: int, playouts: int, start: int) -> list[dict[str, A
     return rows
 
 
-def summary(rows: list[dict[str, Any]]) -> list[str]:
+def summary(rows: list[dict[str, Any]], choose: int | None = None, gate: float = 0.0,
+            candidates: int | None = None, kinds: set[str] | None = None) -> list[str]:
+    """Per kind of decision and per deal: the split-half gain, or with ``choose`` the
+    held-out gain of that search (:func:`held_out_gain`)."""
+    def gain_of(values: list[list[float]]) -> float:
+        if choose is None:
+            return split_half_gain(values)
+        return held_out_gain(values, choose, gate, candidates)
+
     deals = len({r["deal"] for r in rows}) or 1
     out = []
     for kind in ("take", "open", "discard"):
         mine = [r for r in rows if r["kind"] == kind]
         if not mine:
             continue
-        gains = [split_half_gain(r["values"]) for r in mine]
+        gains = [gain_of(r["values"]) for r in mine]
         n = len(gains)
         m = sum(gains) / n
         sd = math.sqrt(sum((g - m) ** 2 for g in gains) / max(1, n - 1))
@@ -141,12 +182,14 @@ def summary(rows: list[dict[str, Any]]) -> list[str]:
     # Every decision of a deal together, a mean over the deals (the deals are independent).
     per_deal: dict[int, float] = {}
     for r in rows:
-        per_deal[r["deal"]] = per_deal.get(r["deal"], 0.0) + split_half_gain(r["values"])
-    totals = list(per_deal.values())
+        if kinds is None or r["kind"] in kinds:
+            per_deal[r["deal"]] = per_deal.get(r["deal"], 0.0) + gain_of(r["values"])
+    totals = [per_deal.get(d, 0.0) for d in {r["deal"] for r in rows}]
     if len(totals) > 1:
         m = sum(totals) / len(totals)
         sd = math.sqrt(sum((x - m) ** 2 for x in totals) / (len(totals) - 1))
-        out.append(f"all      gain per deal {m:+6.2f} ± {1.96 * sd / math.sqrt(len(totals)):5.2f}"
+        which = "+".join(sorted(kinds)) if kinds else "all"
+        out.append(f"{which:8} gain per deal {m:+6.2f} ± {1.96 * sd / math.sqrt(len(totals)):5.2f}"
                    f" (95% CI over {len(totals)} deals)")
     return out
 
@@ -159,6 +202,11 @@ def main() -> int:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--json", help="write the rows here (to merge runs: --merge)")
     ap.add_argument("--merge", nargs="*", help="summarise these --json files instead")
+    ap.add_argument("--choose", type=int, help="value a search of this many play-outs per "
+                    "candidate on the others (default: the split-half estimate)")
+    ap.add_argument("--gate", type=float, default=0.0, help="with --choose: the hard bot's gate")
+    ap.add_argument("--candidates", type=int, help="with --choose: only the first ones")
+    ap.add_argument("--kinds", help="the per-deal total over these kinds only (take,discard)")
     args = ap.parse_args()
     if args.merge:
         rows = [r for f in args.merge for r in json.loads(Path(f).read_text())]
@@ -167,7 +215,8 @@ def main() -> int:
         if args.json:
             Path(args.json).write_text(json.dumps(rows))
     print(f"{args.variant}: {len({r['deal'] for r in rows})} deals, seat 0 of four normal bots")
-    for line in summary(rows):
+    kinds = set(args.kinds.split(",")) if args.kinds else None
+    for line in summary(rows, args.choose, args.gate, args.candidates, kinds):
         print(line)
     return 0
 

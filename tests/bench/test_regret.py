@@ -40,3 +40,15 @@ def test_a_short_run_values_every_candidate_on_the_same_deals() -> None:
         assert all(len(v) == 2 for v in r["values"])
     assert any(line.startswith(("take", "open", "discard"))
                for line in regret.summary(rows))
+
+
+def test_a_smaller_search_is_valued_on_the_play_outs_it_did_not_use() -> None:
+    held_out = _regret().held_out_gain
+    values = [[0.0, 0.0, 0.0, 0.0], [30.0, -10.0, -10.0, -10.0]]
+    # One play-out per candidate: the first block picks candidate 1 (valued -10 on the
+    # other three), the others keep candidate 0 (0): mean -10/4.
+    assert held_out(values, 1) == -2.5
+    # With the gate nothing is sure on two play-outs of +30 and -10: candidate 0 kept.
+    assert held_out(values, 2, gate=1.0) == 0.0
+    # Only the first candidate considered: no gain possible.
+    assert held_out(values, 1, candidates=1) == 0.0
