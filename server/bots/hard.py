@@ -57,9 +57,16 @@ class HardBot(Bot):
         self.searches = 0
 
     # ------------------------------------------------------------ search
-    def _search(self, ctx: Ctx) -> bool:
+    def _search(self, ctx: Ctx) -> tuple[int, int, float] | None:
+        """(play-outs, candidates, gate) of the search for this decision; None: none."""
         p = self.params
-        return p.rollouts > 0 and 0 < ctx.view.stock_count <= p.rollout_stock
+        if ctx.view.stock_count <= 0:
+            return None
+        if ctx.family_a and p.rollouts_a > 0:
+            return p.rollouts_a, p.rollout_candidates_a, p.rollout_gate_a
+        if p.rollouts > 0 and ctx.view.stock_count <= p.rollout_stock:
+            return p.rollouts, p.rollout_candidates, 0.0
+        return None
 
     def _policy(self, seed: str) -> Bot:
         return NormalBot(self.policy_params, seed)
@@ -69,17 +76,20 @@ class HardBot(Bot):
         plan = best_plan(ctx, list(view.hand), node_limit=self.policy_params.node_limit)
         return plan.estimate if plan is not None else -200.0
 
-    def _choose(self, ctx: Ctx, cands: list[dict[str, Any]]) -> dict[str, Any]:
+    def _choose(self, ctx: Ctx, cands: list[dict[str, Any]],
+                setting: tuple[int, int, float]) -> dict[str, Any]:
         if len(cands) == 1:
             return cands[0]
         self.searches += 1
+        rollouts, _, gate = setting
         k = choose(ctx.view, set(ctx.know.picked), cands, self.rng, self.params, self._policy,
-                   self._judge, stop=self.stop)
+                   self._judge, stop=self.stop, rollouts=rollouts, gate=gate)
         return cands[k]
 
     def take(self, ctx: Ctx) -> dict[str, Any]:
         action = super().take(ctx)
-        if not self._search(ctx):
+        setting = self._search(ctx)
+        if setting is None:
             return action
         view = ctx.view
         if view.variant.family.first_turn_restricted and view.seats[ctx.seat].first_turn:
@@ -89,25 +99,30 @@ class HardBot(Bot):
             return action
         best = max(options, key=lambda o: o[0])[1]
         return self._choose(ctx, [action, best] if action["do"] == "draw" else [action,
-                                                                                {"do": "draw"}])
+                                                                                {"do": "draw"}],
+                            setting)
 
     def build(self, ctx: Ctx) -> dict[str, Any] | None:
         action = super().build(ctx)
-        if action is None or not self._search(ctx):
+        setting = self._search(ctx)
+        if action is None or setting is None:
             return action
         if action["do"] == "discard":
-            return self._choose(ctx, self._discard_candidates(ctx, action))
-        if action["do"] == "lay" and not ctx.opened:
-            # Open now, or wait (discard) for a better opening / a closing from hand.
-            return self._choose(ctx, [action, super().discard(ctx)])
+            return self._choose(ctx, self._discard_candidates(ctx, action, setting[1]), setting)
+        if action["do"] == "lay" and not ctx.opened and not ctx.family_a:
+            # Open now, or wait (discard) for a better opening / a closing from hand. (Not in
+            # family A: there the play-outs judge this worse than the policy, bench/regret.py.)
+            return self._choose(ctx, [action, super().discard(ctx)], setting)
         return action
 
-    def _discard_candidates(self, ctx: Ctx, first: dict[str, Any]) -> list[dict[str, Any]]:
+    def _discard_candidates(self, ctx: Ctx, first: dict[str, Any],
+                            count: int) -> list[dict[str, Any]]:
+        """The policy's discard, then the next best distinct faces, ``count`` in all."""
         out = [first]
         faces = {face_of(int(first["tile"]))}
         ranked = sorted(discard_scores(ctx, self.params), key=lambda st: (-st[0], st[1]))
         for _, t in ranked:
-            if len(out) >= self.params.rollout_candidates:
+            if len(out) >= count:
                 break
             if face_of(t) in faces:
                 continue

@@ -77,6 +77,13 @@ class Params:
     rollout_nodes: int = 2000
     rollout_horizon: int = 40
     rollout_candidates: int = 3
+    # hard, family A: the search at every take and discard of the round (a round lasts a
+    # few turns there, the stock never runs low): ``rollouts_a`` play-outs per decision
+    # (0: off) over the policy's choice and one alternative, which it must beat on the
+    # same sampled deals by ``rollout_gate_a`` standard errors (bench/regret.py).
+    rollouts_a: int = 0
+    rollout_candidates_a: int = 2
+    rollout_gate_a: float = 1.0
 
 
 @dataclass

@@ -98,15 +98,19 @@ def play_out(state: Any, seat: int, policy: Callable[[str], Any], world: str, ho
 def choose(view: SeatView, picked: set[int], candidates: Sequence[dict[str, Any]],
            rng: random.Random, params: Params, policy: Callable[[str], Any],
            judge: Callable[[SeatView], float], stop: Callable[[], bool] | None = None,
-           ) -> int:
-    """The index of the candidate with the best mean play-out value (ties: the first).
+           rollouts: int | None = None, gate: float = 0.0) -> int:
+    """The index of the chosen candidate: the best mean play-out value (ties: the first);
+    with ``gate`` > 0, candidate 0 (the policy's own choice) unless another beats it on
+    the same sampled deals by more than ``gate`` standard errors of the differences.
 
-    ``stop``, when given, is asked before each round of samples and ends the search
-    early (at least one sample per candidate is always played)."""
+    ``rollouts`` play-outs in all (``params.rollouts`` by default). ``stop``, when given,
+    is asked before each round of samples and ends the search early (at least one sample
+    per candidate is always played)."""
     n = len(candidates)
-    per = max(1, params.rollouts // max(1, n))
+    per = max(1, (params.rollouts if rollouts is None else rollouts) // max(1, n))
     seat = view.seat if view.seat is not None else 0
     totals = [0.0] * n
+    values: list[list[float]] = [[] for _ in range(n)]
     done = 0
     for _ in range(per):
         if done and stop is not None and stop():
@@ -120,5 +124,27 @@ def choose(view: SeatView, picked: set[int], candidates: Sequence[dict[str, Any]
             except RuleError:
                 totals[k] = float("-inf")
                 continue
-            totals[k] += play_out(state, seat, policy, world, params.rollout_horizon, judge)
+            value = play_out(state, seat, policy, world, params.rollout_horizon, judge)
+            totals[k] += value
+            values[k].append(value)
+    if gate > 0:
+        return gated(values, gate)
     return max(range(n), key=lambda k: (totals[k], -k))
+
+
+def gated(values: Sequence[Sequence[float]], z: float) -> int:
+    """Candidate 0 unless another beats it on the same deals (``values[k][i]``: candidate
+    k on deal i) by more than ``z`` standard errors of the paired differences; then the
+    one whose lower bound is highest. A candidate refused on a deal is never chosen."""
+    best, best_low = 0, 0.0
+    base = values[0]
+    for k in range(1, len(values)):
+        if len(values[k]) != len(base) or len(base) < 2:
+            continue
+        diffs = [a - b for a, b in zip(values[k], base, strict=True)]
+        mean = sum(diffs) / len(diffs)
+        var = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
+        low = mean - z * (var / len(diffs)) ** 0.5
+        if low > best_low:
+            best, best_low = k, low
+    return best

@@ -6,7 +6,7 @@ import random
 
 from server.bots import HARD, make_bot
 from server.bots.hard import HardBot
-from server.bots.rollout import sample_world
+from server.bots.rollout import gated, sample_world
 from server.rules.state import new_round
 from server.rules.views import view_for
 
@@ -62,3 +62,31 @@ def test_search_is_deterministic_and_budgeted() -> None:
         state.apply(s, bots[s].act(view_for(state, s)))
     searches = sum(b.searches for b in bots)
     assert searches > 0 and len(calls) == searches  # one sample each, then the cap
+
+
+def test_the_gate_keeps_the_policys_choice_unless_another_is_surely_better() -> None:
+    # Better by 10 on every sampled deal: chosen.
+    assert gated([[0.0, 5.0, -3.0, 2.0], [10.0, 15.0, 7.0, 12.0]], 1.0) == 1
+    # Better on average, but by less than a standard error of the differences: kept.
+    assert gated([[0.0, 0.0, 0.0, 0.0], [40.0, -35.0, 30.0, -25.0]], 1.0) == 0
+    # Worse: kept.
+    assert gated([[5.0, 5.0, 5.0], [1.0, 2.0, 3.0]], 1.0) == 0
+    # Of two that pass, the one whose lower bound is higher.
+    assert gated([[0.0, 0.0, 0.0], [5.0, 6.0, 7.0], [20.0, 21.0, 19.0]], 1.0) == 2
+    # A candidate missing a deal (refused there) is never chosen.
+    assert gated([[0.0, 0.0, 0.0], [50.0, 50.0]], 1.0) == 0
+
+
+def test_the_hard_bot_searches_every_family_a_round() -> None:
+    """In family A the stock never runs low (a round lasts a few turns), so the search
+    runs at the takes and discards of the whole round (``rollouts_a``)."""
+    state = new_round("remi45", 4, "a-search")
+    bots = [HardBot(HARD, seed=f"a/{i}") if i % 2 == 0 else make_bot("normal", seed=f"a/{i}")
+            for i in range(4)]
+    while not state.over:
+        s = state.turn
+        state.apply(s, bots[s].act(view_for(state, s)))
+    assert state.result is not None
+    hard = [b for b in bots if isinstance(b, HardBot)]
+    assert sum(b.searches for b in hard) > 0
+    assert all(b.errors == [] and b.fallbacks == 0 for b in bots)
