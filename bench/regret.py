@@ -45,8 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from server.bots import HARD, NORMAL
 from server.bots.bot import NormalBot
-from server.bots.hard import HardBot
-from server.bots.planner import make_ctx, take_options
+from server.bots.hard import HardBot, discard_candidates, take_candidates
+from server.bots.planner import make_ctx
 from server.bots.rollout import gated, play_out, sample_world
 from server.rules.errors import RuleError
 from server.rules.state import new_round
@@ -62,14 +62,10 @@ def candidates(view: SeatView, picked: set[int], chosen: dict[str, Any]
     if view.phase == "take":
         if view.variant.family.first_turn_restricted and view.seats[ctx.seat].first_turn:
             return None
-        options = take_options(ctx, NORMAL)
-        if not options:
-            return None
-        best = max(options, key=lambda o: o[0])[1]
-        return "take", [chosen, best] if chosen["do"] == "draw" else [chosen, {"do": "draw"}]
+        cands = take_candidates(ctx, chosen, NORMAL)
+        return None if cands is None else ("take", cands)
     if chosen["do"] == "discard" and len(view.hand) > 2:
-        return "discard", HardBot(HARD, "regret")._discard_candidates(
-            ctx, chosen, HARD.rollout_candidates)
+        return "discard", discard_candidates(ctx, chosen, HARD, HARD.rollout_candidates)
     if chosen["do"] == "lay" and not ctx.opened:
         return "open", [chosen, NormalBot(NORMAL, "regret").discard(ctx)]
     return None
@@ -80,7 +76,7 @@ def value_candidates(view: SeatView, picked: set[int], cands: list[dict[str, Any
     """Each candidate's play-out values, the same sampled deals for all (None: one of
     them was refused in a sampled deal)."""
     policy_params = replace(NORMAL, node_limit=1000)
-    judge = HardBot(HARD, "regret")._judge
+    judge = HardBot(HARD, "regret").judge
     rng = random.Random(seed)
     values: list[list[float]] = [[] for _ in cands]
     for _ in range(playouts):

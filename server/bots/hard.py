@@ -71,7 +71,8 @@ class HardBot(Bot):
     def _policy(self, seed: str) -> Bot:
         return NormalBot(self.policy_params, seed)
 
-    def _judge(self, view: SeatView) -> float:
+    def judge(self, view: SeatView) -> float:
+        """The seat's estimate of ``view`` (a play-out cut short at its horizon)."""
         ctx = make_ctx(view, None, self.policy_params)
         plan = best_plan(ctx, list(view.hand), node_limit=self.policy_params.node_limit)
         return plan.estimate if plan is not None else -200.0
@@ -83,7 +84,7 @@ class HardBot(Bot):
         self.searches += 1
         rollouts, _, gate = setting
         k = choose(ctx.view, set(ctx.know.picked), cands, self.rng, self.params, self._policy,
-                   self._judge, stop=self.stop, rollouts=rollouts, gate=gate)
+                   self.judge, stop=self.stop, rollouts=rollouts, gate=gate)
         return cands[k]
 
     def take(self, ctx: Ctx) -> dict[str, Any]:
@@ -94,13 +95,8 @@ class HardBot(Bot):
         view = ctx.view
         if view.variant.family.first_turn_restricted and view.seats[ctx.seat].first_turn:
             return action
-        options = take_options(ctx, self.params)
-        if not options:
-            return action
-        best = max(options, key=lambda o: o[0])[1]
-        return self._choose(ctx, [action, best] if action["do"] == "draw" else [action,
-                                                                                {"do": "draw"}],
-                            setting)
+        cands = take_candidates(ctx, action, self.params)
+        return action if cands is None else self._choose(ctx, cands, setting)
 
     def build(self, ctx: Ctx) -> dict[str, Any] | None:
         action = super().build(ctx)
@@ -108,27 +104,13 @@ class HardBot(Bot):
         if action is None or setting is None:
             return action
         if action["do"] == "discard":
-            return self._choose(ctx, self._discard_candidates(ctx, action, setting[1]), setting)
+            cands = discard_candidates(ctx, action, self.params, setting[1])
+            return self._choose(ctx, cands, setting)
         if action["do"] == "lay" and not ctx.opened and not ctx.family_a:
             # Open now, or wait (discard) for a better opening / a closing from hand. (Not in
             # family A: there the play-outs judge this worse than the policy, bench/regret.py.)
             return self._choose(ctx, [action, super().discard(ctx)], setting)
         return action
-
-    def _discard_candidates(self, ctx: Ctx, first: dict[str, Any],
-                            count: int) -> list[dict[str, Any]]:
-        """The policy's discard, then the next best distinct faces, ``count`` in all."""
-        out = [first]
-        faces = {face_of(int(first["tile"]))}
-        ranked = sorted(discard_scores(ctx, self.params), key=lambda st: (-st[0], st[1]))
-        for _, t in ranked:
-            if len(out) >= count:
-                break
-            if face_of(t) in faces:
-                continue
-            faces.add(face_of(t))
-            out.append({"do": "discard", "tile": t})
-        return out
 
     # ------------------------------------------------------------ sampling
     def _pool(self, ctx: Ctx) -> list[int]:
@@ -243,6 +225,33 @@ class HardBot(Bot):
             p *= 0.25  # it would have to open with that tile in the same move
         gain = (hv[f] + 20.0) if ctx.family_a else (hv[f] + 15.0)
         return p * gain
+
+
+def take_candidates(ctx: Ctx, chosen: dict[str, Any], params: Params
+                    ) -> list[dict[str, Any]] | None:
+    """The policy's take, then drawing or its best other take; None when there is no
+    other take."""
+    options = take_options(ctx, params)
+    if not options:
+        return None
+    best = max(options, key=lambda o: o[0])[1]
+    return [chosen, best] if chosen["do"] == "draw" else [chosen, {"do": "draw"}]
+
+
+def discard_candidates(ctx: Ctx, first: dict[str, Any], params: Params,
+                       count: int) -> list[dict[str, Any]]:
+    """The policy's discard, then the next best distinct faces, ``count`` in all."""
+    out = [first]
+    faces = {face_of(int(first["tile"]))}
+    ranked = sorted(discard_scores(ctx, params), key=lambda st: (-st[0], st[1]))
+    for _, t in ranked:
+        if len(out) >= count:
+            break
+        if face_of(t) in faces:
+            continue
+        faces.add(face_of(t))
+        out.append({"do": "discard", "tile": t})
+    return out
 
 
 def _makes_meld(f: int, hand: Sequence[int], family_a: bool) -> bool:

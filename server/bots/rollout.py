@@ -109,8 +109,8 @@ def choose(view: SeatView, picked: set[int], candidates: Sequence[dict[str, Any]
     n = len(candidates)
     per = max(1, (params.rollouts if rollouts is None else rollouts) // max(1, n))
     seat = view.seat if view.seat is not None else 0
-    totals = [0.0] * n
     values: list[list[float]] = [[] for _ in range(n)]
+    refused: set[int] = set()
     done = 0
     for _ in range(per):
         if done and stop is not None and stop():
@@ -122,14 +122,13 @@ def choose(view: SeatView, picked: set[int], candidates: Sequence[dict[str, Any]
             try:
                 state.apply(seat, action)
             except RuleError:
-                totals[k] = float("-inf")
+                refused.add(k)
                 continue
-            value = play_out(state, seat, policy, world, params.rollout_horizon, judge)
-            totals[k] += value
-            values[k].append(value)
+            values[k].append(play_out(state, seat, policy, world, params.rollout_horizon,
+                                      judge))
     if gate > 0:
         return gated(values, gate)
-    return max(range(n), key=lambda k: (totals[k], -k))
+    return max(range(n), key=lambda k: (float("-inf") if k in refused else sum(values[k]), -k))
 
 
 def gated(values: Sequence[Sequence[float]], z: float) -> int:
