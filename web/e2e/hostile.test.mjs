@@ -162,7 +162,10 @@ test("hostile names: nothing runs, nothing is made of them, the layout holds", {
   await long.waitForSelector(`[data-testid=wait-seat-1]`);
   const script = await named(SCRIPT, DESKTOP);
   await script.click(`[data-testid=join-${roomId}]`);
-  await ana.waitForSelector("[data-testid=wait-seat-2]:has-text('__pwned')", { timeout: 10_000 });
+  // Both pages have heard of the third player before either is looked at.
+  for (const page of [ana, long]) {
+    await page.waitForSelector("[data-testid=wait-seat-2]:has-text('__pwned')", { timeout: 10_000 });
+  }
   await shot(long, "hostile-waiting-phone.png");
   await assertSafe(long, "waiting room (phone)", [IMG, LONG, SCRIPT]);
   await assertSafe(ana, "waiting room (desktop)", [IMG, LONG, SCRIPT]);
