@@ -88,3 +88,27 @@ test("lobby: language, settings errors, public rooms, invite codes", { timeout: 
   await dan.click("form.join button[type=submit]");
   await dan.waitForSelector("[data-testid=wait-seat-1]:has-text('Dan')");
 });
+
+test("a name typed while the variant catalogue is still on its way is kept and saved", { timeout: 60_000 }, async () => {
+  const b = await launch(DESKTOP);
+  browsers.push(b);
+  const page = await b.page();
+  // The catalogue is held back until the name is typed, as on a slow line: its arrival
+  // must not redraw the name form away (it once did, and Save then sent nothing).
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  await page.route("**/api/variants", async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(server.url);
+  await page.fill("[data-testid=name-input]", "Elena");
+  const arrived = page.waitForResponse("**/api/variants");
+  release();
+  await arrived;
+  await page.waitForTimeout(200); // the catalogue's promise settles after its response
+  assert.equal(await page.locator("[data-testid=name-input]").inputValue(), "Elena");
+  await page.click("[data-testid=name-save]");
+  await page.waitForSelector("[data-testid=create-form]");
+  assert.match(await page.locator("[data-testid=hello]").textContent(), /Elena/);
+});

@@ -598,11 +598,13 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
 
   draw();
   if (app.player) afterIdentity();
-  // The variant choices come from the catalogue: drawn again once it is here.
+  // The variant choices come from the catalogue: drawn again once it is here. The name
+  // and sign-in forms do not use it, so they are left alone: a redraw would empty what a
+  // player is typing (and a Save pressed after it would send nothing).
   if (!variants().length) {
     loadCatalogue().then(
       () => {
-        if (!disposed) draw();
+        if (!disposed && (app.player || app.offline)) draw();
       },
       (err) => {
         if (!disposed) showApiError(err);
