@@ -16,7 +16,16 @@ from typing import Any
 
 from server.bots.knowledge import Knowledge
 from server.bots.legal import check
-from server.bots.solver import IdPlan, Solution, Spec, solve, spec_for, to_ids
+from server.bots.solver import (
+    FACE,
+    IdPlan,
+    Solution,
+    Spec,
+    solve,
+    spec_for,
+    to_ids,
+    variant_tables,
+)
 from server.rules.melds import DOUBLE, RUN, SET, TableMeld
 from server.rules.queries import reachable_row_indices
 from server.rules.tiles import JOKER, face_of, make_face, rank_of, suit_of
@@ -120,7 +129,7 @@ def make_ctx(view: SeatView, picked: set[int] | None = None,
     variant = view.variant
     family = variant.family
     me = view.seats[seat]
-    hv = tuple(family.hand_value(f) for f in range(53))
+    hv = variant_tables(variant)[0]
     return Ctx(view, seat, family.has_atu, me.opened, me.opened_with,
                Knowledge.from_view(view, picked), hv, params or Params())
 
@@ -330,33 +339,33 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
     total = 0.0
     # Sets (and B doubles): same rank, different suits.
     for r in range(1, 14):
-        present = [s for s in range(4) if make_face(r, s) in by_face]
+        present = [s for s in range(4) if FACE[r][s] in by_face]
         if len(present) == 2:
-            outs = sum(unseen[make_face(r, s)] for s in range(4) if s not in present)
+            outs = sum(unseen[FACE[r][s]] for s in range(4) if s not in present)
             q = min(0.9, outs * chance_per_out)
-            gain = sum(tile_gain(make_face(r, s), SET, r) for s in present) + tile_gain(
-                make_face(r, present[0]), SET, r)
+            gain = sum(tile_gain(FACE[r][s], SET, r) for s in present) + tile_gain(
+                FACE[r][present[0]], SET, r)
             val = q * gain
             total += val
             for s in present:
-                keep[by_face[make_face(r, s)][0]] += val / 2
+                keep[by_face[FACE[r][s]][0]] += val / 2
     # Runs: neighbours and one-gap pairs of one suit.
     top = 14 if family_a else 13
     for s in range(4):
         def has(rank: int, suit: int = s) -> bool:
             if rank < 1 or rank > top:
                 return False
-            return make_face(1 if rank == 14 else rank, suit) in by_face
+            return FACE[rank][suit] in by_face
 
         def out(rank: int, suit: int = s) -> int:
             if rank < 1 or rank > top:
                 return 0
-            return unseen[make_face(1 if rank == 14 else rank, suit)]
+            return unseen[FACE[rank][suit]]
 
         for r in range(1, top):
             if not has(r):
                 continue
-            fa = make_face(1 if r == 14 else r, s)
+            fa = FACE[r][s]
             for d in (1, 2):
                 r2 = r + d
                 if not has(r2):
@@ -365,7 +374,7 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
                     continue
                 outs = out(r - 1) + out(r + 2) if d == 1 else out(r + 1)
                 q = min(0.9, outs * chance_per_out)
-                fb = make_face(1 if r2 == 14 else r2, s)
+                fb = FACE[r2][s]
                 gain = tile_gain(fa, RUN, r) + tile_gain(fb, RUN, r2) + tile_gain(fa, RUN, r)
                 val = q * gain
                 total += val

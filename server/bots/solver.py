@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from server.rules.errors import RuleError
 from server.rules.melds import (
@@ -127,25 +128,28 @@ class Solution:
         return sum(len(m.faces) for m in self.melds) + sum(len(m.faces) for m in self.layoffs)
 
 
-def _max_pos(variant: Variant) -> tuple[int, ...]:
+@lru_cache(maxsize=32)
+def variant_tables(variant: Variant) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per face: the hand value, and the best table value any meld gives it (bounds)."""
     rules = variant.meld_rules
-    out = []
+    hv = tuple(variant.family.hand_value(f) for f in range(NFACES))
+    best_pos = []
     for f in range(52):
         r = rank_of(f)
         best = max(rules.position_value(SET, r), rules.position_value(RUN, r))
         if r == 1 and rules.ace_high:
             best = max(best, rules.position_value(RUN, 14))
-        out.append(best)
-    out.append(max(out))
-    return tuple(out)
+        best_pos.append(best)
+    best_pos.append(max(best_pos))
+    return hv, tuple(best_pos)
 
 
 def spec_for(variant: Variant, opened: bool, **kw: object) -> Spec:
     """A spec with the variant's values; ``kw`` sets any other field."""
     family = variant.family
-    hv = tuple(family.hand_value(f) for f in range(NFACES))
+    hv, max_pos = variant_tables(variant)
     kinds = frozenset({SET, RUN})
-    spec = Spec(rules=variant.meld_rules, hand_values=hv, max_pos=_max_pos(variant),
+    spec = Spec(rules=variant.meld_rules, hand_values=hv, max_pos=max_pos,
                 kinds=kinds, opened=opened, threshold=variant.threshold,
                 run_required=variant.run_required, doubles_needed=variant.doubles_threshold,
                 joker_layoff=family.joker_layoff,
@@ -155,8 +159,52 @@ def spec_for(variant: Variant, opened: bool, **kw: object) -> Spec:
     return spec
 
 
+# FACE[rank][suit] for ranks 1..14 (14: the ace above the king); rank 0 holds nothing
+FACE = tuple(() if r == 0 else tuple(make_face(1 if r == 14 else r, s) for s in range(4))
+             for r in range(15))
+
+
 def _run_face(rank: int, suit: int) -> int:
-    return make_face(1 if rank == 14 else rank, suit)
+    return FACE[rank][suit]
+
+
+@lru_cache(maxsize=8)
+def _run_windows(rules: MeldRules) -> tuple[tuple[tuple[int, int, Window], ...], ...]:
+    """Every run window of the rules, per suit, as (low, high, window) in the order
+    ``build_windows`` lists them: by lowest rank, then by length."""
+    pv = rules.position_value
+    top = rules.top_rank
+    per_suit = []
+    for s in range(4):
+        out = []
+        for low in range(1, top - 1):
+            for length in range(3, MAX_RUN_WINDOW + 1):
+                high = low + length - 1
+                if high > top:
+                    break
+                slots = tuple(_run_face(r, s) for r in range(low, high + 1))
+                pos = tuple(pv(RUN, r) for r in range(low, high + 1))
+                out.append((low, high, Window(RUN, slots, pos, low, s, True, sum(pos))))
+        per_suit.append(tuple(out))
+    return tuple(per_suit)
+
+
+@lru_cache(maxsize=4096)
+def _set_windows(rules: MeldRules, rank: int, present: int, maxj: int) -> tuple[Window, ...]:
+    """The 3- and 4-sets of ``rank`` from the suits in the bit mask ``present`` (every
+    subset of them, jokers for the rest, at most ``maxj``)."""
+    suits = [s for s in range(4) if present >> s & 1]
+    v = rules.position_value(SET, rank)
+    out = []
+    for mask in range(1, 1 << len(suits)):
+        chosen = tuple(FACE[rank][suits[i]] for i in range(len(suits)) if mask >> i & 1)
+        for size in (3, 4):
+            nj = size - len(chosen)
+            if nj < 0 or nj > maxj:
+                continue
+            out.append(Window(SET, chosen + (JOKER,) * nj, (v,) * size, rank, -1, False,
+                              v * size))
+    return tuple(out)
 
 
 def build_windows(counts: Sequence[int], spec: Spec) -> list[Window]:
@@ -168,33 +216,23 @@ def build_windows(counts: Sequence[int], spec: Spec) -> list[Window]:
     out: list[Window] = []
     if RUN in spec.kinds:
         top = rules.top_rank
-        for s in range(4):
-            have = [counts[_run_face(r, s)] > 0 if 1 <= r <= top else False
-                    for r in range(top + 2)]
-            for low in range(1, top - 1):
-                for length in range(3, MAX_RUN_WINDOW + 1):
-                    high = low + length - 1
-                    if high > top:
-                        break
-                    present = sum(1 for r in range(low, high + 1) if have[r])
-                    if present == 0 or length - present > maxj:
-                        continue
-                    slots = tuple(_run_face(r, s) for r in range(low, high + 1))
-                    pos = tuple(pv(RUN, r) for r in range(low, high + 1))
-                    out.append(Window(RUN, slots, pos, low, s, True, sum(pos)))
+        for s, windows in enumerate(_run_windows(rules)):
+            # seen[r]: how many of the ranks 1..r of this suit are in hand
+            seen = [0] * (top + 1)
+            for r in range(1, top + 1):
+                seen[r] = seen[r - 1] + (counts[FACE[r][s]] > 0)
+            for low, high, w in windows:
+                present = seen[high] - seen[low - 1]
+                if present and high - low + 1 - present <= maxj:
+                    out.append(w)
     if SET in spec.kinds:
         for r in range(1, 14):
-            suits = [s for s in range(4) if counts[make_face(r, s)] > 0]
-            v = pv(SET, r)
-            for mask in range(1, 1 << len(suits)):
-                chosen = tuple(make_face(r, suits[i]) for i in range(len(suits))
-                               if mask >> i & 1)
-                for size in (3, 4):
-                    nj = size - len(chosen)
-                    if nj < 0 or nj > maxj:
-                        continue
-                    slots = chosen + (JOKER,) * nj
-                    out.append(Window(SET, slots, (v,) * size, r, -1, False, v * size))
+            present = 0
+            for s in range(4):
+                if counts[FACE[r][s]] > 0:
+                    present |= 1 << s
+            if present:
+                out.extend(_set_windows(rules, r, present, maxj))
     if DOUBLE in spec.kinds:
         for f in range(52):
             v = pv(DOUBLE, rank_of(f))
@@ -220,17 +258,20 @@ def _layoff_windows(counts: Sequence[int], spec: Spec) -> list[Window]:
             cap = min(MAX_EXTENSION, 13 - n)
             high = m.low + n - 1
             for end, step, start in (("low", -1, m.low - 1), ("high", 1, high + 1)):
+                faces: list[int] = []
+                values: list[int] = []
+                present = 0
                 for length in range(1, cap + 1):
-                    ranks = [start + step * i for i in range(length)]
-                    if ranks[-1] < 1 or ranks[-1] > rules.top_rank:
+                    r = start + step * (length - 1)
+                    if r < 1 or r > rules.top_rank:
                         break
-                    slots = tuple(_run_face(r, m.suit) for r in ranks)
-                    present = sum(1 for f in slots if counts[f] > 0)
+                    faces.append(FACE[r][m.suit])
+                    values.append(pv(RUN, r))
+                    present += counts[faces[-1]] > 0
                     if present == 0 or length - present > jokers:
                         continue
-                    pos = tuple(pv(RUN, r) for r in ranks)
-                    out.append(Window(LAYOFF, slots, pos, m.low, m.suit, flex, sum(pos), k,
-                                      end, 1 << (2 * k + (end == "high"))))
+                    out.append(Window(LAYOFF, tuple(faces), tuple(values), m.low, m.suit, flex,
+                                      sum(values), k, end, 1 << (2 * k + (end == "high"))))
         elif m.kind == SET and n < 4:
             have = m.natural_suits()
             v = pv(SET, m.low)
