@@ -106,8 +106,11 @@ test("a name typed while the variant catalogue is still on its way is kept and s
   const arrived = page.waitForResponse("**/api/variants");
   release();
   await arrived;
-  await page.waitForTimeout(200); // the catalogue's promise settles after its response
+  // The page is drawn again with the practice on this device, which needs the catalogue;
+  // the name form is the same, with its text and its focus.
+  await page.waitForSelector("[data-testid=local-start]");
   assert.equal(await page.locator("[data-testid=name-input]").inputValue(), "Elena");
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("data-testid")), "name-input");
   await page.click("[data-testid=name-save]");
   await page.waitForSelector("[data-testid=create-form]");
   assert.match(await page.locator("[data-testid=hello]").textContent(), /Elena/);

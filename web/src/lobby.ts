@@ -36,8 +36,12 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     events = null;
   };
   const root = app.root;
+  // The forms of a player not known yet, kept across redraws (the catalogue's arrival
+  // redraws the page, to add the practice on this device): what is typed in them stays.
+  let identityForms: HTMLElement[] | undefined;
 
   const draw = () => {
+    const focused = document.activeElement instanceof HTMLElement && root.contains(document.activeElement) ? document.activeElement : null;
     clear(root);
     const page = h("main", { class: "lobby", "data-testid": "lobby" });
     page.append(
@@ -49,7 +53,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       page.append(offlineCard());
       page.append(variants().length ? localPracticeBox((hash) => app.go(hash)) : h("p", { class: "muted" }, t("common.loading")));
     } else if (!app.player) {
-      page.append(
+      identityForms ??= [
         nameForm(),
         signInCard((p) => {
           app.setPlayer(p);
@@ -57,9 +61,11 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
           void afterIdentity();
         }),
         identityBox(),
-      );
+      ];
+      page.append(...identityForms);
       if (variants().length) page.append(localPracticeBox((hash) => app.go(hash)));
     } else {
+      identityForms = undefined;
       page.append(welcome(), nav());
       if (opts.joinCode || !variants().length) {
         page.append(accountCard(), h("p", { class: "muted" }, t("common.loading")));
@@ -69,6 +75,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       }
     }
     root.append(page);
+    if (focused?.isConnected) focused.focus(); // a kept form keeps its focus (a phone its keyboard)
   };
 
   const afterIdentity = async () => {
@@ -598,13 +605,11 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
 
   draw();
   if (app.player) afterIdentity();
-  // The variant choices come from the catalogue: drawn again once it is here. The name
-  // and sign-in forms do not use it, so they are left alone: a redraw would empty what a
-  // player is typing (and a Save pressed after it would send nothing).
+  // The variant choices come from the catalogue: drawn again once it is here.
   if (!variants().length) {
     loadCatalogue().then(
       () => {
-        if (!disposed && (app.player || app.offline)) draw();
+        if (!disposed) draw();
       },
       (err) => {
         if (!disposed) showApiError(err);
@@ -621,6 +626,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     relabel() {
       window.clearInterval(timer);
       closeEvents();
+      identityForms = undefined; // made again in the new language
       draw();
     },
   };
