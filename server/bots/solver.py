@@ -164,10 +164,6 @@ FACE = tuple(() if r == 0 else tuple(make_face(1 if r == 14 else r, s) for s in 
              for r in range(15))
 
 
-def _run_face(rank: int, suit: int) -> int:
-    return FACE[rank][suit]
-
-
 @lru_cache(maxsize=8)
 def _run_windows(rules: MeldRules) -> tuple[tuple[tuple[int, int, Window], ...], ...]:
     """Every run window of the rules, per suit, as (low, high, window) in the order
@@ -182,7 +178,7 @@ def _run_windows(rules: MeldRules) -> tuple[tuple[tuple[int, int, Window], ...],
                 high = low + length - 1
                 if high > top:
                     break
-                slots = tuple(_run_face(r, s) for r in range(low, high + 1))
+                slots = tuple(FACE[r][s] for r in range(low, high + 1))
                 pos = tuple(pv(RUN, r) for r in range(low, high + 1))
                 out.append((low, high, Window(RUN, slots, pos, low, s, True, sum(pos))))
         per_suit.append(tuple(out))
@@ -276,7 +272,7 @@ def _layoff_windows(counts: Sequence[int], spec: Spec) -> list[Window]:
             have = m.natural_suits()
             v = pv(SET, m.low)
             for s in range(4):
-                f = make_face(m.low, s)
+                f = FACE[m.low][s]
                 if s not in have and counts[f] > 0:
                     out.append(Window(LAYOFF, (f,), (v,), m.low, -1, False, v, k, None,
                                       1 << (2 * k)))
