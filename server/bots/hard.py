@@ -31,7 +31,6 @@ from server.bots.planner import (
     best_plan,
     danger,
     discard_scores,
-    fits_table,
     make_ctx,
     take_options,
 )
@@ -209,7 +208,7 @@ class HardBot(Bot):
         if n <= 0 or f == JOKER:
             return 0.0
         hv = ctx.hand_values
-        if not ctx.family_a and info.opened and any(fits_table(m, f, 13) for m in ctx.table):
+        if not ctx.family_a and info.opened and f in ctx.know.fit_faces(13):
             return hv[f] + 25.0  # B.4: laid off at once
         pool = self._pool(ctx)
         size = min(info.tiles, len(pool))

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from server.bots.legal import table_melds
-from server.rules.melds import TableMeld
-from server.rules.tiles import JOKER, face_of
+from server.rules.melds import RUN, SET, TableMeld
+from server.rules.tiles import JOKER, face_of, make_face
 from server.rules.views import SeatView
 
 
@@ -29,9 +29,10 @@ def short_game(view: SeatView) -> bool:
     return view.variant.family.has_atu and total <= 54
 
 
-def initial_stock(view: SeatView) -> int:
+def initial_stock(view: SeatView, short: bool | None = None) -> int:
     family = view.variant.family
-    short = short_game(view)
+    if short is None:
+        short = short_game(view)
     big, small = family.hand_sizes(short)
     total = 54 if short else 106
     return total - big - small * (view.players - 1) - (1 if family.has_atu else 0)
@@ -47,10 +48,20 @@ class Knowledge:
     urgency: float  # 0.35..1: how much a tile left in hand is likely to cost
     progress: float  # 0..1: share of the stock already drawn
     picked: set[int] = field(default_factory=set)  # faces others took from the row
+    _fits: dict[int, frozenset[int]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def unseen_total(self) -> int:
         return sum(self.unseen)
+
+    def fit_faces(self, top: int) -> frozenset[int]:
+        """The faces that could be laid off onto a table meld now (``top``: the highest
+        rank of a run, 14 when the ace may follow the king): what
+        :func:`server.bots.planner.fits_table` accepts, for the whole table at once."""
+        fits = self._fits.get(top)
+        if fits is None:
+            fits = self._fits[top] = table_fit_faces(self.table, top)
+        return fits
 
     @classmethod
     def from_view(cls, view: SeatView, picked: set[int] | None = None) -> Knowledge:
@@ -67,7 +78,7 @@ class Knowledge:
             f = face_of(t)
             if unseen[f] > 0:
                 unseen[f] -= 1
-        start = max(1, initial_stock(view))
+        start = max(1, initial_stock(view, short))
         progress = min(1.0, max(0.0, 1.0 - view.stock_count / start))
         seat = view.seat if view.seat is not None else 0
         others = [s.tiles for s in view.seats if s.seat != seat]
@@ -75,6 +86,25 @@ class Knowledge:
         end_soon = 0.4 if min_opp <= 3 else (0.2 if min_opp <= 6 else 0.0)
         urgency = min(1.0, 0.35 + 0.5 * progress + end_soon)
         return cls(unseen, copies, table, urgency, progress, set(picked or ()))
+
+
+def table_fit_faces(table: list[TableMeld], top: int) -> frozenset[int]:
+    """Faces that extend a run of ``table`` at either end or complete a 3-set."""
+    out: set[int] = set()
+    for m in table:
+        if m.kind == SET:
+            if len(m.tiles) < 4:
+                have = m.natural_suits()
+                out.update(make_face(m.low, s) for s in range(4) if s not in have)
+        elif m.kind == RUN:
+            high = m.low + len(m.tiles) - 1
+            if m.low - 1 >= 1:
+                out.add(make_face(m.low - 1, m.suit))
+            if high + 1 <= 13:
+                out.add(make_face(high + 1, m.suit))
+            elif high + 1 == 14 and top == 14:
+                out.add(make_face(1, m.suit))
+    return frozenset(out)
 
 
 class RowMemory:

@@ -399,19 +399,15 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
                 total += val
                 keep[idx[0]] += val
     # Lay-off spots on the table (useful now if opened, later otherwise).
-    rules = ctx.view.variant.meld_rules
+    fit = know.fit_faces(ctx.view.variant.meld_rules.top_rank)
     for i, f in enumerate(faces):
         if f == JOKER:
             keep[i] += 80.0
-            total += 0.0
             continue
-        for m in ctx.table:
-            if fits_table(m, f, rules.top_rank):
-                val = (0.8 if opened else 0.5) * (lam * hv[f] + 3.0) * (
-                    1.0 if opened else fut)
-                keep[i] += val
-                total += val
-                break
+        if f in fit:
+            val = (0.8 if opened else 0.5) * (lam * hv[f] + 3.0) * (1.0 if opened else fut)
+            keep[i] += val
+            total += val
     return total, keep
 
 
@@ -566,7 +562,7 @@ def _could_meld(f: int, others: Sequence[int], ctx: Ctx) -> bool:
     same_rank = {suit_of(g) for g in others if g != JOKER and rank_of(g) == r} - {s}
     if len(same_rank) >= 2:
         return True
-    if not ctx.family_a and ctx.opened and any(fits_table(m, f, 13) for m in ctx.table):
+    if not ctx.family_a and ctx.opened and f in ctx.know.fit_faces(13):
         return True
     if not ctx.family_a and f in others:
         return True  # a double
@@ -671,7 +667,7 @@ def danger(ctx: Ctx, f: int) -> float:
             continue
         if not ctx.family_a:
             # B.4: the next seat takes the discard only to use it at once.
-            if info.opened and any(fits_table(m, f, 13) for m in ctx.table):
+            if info.opened and f in ctx.know.fit_faces(13):
                 risk += weight * (hv[f] + 25.0)
             continue
         # A.9: a tile taken from the row must go into a new meld with the taker's tiles;

@@ -21,6 +21,7 @@ import copy
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from server.rules.melds import RUN
 from server.rules.state import RoundState, meld_public
 from server.rules.variants import Variant, get_variant
 
@@ -129,10 +130,11 @@ def _credits(state: RoundState) -> list[int]:
     if state.table:
         position_value = state.variant.meld_rules.position_value
         for meld in state.table:
-            kind = meld.kind
+            kind, low = meld.kind, meld.low
+            step = 1 if kind == RUN else 0
             for i, owner in enumerate(meld.owners):
                 if 0 <= owner < players:
-                    totals[owner] += position_value(kind, meld.rank_at(i))
+                    totals[owner] += position_value(kind, low + step * i)
     return totals
 
 

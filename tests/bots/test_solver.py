@@ -157,3 +157,58 @@ class _Ctx:
         self.opened_with: list[str | None] = [None, None]
         self.last_points_opening = None
         self.last_doubles_opening = None
+
+
+def test_table_fit_faces_match_fits_table() -> None:
+    """The per-table set of lay-off faces agrees with the per-meld check, both run tops."""
+    from server.bots.knowledge import table_fit_faces
+    from server.bots.planner import fits_table
+    from server.rules.tiles import make_face
+
+    rng = random.Random(7)
+    for _ in range(300):
+        table = []
+        for _ in range(rng.randint(0, 6)):
+            if rng.random() < 0.5:
+                n = rng.randint(3, 13)
+                low = rng.randint(1, 15 - n)
+                suit = rng.randrange(4)
+                tiles = [make_face(1 if r == 14 else r, suit) for r in range(low, low + n)]
+                table.append(TableMeld(RUN, tiles, [0] * n, low, suit))
+            else:
+                rank = rng.randint(1, 13)
+                suits = rng.sample(range(4), rng.randint(2, 4))
+                tiles = [make_face(rank, s) for s in suits]
+                if len(tiles) < 4 and rng.random() < 0.5:
+                    tiles.append(104)
+                table.append(TableMeld(SET, tiles, [0] * len(tiles), rank, -1))
+        for top in (13, 14):
+            want = {f for f in range(52) if any(fits_table(m, f, top) for m in table)}
+            assert table_fit_faces(table, top) == want
+
+
+def test_run_windows_are_those_the_hand_can_fill() -> None:
+    """build_windows lists exactly the run windows with a tile held and at most as many
+    gaps as jokers (the per-suit bit masks against a plain count)."""
+    from server.bots.solver import _run_windows, build_windows
+
+    rng = random.Random(11)
+    for vid in ("remi", "etalat", "remi101"):
+        v = get_variant(vid)
+        rules = v.meld_rules
+        spec = spec_for(v, opened=True, kinds=frozenset({RUN}), layoffs=False)
+        for _ in range(200):
+            counts = [0] * 53
+            for f in rng.sample(range(52), rng.randint(1, 20)):
+                counts[f] = rng.randint(1, 2)
+            counts[JOKER] = rng.randint(0, 2)
+            maxj = counts[JOKER] if rules.max_jokers is None else min(counts[JOKER],
+                                                                      rules.max_jokers)
+            want = []
+            for per_suit in _run_windows(rules):
+                for _, _, w in per_suit:
+                    held = sum(1 for f in w.slots if counts[f] > 0)
+                    if held and len(w.slots) - held <= maxj:
+                        want.append(w)
+            got = [w for w in build_windows(counts, spec) if w.kind == RUN]
+            assert sorted(got, key=repr) == sorted(want, key=repr)
