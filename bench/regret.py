@@ -27,6 +27,10 @@ the ones it did not use), ``--gate Z`` (the hard bot's own gate) and ``--candida
 
     .venv/bin/python bench/regret.py remi --merge a.json b.json --choose 4 --gate 1 \
         --candidates 2 --kinds take,discard
+
+``--vs CHOOSE,GATE,CANDIDATES`` compares that search with another on the same decisions
+(the per-deal difference of their held-out gains, with its CI): how two settings of the
+hard level's search compare without playing a duel between them.
 """
 
 from __future__ import annotations
@@ -190,6 +194,37 @@ def summary(rows: list[dict[str, Any]], choose: int | None = None, gate: float =
     return out
 
 
+def per_deal_gains(rows: list[dict[str, Any]], choose: int | None, gate: float,
+                   candidates: int | None, kinds: set[str] | None) -> dict[int, float]:
+    """Each deal's gain over the normal choices of a search (:func:`summary`'s total)."""
+    out = {r["deal"]: 0.0 for r in rows}
+    for r in rows:
+        if kinds is None or r["kind"] in kinds:
+            v = r["values"]
+            out[r["deal"]] += (split_half_gain(v) if choose is None
+                               else held_out_gain(v, choose, gate, candidates))
+    return out
+
+
+def compare(rows: list[dict[str, Any]], a: tuple[int, float, int | None],
+            b: tuple[int, float, int | None], kinds: set[str] | None = None) -> str:
+    """Search ``a`` against search ``b`` (each: play-outs per candidate, gate, candidates),
+    valued on the same decisions: the mean per-deal difference and its 95% CI."""
+    ga = per_deal_gains(rows, a[0], a[1], a[2], kinds)
+    gb = per_deal_gains(rows, b[0], b[1], b[2], kinds)
+    diffs = [ga[d] - gb[d] for d in ga]
+    n = len(diffs)
+    m = sum(diffs) / n
+    sd = math.sqrt(sum((x - m) ** 2 for x in diffs) / max(1, n - 1))
+    return (f"{a} - {b}: {m:+6.2f} ± {1.96 * sd / math.sqrt(n):5.2f} per deal "
+            f"(95% CI over {n} deals, paired)")
+
+
+def _setting(text: str) -> tuple[int, float, int]:
+    choose, gate, candidates = text.split(",")
+    return int(choose), float(gate), int(candidates)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("variant")
@@ -203,6 +238,8 @@ def main() -> int:
     ap.add_argument("--gate", type=float, default=0.0, help="with --choose: the hard bot's gate")
     ap.add_argument("--candidates", type=int, help="with --choose: only the first ones")
     ap.add_argument("--kinds", help="the per-deal total over these kinds only (take,discard)")
+    ap.add_argument("--vs", help="with --choose: compare with this search, given as "
+                    "CHOOSE,GATE,CANDIDATES, on the same decisions (paired by deal)")
     args = ap.parse_args()
     if args.merge:
         rows = [r for f in args.merge for r in json.loads(Path(f).read_text())]
@@ -214,6 +251,9 @@ def main() -> int:
     kinds = set(args.kinds.split(",")) if args.kinds else None
     for line in summary(rows, args.choose, args.gate, args.candidates, kinds):
         print(line)
+    if args.vs and args.choose:
+        mine = (args.choose, args.gate, args.candidates)
+        print(compare(rows, mine, _setting(args.vs), kinds))
     return 0
 
 

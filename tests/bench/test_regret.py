@@ -52,3 +52,16 @@ def test_a_smaller_search_is_valued_on_the_play_outs_it_did_not_use() -> None:
     assert held_out(values, 2, gate=1.0) == 0.0
     # Only the first candidate considered: no gain possible.
     assert held_out(values, 1, candidates=1) == 0.0
+
+
+def test_two_searches_are_compared_on_the_same_decisions() -> None:
+    regret = _regret()
+    # Deal 0: candidate 1 is better by 10 on every play-out; deal 1: no difference.
+    rows = [{"deal": 0, "kind": "discard", "values": [[0.0] * 4, [10.0] * 4]},
+            {"deal": 1, "kind": "discard", "values": [[0.0] * 4, [0.0] * 4]}]
+    # Best mean on one play-out a candidate finds the +10 of deal 0; with only candidate 0
+    # there is nothing to find: +5 a deal between them.
+    line = regret.compare(rows, (1, 0.0, 2), (1, 0.0, 1))
+    assert line.startswith("(1, 0.0, 2) - (1, 0.0, 1):  +5.00")
+    # Against itself: nothing.
+    assert "+0.00 ±  0.00" in regret.compare(rows, (2, 1.0, 2), (2, 1.0, 2))
