@@ -35,7 +35,7 @@ EASY = Params(node_limit=80, take_row=False, deep_takes=False, buy_jokers=False,
 NORMAL = Params()
 HARD = Params(draw_samples=10, discard_candidates=3, opp_samples=12, stock_aware=True,
               small_hand_take_cost=15.0, joker_close=40.0, rollouts=12, rollout_stock=6,
-              rollout_nodes=1000, rollouts_a=12)
+              rollout_nodes=1000, rollouts_a=12, rollout_gate_a=0.5)
 
 
 def make_bot(level: str, seed: int | str | None = None) -> Bot:
