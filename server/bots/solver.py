@@ -185,20 +185,6 @@ def _run_windows(rules: MeldRules) -> tuple[tuple[tuple[int, int, Window], ...],
     return tuple(per_suit)
 
 
-@lru_cache(maxsize=65536)
-def _suit_run_windows(rules: MeldRules, suit: int, ranks: int, maxj: int
-                      ) -> tuple[Window, ...]:
-    """The run windows of ``suit`` a hand holding the ranks in the bit mask ``ranks``
-    (bit r: rank r, 1..14) could fill with at most ``maxj`` jokers: at least one tile
-    held, a joker for every other position."""
-    out = []
-    for low, high, w in _run_windows(rules)[suit]:
-        present = bin(ranks >> low & ((1 << (high - low + 1)) - 1)).count("1")
-        if present and high - low + 1 - present <= maxj:
-            out.append(w)
-    return tuple(out)
-
-
 @lru_cache(maxsize=4096)
 def _set_windows(rules: MeldRules, rank: int, present: int, maxj: int) -> tuple[Window, ...]:
     """The 3- and 4-sets of ``rank`` from the suits in the bit mask ``present`` (every
@@ -226,13 +212,15 @@ def build_windows(counts: Sequence[int], spec: Spec) -> list[Window]:
     out: list[Window] = []
     if RUN in spec.kinds:
         top = rules.top_rank
-        for s in range(4):
-            mask = 0
+        for s, windows in enumerate(_run_windows(rules)):
+            # seen[r]: how many of the ranks 1..r of this suit are in hand
+            seen = [0] * (top + 1)
             for r in range(1, top + 1):
-                if counts[FACE[r][s]]:
-                    mask |= 1 << r
-            if mask:
-                out.extend(_suit_run_windows(rules, s, mask, maxj))
+                seen[r] = seen[r - 1] + (counts[FACE[r][s]] > 0)
+            for low, high, w in windows:
+                present = seen[high] - seen[low - 1]
+                if present and high - low + 1 - present <= maxj:
+                    out.append(w)
     if SET in spec.kinds:
         for r in range(1, 14):
             present = 0
@@ -263,12 +251,23 @@ def _layoff_windows(counts: Sequence[int], spec: Spec) -> list[Window]:
     for k, m in enumerate(spec.table):
         n = len(m.tiles)
         if m.kind == RUN:
-            for chain in _run_layoffs(rules, m.low, n, m.suit, k, flex):
+            cap = min(MAX_EXTENSION, 13 - n)
+            high = m.low + n - 1
+            for end, step, start in (("low", -1, m.low - 1), ("high", 1, high + 1)):
+                faces: list[int] = []
+                values: list[int] = []
                 present = 0
-                for length, w in enumerate(chain, 1):
-                    present += counts[w.slots[-1]] > 0
-                    if present and length - present <= jokers:
-                        out.append(w)
+                for length in range(1, cap + 1):
+                    r = start + step * (length - 1)
+                    if r < 1 or r > rules.top_rank:
+                        break
+                    faces.append(FACE[r][m.suit])
+                    values.append(pv(RUN, r))
+                    present += counts[faces[-1]] > 0
+                    if present == 0 or length - present > jokers:
+                        continue
+                    out.append(Window(LAYOFF, tuple(faces), tuple(values), m.low, m.suit, flex,
+                                      sum(values), k, end, 1 << (2 * k + (end == "high"))))
         elif m.kind == SET and n < 4:
             have = m.natural_suits()
             v = pv(SET, m.low)
@@ -278,32 +277,6 @@ def _layoff_windows(counts: Sequence[int], spec: Spec) -> list[Window]:
                     out.append(Window(LAYOFF, (f,), (v,), m.low, -1, False, v, k, None,
                                       1 << (2 * k)))
     return out
-
-
-@lru_cache(maxsize=16384)
-def _run_layoffs(rules: MeldRules, low: int, n: int, suit: int, k: int, flex: bool
-                 ) -> tuple[tuple[Window, ...], tuple[Window, ...]]:
-    """The lay-off chains onto the run ``k`` of the table (``n`` tiles from ``low`` in
-    ``suit``): at its low end, then at its high end, each by length (1 to
-    ``MAX_EXTENSION`` tiles, within the ranks)."""
-    pv = rules.position_value
-    cap = min(MAX_EXTENSION, 13 - n)
-    high = low + n - 1
-    chains = []
-    for end, step, start in (("low", -1, low - 1), ("high", 1, high + 1)):
-        faces: list[int] = []
-        values: list[int] = []
-        chain = []
-        for length in range(1, cap + 1):
-            r = start + step * (length - 1)
-            if r < 1 or r > rules.top_rank:
-                break
-            faces.append(FACE[r][suit])
-            values.append(pv(RUN, r))
-            chain.append(Window(LAYOFF, tuple(faces), tuple(values), low, suit, flex,
-                                sum(values), k, end, 1 << (2 * k + (end == "high"))))
-        chains.append(tuple(chain))
-    return chains[0], chains[1]
 
 
 def _joker_layoff_windows(spec: Spec) -> list[Window]:
