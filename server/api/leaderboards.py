@@ -1,4 +1,4 @@
-"""Leaderboards (issue 24, item 5): the players by rating in a variant, and by balance;
+"""Leaderboards: the players by rating in a variant, and by balance;
 keyset-paginated by ``cursor`` (server/economy/leaderboards.py)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Leaderboards (issue 24, item 5): the players by rating in a variant, and by balance.
+"""Leaderboards: the players by rating in a variant, and by balance.
 
 Both are keyset-paginated (:mod:`server.cursors`): a page's ``next_cursor`` is the sort
 key of its last row, and each row has its place (1 for the first), counted for the

@@ -1,4 +1,4 @@
-"""A player's profile (issue 24, item 5): their ratings and rating history, and their
+"""A player's profile: their ratings and rating history, and their
 figures per variant: matches, wins, rounds, average round score, and the rates of the
 rounds where they opened and where they went out.
 

@@ -1,4 +1,4 @@
-"""Skill ratings per variant (issue 24, item 5): openskill's Plackett–Luce model.
+"""Skill ratings per variant: openskill's Plackett–Luce model.
 
 A finished match of a rated kind (:data:`RATED_KINDS`: normal, quick start, Arena,
 tournament; never practice) is a free-for-all of its 2 to 4 seats, ranked by their

@@ -1,4 +1,4 @@
-"""Quick start (issue 24, item 4): one button per variant seats the player at a table.
+"""Quick start: one button per variant seats the player at a table.
 
 :meth:`QuickStart.join` (``POST /api/quickstart``), in one transaction:
 

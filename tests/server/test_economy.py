@@ -1,4 +1,4 @@
-"""The balance ("cont") and joker credits (issue 24, items 2 and 3), on both stores:
+"""The balance ("cont") and joker credits, on both stores:
 settlement exactly once per room, round and seat whatever the retries, the concurrency
 and the crashes; the balance always the sum of its ledger; a joker credit spent once,
 and refused without one."""

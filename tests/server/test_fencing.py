@@ -1,4 +1,4 @@
-"""One owner per room (issue 16, item 1): room leases with fencing epochs.
+"""One owner per room: room leases with fencing epochs.
 
 A stale owner's writes (moves, rounds, rack layouts, versions, the match result, seats)
 are refused by the database itself; a claim bumps the epoch; a live node's lease cannot

@@ -1,4 +1,4 @@
-"""Quick start (issue 24, item 4), on both stores: two players pressing at once land at
+"""Quick start, on both stores: two players pressing at once land at
 the same table; a table opened by quick start fills with bots after its wait, or starts
 at once when full; a waiting normal room of the variant and stake is joined first."""
 

@@ -1,4 +1,4 @@
-"""Ratings (issue 24, item 5), on both stores: a finished match changes its players'
+"""Ratings, on both stores: a finished match changes its players'
 ratings as openskill's Plackett–Luce model says (the expected values computed here with
 openskill itself), exactly once per match whatever the retries, the concurrency and a
 crash between the match's end and its rating; practice and bot-only matches change

@@ -1,4 +1,4 @@
-"""Tournaments (issue 19 item 2, 4, 5) on both stores, without live rooms: each table's
+"""Tournaments on both stores, without live rooms: each table's
 match result is recorded by the test, with the totals it chooses. Registration takes the
 fee, the stages seat the players and advance them by their standings, the final table's
 standings share the pool, and every step is made once however often, and however
