@@ -43,7 +43,7 @@ from server.rooms.service import RoomView
 from server.storage.leases import Fence, Fenced
 
 if TYPE_CHECKING:
-    from server.identity import PlayerInfo
+    from server.accounts.identity import PlayerInfo
     from server.metrics import Metrics
     from server.rooms.service import RoomEvents
     from server.services import Services
