@@ -24,24 +24,26 @@ from server.fairness import verifier
 from server.logs import configure_logging
 from server.settings import Settings
 from server.storage.migrate import migrate
+from server.wsprotocol import RoomSocketProtocol
 
 log = logging.getLogger("server.cli")
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
     """uvicorn's options for this app: uvloop, httptools, the sans-io ``websockets``
-    protocol, the frame size limit, no compression.
+    protocol with the server's changes (server/wsprotocol.py), the message size limit, no
+    compression.
 
     >>> opts = uvicorn_options(Settings(max_frame_bytes=4096))
-    >>> opts["loop"], opts["http"], opts["ws"], opts["ws_max_size"]
-    ('uvloop', 'httptools', 'websockets-sansio', 4096)
+    >>> opts["loop"], opts["http"], opts["ws"].__name__, opts["ws_max_size"]
+    ('uvloop', 'httptools', 'RoomSocketProtocol', 4096)
     >>> opts["ws_per_message_deflate"]
     False
     """
     return {
         "loop": "uvloop",
         "http": "httptools",
-        "ws": "websockets-sansio",
+        "ws": RoomSocketProtocol,
         "ws_max_size": settings.max_frame_bytes,
         "ws_per_message_deflate": False,
     }
