@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from server import cli
 from server.app import create_app
 from server.settings import Settings
+from server.wsprotocol import RoomSocketProtocol
 
 
 @pytest.fixture
@@ -56,11 +57,11 @@ def test_serve_migrates_then_runs_uvicorn(data_dir: Path, monkeypatch: pytest.Mo
     assert before == 0 and during > 0
     assert kwargs["host"] == "127.0.0.2"
     assert kwargs["port"] == 8123
-    # Public implementations only: uvloop, httptools, uvicorn's sans-io websockets protocol.
+    # uvloop, httptools, uvicorn's sans-io websockets protocol with the server's changes.
     assert (kwargs["loop"], kwargs["http"], kwargs["ws"]) == (
         "uvloop",
         "httptools",
-        "websockets-sansio",
+        RoomSocketProtocol,
     )
     assert kwargs["ws_max_size"] == 16 * 1024
     assert kwargs["ws_per_message_deflate"] is False
