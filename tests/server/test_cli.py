@@ -76,3 +76,17 @@ def test_an_app_built_for_tests_freezes_nothing(data_dir: Path) -> None:
 def test_unknown_command() -> None:
     with pytest.raises(SystemExit):
         cli.main(["dance"])
+
+
+@pytest.mark.parametrize("room", ["-AbC1xYz2_q", "--bC1xYz2_q", "-"])
+def test_verify_takes_a_room_id_that_begins_with_a_dash(
+    room: str, monkeypatch: pytest.MonkeyPatch, data_dir: Path
+) -> None:
+    """About one room id in 64 begins with ``-``: ``verify --room ID`` still reads it."""
+    seen: list[tuple[object, ...]] = []
+    monkeypatch.setenv("REMI_DATA_DIR", str(data_dir))
+    monkeypatch.setattr(
+        cli.verifier, "run", lambda *args: seen.append(args) or 0  # type: ignore[func-returns-value]
+    )
+    assert cli.main(["verify", "--room", room, "--round", "3"]) == 0
+    assert seen[0][:3] == (None, room, 3)
