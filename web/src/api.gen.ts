@@ -273,6 +273,8 @@ export interface RoomView {
   status: string;
   version: number;
   owner: PlayerRef;
+  /** The room's kind, decided by the server when it was made and never changed: practice (settles nothing, rates nothing), normal, quick, arena, tournament. */
+  kind: "practice" | "normal" | "quick" | "arena" | "tournament";
   settings: RoomSettings;
   created_at: string;
   started_at: string | null;

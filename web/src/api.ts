@@ -13,6 +13,7 @@ export type Catalogue = gen.Catalogue;
 export type PlayerRef = gen.PlayerRef;
 export type Player = gen.PlayerOut;
 export type EndCondition = gen.RoomSettings["end"];
+export type RoomKind = gen.RoomView["kind"];
 /** A room's settings. The variant and the turn time are widened to what a form holds:
  * the catalogue's variants arrive at run time, and the server checks both and says
  * what is wrong (the generated type lists the values it accepts). */
