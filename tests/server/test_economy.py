@@ -22,7 +22,7 @@ from server.economy.settlement import JokerSpend, RoundFinish
 from server.errors import ServerError
 from server.rooms.journal import Journal
 from server.rooms.match import joker_availability
-from server.rooms.options import RoomSettings
+from server.rooms.options import ASKED_KINDS, RoomSettings
 from server.rooms.service import RoomService
 from server.settings import Settings
 from server.storage.database import Database
@@ -66,16 +66,21 @@ async def _room(bank: Bank, kind: str = "normal", seated: int = 2, seats: int = 
     arena = {"stake": 10, "fill_with_bots": False} if kind == "arena" else {}
     if arena:  # an arena table is played by players only, who all pay the stake
         seats = seated
-    room = await bank.rooms.create_room(
-        owner,
-        RoomSettings.model_validate(
-            {"variant": "remi101", "seats": seats, "fill_with_bots": True, "kind": kind, **arena}
-        ),
+    if kind == "practice":  # a practice room is private (server/rooms/options.py)
+        arena = {"public": False}
+    settings = RoomSettings.model_validate(
+        {"variant": "remi101", "seats": seats, "fill_with_bots": True, "kind": kind, **arena}
     )
+    if kind in ASKED_KINDS:
+        room_id, code = (v := await bank.rooms.create_room(owner, settings)).id, v.invite_code
+    else:  # quick start and tournament tables are made by the server itself
+        async with bank.db.transaction() as session:
+            made = await bank.rooms.new_room(session, owner.id, settings)
+            room_id, code = made.id, made.invite_code
     for i in range(1, seated):
-        await bank.rooms.take_seat(room.id, i, bank.players[i])
-    await bank.rooms.start(room.id, owner)
-    return room.id
+        await bank.rooms.take_seat(room_id, i, bank.players[i], code)
+    await bank.rooms.start(room_id, owner)
+    return room_id
 
 
 async def _check_sums(bank: Bank) -> None:

@@ -64,6 +64,8 @@ async def _match(
     round with these scores, and (``record``) its result recorded."""
     # an Arena table has a stake and no bots (docs/tournaments.md)
     arena = {"stake": 10, "fill_with_bots": False} if kind == "arena" else {}
+    if kind == "practice":  # a practice room is private (server/rooms/options.py)
+        arena = {"public": False}
     room = await club.rooms.create_room(
         seated[0],
         RoomSettings.model_validate(
@@ -72,7 +74,7 @@ async def _match(
         ),
     )
     for i, p in enumerate(seated[1:], start=1):
-        await club.rooms.take_seat(room.id, i, p)
+        await club.rooms.take_seat(room.id, i, p, room.invite_code)
     await club.rooms.start(room.id, seated[0])
     rid = await club.log.begin_round(room.id, 1, variant, "seed", 0, {})
     await club.log.finish_round(rid, {"out": 0, "breakdown": []}, list(totals))
