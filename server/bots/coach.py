@@ -85,6 +85,8 @@ class Decision:
     stock: int  # tiles in the stock at the decision
     text: dict[str, str] = field(default_factory=dict)  # en, ro: the flag in words
     values: list[float] = field(default_factory=list)  # each candidate's mean, played first
+    hand: list[int] = field(default_factory=list)  # the seat's own tiles then (its view)
+    row: list[int] = field(default_factory=list)  # the row as the seat saw it then
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -139,7 +141,7 @@ def _decide(view: SeatView, policy: HardBot, played: dict[str, Any], index: int,
     kind, cands = candidates(view, picked, played, suggestion)
     seat = view.seat if view.seat is not None else 0
     base = Decision(index, seat, kind, played, played, 0.0, 0.0, 0, len(cands), False,
-                    view.stock_count)
+                    view.stock_count, hand=list(view.hand), row=list(view.row))
     if len(cands) < 2 or view.stock_count <= 0:
         return base
     values = value(view, picked, cands, policy, clock, settings, f"coach/{seat}/{index}")
