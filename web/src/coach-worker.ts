@@ -30,6 +30,8 @@ export interface CoachDecision {
   flagged: boolean;
   stock: number;
   text: { en?: string; ro?: string };
+  /** The same with each tile as `{t:ID}`, for the page to write it. */
+  marked?: { en?: string; ro?: string };
   hand: number[];
   row: number[];
 }
@@ -43,7 +45,7 @@ export type CoachFromWorker =
   | { kind: "coach_start"; id: number; total: number; round: CoachRound }
   | { kind: "coach_decision"; id: number; decision: CoachDecision; done: number; total: number }
   | { kind: "coach_end"; id: number; stopped: boolean }
-  | { kind: "coach_hint"; id: number; action: Record<string, unknown>; text: { en: string; ro: string } }
+  | { kind: "coach_hint"; id: number; action: Record<string, unknown>; text: { en: string; ro: string }; marked: { en: string; ro: string } }
   | { kind: "coach_failed"; id: number; code: string; message: string };
 
 /** What the worker lends the coach. */
@@ -114,7 +116,7 @@ async function hint(m: Extract<CoachToWorker, { kind: "coach_hint" }>, host: Coa
   try {
     const api = await host.api();
     const coach = api.pyimport("server.bots.coach");
-    const out = JSON.parse(coach.hint_json(JSON.stringify(m.view)) as string) as { action: Record<string, unknown>; text: { en: string; ro: string } };
+    const out = JSON.parse(coach.hint_json(JSON.stringify(m.view)) as string) as { action: Record<string, unknown>; text: { en: string; ro: string }; marked: { en: string; ro: string } };
     coach.destroy();
     host.post({ kind: "coach_hint", id: m.id, ...out });
   } catch (err) {

@@ -12,7 +12,7 @@ import type { CoachDecision, CoachFromWorker, CoachRound, CoachToWorker } from "
 import { clear, h } from "./dom";
 import { getLang, t } from "./i18n";
 import { practiceWorker } from "./practice/local";
-import { tileEl, type Faces } from "./tiles";
+import { tileEl, tileShort, type Faces } from "./tiles";
 import "./coach.css";
 
 /** Seconds of play-outs per decision (server/bots/coach.py CoachSettings.budget);
@@ -65,9 +65,16 @@ export class CoachRun {
   }
 }
 
-/** The flag's sentence in the page's language. */
-function sentence(d: CoachDecision): string {
-  return (getLang() === "en" ? d.text.en : d.text.ro) ?? d.text.en ?? "";
+/** Python's words in the page's language, tiles written as the page writes them. */
+function words(text: { en?: string; ro?: string }, marked: { en?: string; ro?: string } | undefined, faces: Faces): string {
+  const m = getLang() === "en" ? marked?.en : marked?.ro;
+  if (m) return m.replace(/\{t:(\d+)\}/g, (_, id: string) => tileShort(faces, Number(id)));
+  return (getLang() === "en" ? text.en : text.ro) ?? "";
+}
+
+/** The flag's sentence. */
+function sentence(d: CoachDecision, faces: Faces): string {
+  return words(d.text, d.marked, faces);
 }
 
 /** The review panel: seat, start/stop, progress, the flagged decisions. `jump(d)` shows a
@@ -174,7 +181,7 @@ class ReviewPanel {
         : null;
     const progress = this.total ? h("progress", { class: "coach-progress", max: this.total, value: this.done, "data-testid": "coach-progress" }) : null;
     el.append(
-      h("h2", null, t("coach.title")),
+      h("h2", { hidden: this.opts.showPosition }, t("coach.title")), // the practice's dialog has its own
       h("p", { class: "muted small-print" }, t("coach.about")),
       h(
         "div",
@@ -196,7 +203,7 @@ class ReviewPanel {
               h(
                 "li",
                 { class: "coach-flag", "data-testid": `coach-flag-${d.index}`, "data-step": d.index + 1 },
-                h("p", null, h("strong", null, t("coach.move", { n: d.index + 1 })), " ", sentence(d)),
+                h("p", null, h("strong", null, t("coach.move", { n: d.index + 1 })), " ", sentence(d, this.opts.faces())),
                 h("p", { class: "muted small-print" }, t("coach.points", { cost: Math.round(d.cost), se: Math.round(d.se), worlds: d.worlds })),
                 this.opts.showPosition ? position(d, this.opts.faces()) : null,
                 h("button", { type: "button", "data-testid": `coach-go-${d.index}`, onclick: () => this.opts.jump(d) }, t("coach.go")),
@@ -219,7 +226,7 @@ function position(d: CoachDecision, faces: Faces): HTMLElement {
 }
 
 /** Marks of flagged decisions along a timeline of `last` steps; a click jumps there. */
-function marksEl(el: HTMLElement, flags: CoachDecision[], last: number, current: number, jump: (d: CoachDecision) => void): void {
+function marksEl(el: HTMLElement, flags: CoachDecision[], last: number, current: number, jump: (d: CoachDecision) => void, faces: Faces): void {
   clear(el);
   el.hidden = flags.length === 0;
   for (const d of flags) {
@@ -231,8 +238,8 @@ function marksEl(el: HTMLElement, flags: CoachDecision[], last: number, current:
         "data-testid": `coach-mark-${d.index}`,
         "data-step": step,
         style: { left: `${(100 * step) / Math.max(1, last)}%` },
-        title: sentence(d),
-        "aria-label": `${t("coach.move", { n: step })}: ${sentence(d)}`,
+        title: sentence(d, faces),
+        "aria-label": `${t("coach.move", { n: step })} ${sentence(d, faces)}`,
         onclick: () => jump(d),
       }),
     );
@@ -252,7 +259,7 @@ export class ReplayCoach {
     record: () => Promise<api.RoundRecord>,
     mySeat: number,
     names: (seat: number) => string,
-    faces: () => Faces,
+    private faces: () => Faces,
     private go: (step: number) => void,
   ) {
     this.last = data.steps.length - 1;
@@ -286,7 +293,7 @@ export class ReplayCoach {
   }
 
   private drawMarks(): void {
-    marksEl(this.marks, this.panel.flags, this.last, this.current, (d) => this.go(d.index + 1));
+    marksEl(this.marks, this.panel.flags, this.last, this.current, (d) => this.go(d.index + 1), this.faces());
   }
 }
 
@@ -300,7 +307,7 @@ export function practiceCoachButtons(view: () => import("./types").SeatView | nu
   const mine = !v.over && v.turn === v.seat;
   const out: HTMLElement[] = [];
   if (mine) {
-    out.push(h("button", { type: "button", class: "coach-hint-btn", "data-testid": "coach-hint", title: t("coach.hint.title"), onclick: () => void showHint(v) }, `💡 ${t("coach.hint")}`));
+    out.push(h("button", { type: "button", class: "coach-hint-btn", "data-testid": "coach-hint", title: t("coach.hint.title"), onclick: () => void showHint(v, faces()) }, `💡 ${t("coach.hint")}`));
   }
   if (v.over) {
     out.push(h("button", { type: "button", class: "coach-review-btn", "data-testid": "coach-review", onclick: () => openPracticeReview(v.seat ?? 0, faces()) }, t("coach.review")));
@@ -323,7 +330,7 @@ function overlay(id: string, title: string, body: HTMLElement, onClose: () => vo
   return box;
 }
 
-async function showHint(view: import("./types").SeatView): Promise<void> {
+async function showHint(view: import("./types").SeatView, faces: Faces): Promise<void> {
   const text = h("p", { "data-testid": "coach-hint-text" }, t("coach.thinking"));
   overlay("coach-hint-box", t("coach.hint.title"), h("div", null, text));
   const w = await practiceWorker();
@@ -332,7 +339,7 @@ async function showHint(view: import("./types").SeatView): Promise<void> {
     const m = ev.data;
     if (!("id" in m) || m.id !== id) return;
     w.removeEventListener("message", on);
-    if (m.kind === "coach_hint") text.textContent = getLang() === "en" ? m.text.en : m.text.ro;
+    if (m.kind === "coach_hint") text.textContent = words(m.text, m.marked, faces);
     else if (m.kind === "coach_failed") text.textContent = t("coach.failed", { message: m.message });
   };
   w.addEventListener("message", on);
@@ -345,7 +352,7 @@ function openPracticeReview(seat: number, faces: Faces): void {
   let shown: CoachDecision | null = null;
   const jump = (d: CoachDecision) => {
     shown = d;
-    marksEl(marks, panel.flags, last, d.index + 1, jump);
+    marksEl(marks, panel.flags, last, d.index + 1, jump, faces);
     document.querySelector(`[data-testid="coach-flag-${d.index}"]`)?.scrollIntoView({ block: "nearest" });
   };
   const panel = new ReviewPanel({
@@ -354,7 +361,7 @@ function openPracticeReview(seat: number, faces: Faces): void {
     seat,
     round: async () => null, // the practice match's last round, in the worker
     jump,
-    changed: () => marksEl(marks, panel.flags, last, shown ? shown.index + 1 : -1, jump),
+    changed: () => marksEl(marks, panel.flags, last, shown ? shown.index + 1 : -1, jump, faces),
     showPosition: true,
   });
   const body = h("div", null, h("div", { class: "coach-timeline" }, marks), panel.el);
