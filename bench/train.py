@@ -32,9 +32,10 @@ from server.bots import NORMAL
 from server.bots.bot import NormalBot
 from server.bots.facts import facts_of
 from server.bots.value import FEATURES, features
+from server.bots.value_weights import WEIGHTS
 from server.rules.state import new_round
 from server.rules.variants import VARIANTS
-from server.rules.views import view_for
+from server.rules.views import SeatView, view_for
 
 MAX_ACTIONS = 2000
 HOLD_OUT = 5  # every fifth deal is held out
@@ -145,6 +146,43 @@ def save(path: Path, weights: dict[str, list[float]], notes: dict[str, str],
     path.write_text("\n".join(body) + "\n")
 
 
+def timing(variant: str, n: int) -> None:
+    """CPU per evaluation of views met in self-play: the whole (features, with the
+    planner's estimate) and the model alone (the weighted sum)."""
+    views: list[SeatView] = []
+    d = 0
+    while len(views) < n:
+        state = new_round(variant, players=4, seed=f"bench/{variant}/{d}")
+        bots = [NormalBot(NORMAL, f"bench/{variant}/{d}/{s}") for s in range(4)]
+        while not state.over and len(views) < n:
+            s = state.turn
+            view = view_for(state, s)
+            if state.phase == "take":
+                views.append(view)
+            state.apply(s, bots[s].act(view))
+        d += 1
+    whole, model = [], []
+    w = WEIGHTS.get(variant, [0.0] * len(FEATURES))
+    for view in views:
+        c0 = time.process_time()
+        x = features(view)
+        c1 = time.process_time()
+        for _ in range(100):
+            sum(a * b for a, b in zip(w, x, strict=True))
+        c2 = time.process_time()
+        whole.append((c1 - c0) + (c2 - c1) / 100)
+        model.append((c2 - c1) / 100)
+    whole.sort()
+    model.sort()
+
+    def q(xs: list[float], p: float) -> float:
+        return xs[min(len(xs) - 1, int(p * len(xs)))] * 1e3
+
+    print(f"{variant}: {n} views; CPU per evaluation p50 {q(whole, 0.5):.2f} ms, p99 "
+          f"{q(whole, 0.99):.2f} ms, max {q(whole, 1.0):.2f} ms; the model alone p50 "
+          f"{q(model, 0.5) * 1e3:.1f} µs", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", default="1")
@@ -153,7 +191,13 @@ def main() -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--lam", type=float, default=20.0)
     ap.add_argument("--out", default="server/bots/value_weights.py")
+    ap.add_argument("--bench", type=int, default=0, metavar="N",
+                    help="instead of training: time the evaluation on N views per variant")
     args = ap.parse_args()
+    if args.bench:
+        for variant in args.variants.split(","):
+            timing(variant, args.bench)
+        return 0
     out = Path(args.out)
     weights, notes = load(out)
     for variant in args.variants.split(","):
