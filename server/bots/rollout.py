@@ -68,10 +68,17 @@ def sample_world(view: SeatView, picked: set[int], rng: random.Random) -> Any:
 
 
 def play_out(state: Any, seat: int, policy: Callable[[str], Any], world: str, horizon: int,
-             judge: Callable[[SeatView], float],
-             late: Callable[[], bool] | None = None) -> float | None:
-    """Play ``state`` on with ``policy(seed)`` bots; the seat's total minus the others' mean.
-    None when ``late`` (asked before every action) answers True."""
+             judge: Callable[[SeatView], float]) -> float:
+    """Play ``state`` on with ``policy(seed)`` bots; the seat's total minus the others' mean."""
+    value = play_out_until(state, seat, policy, world, horizon, judge, None)
+    assert value is not None  # nothing cuts it short
+    return value
+
+
+def play_out_until(state: Any, seat: int, policy: Callable[[str], Any], world: str,
+                   horizon: int, judge: Callable[[SeatView], float],
+                   late: Callable[[], bool] | None) -> float | None:
+    """:func:`play_out`, or None when ``late`` (asked before every action) answers True."""
     bots = {i: policy(f"{world}/{i}") for i in range(state.players)}
     turns = 0
     actions = 0
@@ -133,9 +140,9 @@ def choose(view: SeatView, picked: set[int], candidates: Sequence[dict[str, Any]
             except RuleError:
                 refused.add(k)
                 continue
-            value = play_out(state, seat, policy, world,
-                             params.rollout_horizon if horizon is None else horizon,
-                             judge, late)
+            value = play_out_until(state, seat, policy, world,
+                                   params.rollout_horizon if horizon is None else horizon,
+                                   judge, late)
             if value is None:
                 break
             values[k].append(value)
