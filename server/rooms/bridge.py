@@ -45,7 +45,7 @@ from server.identity import PlayerInfo
 from server.protocol import ProtocolError, parse_client
 from server.rooms.actor import MOVED, RoomActor
 from server.rooms.conn import Conn
-from server.rooms.frames import error as error_frame
+from server.rooms.core.frames import error as error_frame
 from server.rooms.links import Links
 from server.rooms.service import RoomView
 
