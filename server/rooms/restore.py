@@ -80,7 +80,7 @@ async def load(
     current = record.current_round
     stored = None
     if current is not None and record.status == "playing":
-        left = restored_turn_left(current, record.last_alive, room.turn_seconds, room_id,
+        left = restored_turn_left(current, record.last_alive, room.turn_seconds or 0.0, room_id,
                                   record.clock)
         stored = StoredRound(
             number=current.number, variant=current.variant, seed=current.seed,

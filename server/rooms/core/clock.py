@@ -46,9 +46,13 @@ class Timers:
     empty_since: float | None = None
     idle_since: float | None = None
 
-    def start_turn(self, at: Now, seconds: float) -> None:
-        """A turn starts now (or restarts with its whole time): its deadline, not timed out."""
+    def start_turn(self, at: Now, seconds: float | None) -> None:
+        """A turn starts now (or restarts with its whole time): its deadline (none when
+        turns are not timed), not timed out."""
         self.timed_out = False
+        if seconds is None:
+            self.stop_turn()
+            return
         self.deadline = at.now + seconds
         self.started_wall = at.wall
         self.deadline_wall = round(at.wall + seconds, 3)

@@ -25,8 +25,8 @@ class RoomConfig:
     short_game: bool = False
     joker_button: bool = False
     bot_level: str = "normal"
-    turn_seconds: float = 60.0
-    """Seconds each turn lasts (scaled as the shell wants)."""
+    turn_seconds: float | None = 60.0
+    """Seconds each turn lasts (scaled as the shell wants); None: turns are not timed."""
     plays_to_the_end: bool = False
     """Nobody abandons this match (a tournament's table, the offline practice)."""
     shown: Mapping[str, Any] = field(default_factory=dict)

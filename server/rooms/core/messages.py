@@ -153,8 +153,9 @@ class StoredRound:
     first: int
     options: Mapping[str, Any]
     actions: tuple[tuple[int, Mapping[str, Any]], ...]
-    turn_left: float
-    """Seconds its turn has left (the shell works it out from the stored times)."""
+    turn_left: float | None
+    """Seconds its turn has left (the shell works it out from the stored times; None:
+    turns are not timed)."""
     key: object = None
     """The shell's key of the round (its database id; None: its number)."""
 

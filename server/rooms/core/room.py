@@ -864,7 +864,7 @@ class RoomCore:
 
     def _room_info(self) -> dict[str, Any]:
         return frames.room_info(self.config.room_id, self.status, dict(self.config.shown),
-                                self.round_number, self.config.turn_seconds)
+                                self.round_number, self.config.turn_seconds or 0.0)
 
     def _rack(self, seat: int | None) -> list[int | None] | None:
         """The seat's saved layout fitted to its hand (None: a spectator)."""
