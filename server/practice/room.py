@@ -62,7 +62,7 @@ from server.rooms.core.messages import (
     StoredRound,
 )
 from server.rooms.core.room import RoomCore, Step, run_now
-from server.rules import RoundState
+from server.rules import RoundState, RuleError, parse_action
 
 PLAYER = 0
 """The player's seat; every other seat is a bot's."""
@@ -147,7 +147,7 @@ def parse(msg: Any) -> Command | str:
         base, action = msg.get("base_version"), msg.get("action")
         if not isinstance(base, int) or isinstance(base, bool) or not isinstance(action, dict):
             raise _Bad(seq, "action: base_version and an action object")
-        return Act(CONN, seq, base, action)
+        return Act(CONN, seq, base, parse_action(action))
     if kind == "rack":
         layout = msg.get("layout")
         if not isinstance(layout, list) or not all(t is None or _int(t) for t in layout):
@@ -218,6 +218,8 @@ class PracticeRoom:
             command = parse(msg)
         except _Bad as bad:
             return [json.loads(frames.error(bad.seq, Code.BAD_MESSAGE, bad.message))]
+        except RuleError as err:  # a malformed action (bad_action, §C)
+            return [json.loads(frames.error(msg.get("seq"), err.code, err.message))]
         if command == "ping":
             return [json.loads(frames.PONG)]
         assert not isinstance(command, str)

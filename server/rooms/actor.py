@@ -39,7 +39,7 @@ from pydantic_core import to_json
 
 from server.economy import NoJokerCredit
 from server.errors import Code
-from server.protocol import ActionMessage, Hello, QueryMessage, RackMessage, action_dict
+from server.protocol import ActionMessage, Hello, QueryMessage, RackMessage, engine_action
 from server.rooms import restore, store
 from server.rooms.botplay import BotRunner
 from server.rooms.conn import Conn
@@ -172,7 +172,7 @@ def command_of(kind: str, conn: Conn, msg: Any = None) -> Command:
             return CoreHello(cid, msg.last_version, bool(msg.patches), msg.device)
         case "action":
             assert isinstance(msg, ActionMessage)
-            return Act(cid, msg.seq, msg.base_version, action_dict(msg.action))
+            return Act(cid, msg.seq, msg.base_version, engine_action(msg.action))
         case "rack":
             assert isinstance(msg, RackMessage)
             return SetRack(cid, msg.seq, tuple(msg.layout))

@@ -27,6 +27,7 @@ from typing import Any
 
 from server.rooms.core.bots import Bot
 from server.rooms.core.config import RoomConfig
+from server.rules.actions import Action
 from server.rules.views import SeatView
 
 # --------------------------------------------------------------------------- inputs
@@ -51,12 +52,13 @@ class Hello:
 
 @dataclass(frozen=True, slots=True)
 class Act:
-    """A move: the engine's action (validated by the protocol), decided on ``base_version``."""
+    """A move: the engine's action (validated once, by the protocol or the practice's
+    shell), decided on ``base_version``."""
 
     conn: int
     seq: int
     base_version: int
-    action: Mapping[str, Any]
+    action: Action
 
 
 @dataclass(frozen=True, slots=True)

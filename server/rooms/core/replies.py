@@ -32,7 +32,6 @@ from server.errors import Code
 from server.rooms.core import frames
 from server.rooms.core.frames import Encode, dumps
 from server.rooms.core.messages import READ_FAILED, Act, FindLogged, LoggedMove, SetRack
-from server.rules import RuleError, parse_action
 from server.rules.actions import action_to_dict
 
 RESULT_CACHE = 64
@@ -51,7 +50,7 @@ class _PlayerReplies:
 def message_key(message: Act | SetRack) -> str:
     """What two messages with one seq must share to be the same message."""
     if isinstance(message, Act):
-        return repr(("action", message.seq, message.base_version, dict(message.action)))
+        return repr(("action", message.seq, message.base_version, message.action))
     return repr(("rack", message.seq, message.layout))
 
 
@@ -69,11 +68,7 @@ def answer_from_log(move: LoggedMove, message: Act | SetRack, version: int,
     is acked with the room's current ``version``."""
     if not isinstance(message, Act):
         return None
-    try:
-        action = action_to_dict(parse_action(message.action))
-    except RuleError:
-        return None
-    if action != move.action:
+    if action_to_dict(message.action) != move.action:
         return None
     if move.version is None:
         return frames.ack(message.seq, version, encode)
