@@ -37,7 +37,7 @@ from typing import Any, Protocol
 
 from pydantic_core import to_json
 
-from server.economy import NoJokerCredit
+from server.economy.ledger import NoJokerCredit
 from server.errors import Code
 from server.protocol import ActionMessage, Hello, QueryMessage, RackMessage, engine_action
 from server.rooms import restore, store
