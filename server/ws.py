@@ -3,7 +3,7 @@
 The handshake checks the Origin against the allowlist and authenticates the
 player (cookie or bearer token); the connection remembers the session (device
 token) it was opened with, so that revoking it closes the socket
-(:mod:`server.rooms.devices`). Each frame, text or binary, is size-checked and
+(:mod:`server.rooms.core.room`). Each frame, text or binary, is size-checked and
 counted against the connection's message budget before anything else; every text
 message is validated by :mod:`server.protocol` and then handed to the room's actor.
 Frames to the client go out through :class:`~server.rooms.conn.Conn`, in order;
