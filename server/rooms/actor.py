@@ -243,8 +243,7 @@ class RoomActor:
 
     def turn_clock(self) -> TurnClock | None:
         """The running turn's clock now, as a heartbeat records it (None: no turn)."""
-        self.core.tell_time(self._now())
-        clock = self.core.turn_clock()
+        clock = self.core.turn_clock(self.loop.time())
         if clock is None:
             return None
         left, since = clock

@@ -312,10 +312,11 @@ class RoomCore:
             if slot.gone_at is not None:
                 slot.gone_at += seconds
 
-    def turn_clock(self) -> tuple[float, float] | None:
-        """The running turn's time left and when its clock was started (unix seconds):
-        what a heartbeat records, so that a restart gives the turn that time."""
-        left = self.timers.turn_left(self.at.now)
+    def turn_clock(self, now: float) -> tuple[float, float] | None:
+        """The running turn's time left at ``now`` (monotonic) and when its clock was
+        started (unix seconds): what a heartbeat records, so that a restart gives the turn
+        that time."""
+        left = self.timers.turn_left(now)
         if left is None or self.timers.started_wall is None:
             return None
         return left, self.timers.started_wall
