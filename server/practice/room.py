@@ -94,7 +94,7 @@ def round_seed(seed: str, number: int) -> str:
 def _config(s: PracticeSettings) -> RoomConfig:
     return RoomConfig(room_id="practice", variant=s.variant, seats=s.seats,
                       end=s.end_condition(), short_game=s.short_game,
-                      joker_button=s.joker_button, bot_level=TIMEOUT_LEVEL,
+                      joker_button=s.joker_button, bot_level=TIMEOUT_LEVEL, kind="practice",
                       turn_seconds=None if s.turn_seconds is None else float(s.turn_seconds),
                       plays_to_the_end=True, shown=s.to_dict())
 

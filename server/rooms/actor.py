@@ -33,11 +33,12 @@ import time
 from collections import deque
 from collections.abc import Generator
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from pydantic_core import to_json
 
 from server.economy.ledger import NoJokerCredit
+from server.economy.settlement import JokerSpend, MatchFinish, RoundFinish
 from server.errors import Code
 from server.protocol import ActionMessage, Hello, QueryMessage, RackMessage, engine_action
 from server.rooms import restore, store
@@ -446,11 +447,11 @@ class RoomActor:
                 await ctx.gamelog.set_version(self.room_id, upto, fence)
                 return None
             case AppendAction():
-                spend = (None if effect.spend is None
-                         else (effect.spend, self.room_id, effect.round_number))
+                spend = (None if effect.spend is None else
+                         JokerSpend(effect.spend, self.room_id, effect.round_number, effect.seat))
                 try:
                     await ctx.journal.append_action(
-                        effect.round_key, effect.index, effect.seat, dict(effect.action),
+                        cast(int, effect.round_key), effect.index, effect.seat, dict(effect.action),
                         effect.client_seq, effect.source, effect.version, spend, fence)
                 except NoJokerCredit:
                     return "no_joker_credit"
@@ -465,12 +466,16 @@ class RoomActor:
                     self.room_id, effect.number, effect.variant, effect.seed, effect.first,
                     dict(effect.stored), fence)
             case FinishRound():
-                await ctx.journal.finish_round(effect.round_key, dict(effect.result),
-                                               list(effect.scores), fence)
+                await ctx.journal.finish_round(
+                    RoundFinish(cast(int, effect.round_key), dict(effect.result),
+                                list(effect.scores)),
+                    fence)
                 return None
             case RecordMatch():
-                await ctx.gamelog.record_match(self.room_id, list(effect.totals),
-                                               list(effect.winners), effect.rounds, fence)
+                await ctx.gamelog.record_match(
+                    MatchFinish(self.room_id, list(effect.totals), list(effect.winners),
+                                effect.rounds),
+                    fence)
                 return None
             case SaveRack():
                 await ctx.journal.set_rack(

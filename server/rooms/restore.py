@@ -17,7 +17,7 @@ from server.rooms.core.config import RoomConfig
 from server.rooms.core.messages import Restored, Seat, Started, StoredRound
 from server.rooms.core.rack import saved_layout
 from server.rooms.match import end_condition, restored_turn_left
-from server.rooms.options import RoomSettings
+from server.rooms.options import RoomSettings, kind_of
 from server.rooms.store import logged_seqs, player_names, round_lines
 
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 def config_of(room_id: str, settings: RoomSettings, config: Settings) -> RoomConfig:
     """The room core's settings for a room with these settings on this server."""
     base = settings.turn_seconds or config.default_turn_seconds
+    shown = settings.model_dump(mode="json")
     return RoomConfig(
         room_id=room_id,
         variant=settings.variant,
@@ -39,8 +40,9 @@ def config_of(room_id: str, settings: RoomSettings, config: Settings) -> RoomCon
         joker_button=settings.joker_button,
         bot_level=settings.bot_level,
         turn_seconds=float(base) * config.turn_time_scale,
+        kind=kind_of(shown),
         plays_to_the_end=settings.plays_to_the_end,
-        shown=settings.model_dump(mode="json"),
+        shown=shown,
     )
 
 

@@ -27,6 +27,8 @@ class RoomConfig:
     bot_level: str = "normal"
     turn_seconds: float | None = 60.0
     """Seconds each turn lasts (scaled as the shell wants); None: turns are not timed."""
+    kind: str = "normal"
+    """The room's kind (normal, practice, arena, quick, tournament), shown in ``room``."""
     plays_to_the_end: bool = False
     """Nobody abandons this match (a tournament's table, the offline practice)."""
     shown: Mapping[str, Any] = field(default_factory=dict)

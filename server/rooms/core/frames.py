@@ -116,12 +116,14 @@ def scores(
 
 
 def room_info(
-    room_id: str, status: str, settings: dict[str, Any], round_number: int, turn_seconds: float
+    room_id: str, status: str, settings: dict[str, Any], round_number: int, turn_seconds: float,
+    kind: str = "normal",
 ) -> dict[str, Any]:
     """The ``room`` member of a snapshot."""
     return {
         "id": room_id,
         "status": status,
+        "kind": kind,
         "settings": settings,
         "round": round_number,
         "turn_seconds": float(turn_seconds),

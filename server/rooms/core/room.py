@@ -864,8 +864,9 @@ class RoomCore:
         return self.timers.deadline_wall
 
     def _room_info(self) -> dict[str, Any]:
-        return frames.room_info(self.config.room_id, self.status, dict(self.config.shown),
-                                self.round_number, self.config.turn_seconds or 0.0)
+        config = self.config
+        return frames.room_info(config.room_id, self.status, dict(config.shown),
+                                self.round_number, config.turn_seconds or 0.0, config.kind)
 
     def _rack(self, seat: int | None) -> list[int | None] | None:
         """The seat's saved layout fitted to its hand (None: a spectator)."""
