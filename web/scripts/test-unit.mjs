@@ -1,6 +1,8 @@
 // `npm run test:unit`: the unit tests of web/test (the table's reducer and what it uses),
 // compiled by the project's own tsc into a temporary directory as CommonJS, then run by
-// node's built-in test runner. No browser and no other tool.
+// node's built-in test runner, which also reports their coverage (of the compiled
+// JavaScript the tests load, by file: lines, branches, functions). No browser and no
+// other tool.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,14 +11,14 @@ import { fileURLToPath } from "node:url";
 
 const WEB = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const out = mkdtempSync(join(tmpdir(), "remi-web-unit-"));
-const run = (cmd, args) => spawnSync(cmd, args, { cwd: WEB, stdio: "inherit" }).status ?? 1;
+const run = (cmd, args, cwd = WEB) => spawnSync(cmd, args, { cwd, stdio: "inherit" }).status ?? 1;
 let status;
 try {
   status = run(process.execPath, [join(WEB, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.unit.json", "--outDir", out]);
   if (status === 0) {
     // web/package.json says "module"; the compiled files are CommonJS.
     writeFileSync(join(out, "package.json"), '{ "type": "commonjs" }\n');
-    status = run(process.execPath, ["--test", join(out, "test")]);
+    status = run(process.execPath, ["--test", "--experimental-test-coverage", "test"], out);
   }
 } finally {
   rmSync(out, { recursive: true, force: true });
