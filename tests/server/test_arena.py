@@ -15,9 +15,9 @@ import pytest
 from sqlalchemy import select
 from wsharness import FAST, play_until, running_server
 
-from server.economy import Economy
+from server.accounts.identity import IdentityService, PlayerInfo
+from server.economy.ledger import Economy
 from server.errors import ServerError
-from server.identity import IdentityService, PlayerInfo
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomService
 from server.settings import Settings

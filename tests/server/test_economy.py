@@ -15,9 +15,9 @@ import pytest
 from sqlalchemy import func, select
 
 import server.rooms.journal as journal_module
-from server.economy import Economy, NoJokerCredit
+from server.accounts.identity import IdentityService, PlayerInfo
+from server.economy.ledger import Economy, NoJokerCredit
 from server.errors import ServerError
-from server.identity import IdentityService, PlayerInfo
 from server.rooms.journal import Journal
 from server.rooms.match import joker_availability
 from server.rooms.options import RoomSettings

@@ -22,7 +22,7 @@ from sqlalchemy.exc import DBAPIError
 from websockets.exceptions import ConnectionClosed
 from wsharness import Client, running_server, simple_move
 
-from server.identity import IdentityService, PlayerInfo
+from server.accounts.identity import IdentityService, PlayerInfo
 from server.rooms.journal import Journal
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomService

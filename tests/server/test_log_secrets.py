@@ -13,7 +13,7 @@ import httpx
 from serverproc import start_server
 from websockets.sync.client import connect
 
-from server.identity import hash_token
+from server.accounts.identity import hash_token
 
 PASSWORD = "correct-horse-battery-24"
 WRONG = "wrong-horse-battery-24"

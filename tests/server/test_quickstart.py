@@ -14,9 +14,9 @@ from conftest import Players
 from fastapi import FastAPI
 from sqlalchemy import update
 
+from server.accounts.identity import IdentityService
 from server.app import create_app
-from server.economy import Economy
-from server.identity import IdentityService
+from server.economy.ledger import Economy
 from server.rooms.quickstart import QuickStart
 from server.rooms.service import RoomService
 from server.settings import Settings

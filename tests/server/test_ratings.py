@@ -15,8 +15,8 @@ from openskill.models import PlackettLuce
 from sqlalchemy import func, select, update
 
 import server.storage.gamelog as gamelog_module
-from server.economy import Economy
-from server.identity import IdentityService, PlayerInfo
+from server.accounts.identity import IdentityService, PlayerInfo
+from server.economy.ledger import Economy
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomService
 from server.settings import Settings

@@ -17,9 +17,9 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from server.economy import Economy
+from server.accounts.identity import IdentityService, PlayerInfo
+from server.economy.ledger import Economy
 from server.errors import ServerError
-from server.identity import IdentityService, PlayerInfo
 from server.rooms.service import NoRoomEvents, RoomView
 from server.services import build_services
 from server.settings import Settings, TournamentSeries

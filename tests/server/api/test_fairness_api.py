@@ -19,7 +19,8 @@ import pytest
 from conftest import base_settings
 from wsharness import BOT_ROUNDS, Client, Server, running_server, two_player_room
 
-from server import cli, verifier
+from server import cli
+from server.fairness import verifier
 from server.settings import Settings
 
 

@@ -13,7 +13,7 @@ from conftest import Players
 from fastapi import FastAPI
 from openskill.models import PlackettLuce
 
-from server.economy import change
+from server.economy.ledger import change
 from server.rooms.service import NoRoomEvents
 from server.services import Services
 from server.storage.models import Rating, utcnow

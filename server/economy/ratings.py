@@ -36,7 +36,7 @@ from typing import Any, cast
 from openskill.models import PlackettLuce
 from sqlalchemy import Connection, Table, insert, select, update
 
-from server.economy import room_kind
+from server.economy.ledger import room_kind
 from server.storage.locks import lock
 from server.storage.models import Rating, RatingChange, Room, Seat, utcnow
 
