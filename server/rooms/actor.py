@@ -35,6 +35,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from server.economy.ledger import NoJokerCredit
+from server.economy.settlement import JokerSpend
 from server.errors import Code
 from server.protocol import ActionMessage, Hello, RackMessage, action_dict
 from server.rooms import devices, frames, pause, presence, query, restore, rounds, timers
@@ -471,7 +472,7 @@ class RoomActor:
         player_id = self.seats[seat].player_id
         spend = None
         if action.get("do") == "joker_button" and player_id is not None:
-            spend = (player_id, self.room_id, self.round_number)
+            spend = JokerSpend(player_id, self.room_id, self.round_number, seat)
         outcome = "ok"
         try:
             await self.ctx.journal.append_action(

@@ -11,6 +11,7 @@ import logging
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
+from server.economy.settlement import MatchFinish, RoundFinish
 from server.rooms.audience import Change
 from server.rooms.match import joker_availability, round_options
 from server.rules import new_round
@@ -64,7 +65,9 @@ async def finish(actor: RoomActor) -> None:
     result = state.result
     assert result is not None
     scores = match.finish_round(state)
-    await actor.ctx.journal.finish_round(actor.round_id, asdict(result), scores, actor.fence)
+    await actor.ctx.journal.finish_round(
+        RoundFinish(actor.round_id, asdict(result), scores), actor.fence
+    )
     actor.timers.stop_turn()
     pause = actor.ctx.settings.round_pause_seconds
     over = {
@@ -93,7 +96,7 @@ async def end_match(actor: RoomActor, reason: str) -> None:
     assert match is not None
     winners = match.winners
     await actor.ctx.gamelog.record_match(
-        actor.room_id, match.totals, winners, len(match.history), actor.fence
+        MatchFinish(actor.room_id, match.totals, winners, len(match.history)), actor.fence
     )
     actor.status = "finished"
     match.over = True
