@@ -74,6 +74,12 @@ DATABASE_UNAVAILABLE = (
     "(every move already acknowledged is kept)"
 )
 
+BUSY = "the server is catching up: your move was not played; play it again in a moment"
+
+RETRY_DATABASE_MS = 1000
+"""The retry hint of ``database_unavailable``: the journal tries the database again
+every few hundred milliseconds up to 2 s."""
+
 MOVED = 1012
 """The close code of a room's connections when another node plays it now (or this one
 hands it over as it stops): the client reconnects, and reaches the new owner."""
@@ -133,16 +139,30 @@ class RoomActor:
         """Queue a command; the actor handles commands in arrival order. A move or a rack
         layout that cannot be written now (the database is away, or the node's leases in
         doubt) is refused at once with ``database_unavailable``: nothing was played."""
-        if command[0] in WRITES and not self._writable():
-            conn, msg = command[1], command[2]
-            self.ctx.metrics.reject(Code.DATABASE_UNAVAILABLE.value)
-            conn.send(error_frame(msg.seq, Code.DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE))
-            return
+        if command[0] in WRITES:
+            refusal = self._refusal()
+            if refusal is not None:
+                conn, msg = command[1], command[2]
+                code, text, retry_ms = refusal
+                self.ctx.metrics.reject(code.value)
+                conn.send(error_frame(msg.seq, code, text, retry_ms))
+                return
         self.inbox.append(command)
         self.alarm.wake()
 
-    def _writable(self) -> bool:
-        return self.ctx.lease_valid() and not self.ctx.db_stalled()
+    def _refusal(self) -> tuple[Code, str, int] | None:
+        """Why a write cannot be made now, told truly, with a retry hint (ms): the
+        database does not answer (a write waits for it, or the last heartbeat failed),
+        or the node is only late in confirming its leases (``busy``: the next heartbeat
+        settles it). None: it can."""
+        ctx = self.ctx
+        if ctx.db_stalled():
+            return Code.DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE, RETRY_DATABASE_MS
+        if ctx.lease_valid():
+            return None
+        if ctx.cluster.failing:
+            return Code.DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE, RETRY_DATABASE_MS
+        return Code.BUSY, BUSY, max(100, round(ctx.cluster.interval * 1000))
 
     @property
     def turn_seconds(self) -> float:

@@ -55,9 +55,13 @@ class ShownSeat(Protocol):
     def unresponsive(self) -> bool: ...
 
 
-def error(seq: int | None, code: str, message: str) -> str:
-    """An ``error``: the message ``seq`` (if any) was refused with ``code``."""
-    return ErrorMessage(type="error", seq=seq, code=code, message=message).model_dump_json()
+def error(seq: int | None, code: str, message: str, retry_after_ms: int | None = None) -> str:
+    """An ``error``: the message ``seq`` (if any) was refused with ``code`` (with a retry
+    hint when a later try may succeed)."""
+    frame = ErrorMessage(
+        type="error", seq=seq, code=code, message=message, retry_after_ms=retry_after_ms
+    )
+    return frame.model_dump_json(exclude={"retry_after_ms"} if retry_after_ms is None else None)
 
 
 def ack(seq: int, version: int) -> str:

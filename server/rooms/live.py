@@ -216,6 +216,7 @@ class LiveRooms:
         self._start_loops()
 
     def _start_loops(self) -> None:
+        self.cluster.start_beating()
         self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
         self._cluster_task = asyncio.create_task(self._cluster_loop())
 

@@ -5,6 +5,9 @@
 // authenticated, 4403 signed out (the token was revoked), 4404 no such room, 4409 the
 // seat is played from another device or tab. The hello names this tab's device id
 // (deviceId), so the server tells an older tab that its seat is now played here.
+// A message refused with a retry hint (busy, database_unavailable: nothing was played) is
+// sent again by request() with a new seq, no sooner than the hint and backing off, a few
+// times, before its refusal reaches the page: clients never resend into a storm.
 
 import { reconnectDelay } from "./backoff";
 import type { Ack, ActionMessage, ClientMessage, QueryMessage, QueryResult, RackMessage, ServerMessage } from "./protocol.gen";
@@ -12,7 +15,12 @@ import type { Ack, ActionMessage, ClientMessage, QueryMessage, QueryResult, Rack
 export interface ServerError {
   code: string;
   message: string;
+  /** The server's hint: the message may succeed if sent again after this many ms. */
+  retryAfterMs?: number;
 }
+
+/** How often request() sends a message again after a refusal with a retry hint. */
+export const RETRY_TRIES = 4;
 
 /** A message that gets an answer for its seq (the seq is added here). */
 export type Request = Omit<ActionMessage, "seq"> | Omit<RackMessage, "seq"> | Omit<QueryMessage, "seq">;
@@ -202,7 +210,10 @@ export class RoomConnection implements Transport {
       if (w) {
         this.waiters.delete(msg.seq);
         window.clearTimeout(w.timer);
-        if (msg.type === "error") w.reject({ code: msg.code, message: msg.message ?? "" });
+        if (msg.type === "error") {
+          const hint = typeof msg.retry_after_ms === "number" ? { retryAfterMs: msg.retry_after_ms } : {};
+          w.reject({ code: msg.code, message: msg.message ?? "", ...hint });
+        }
         else w.resolve(msg);
         return; // the requester handles its answer
       }
@@ -228,8 +239,23 @@ export class RoomConnection implements Transport {
     return this.seq;
   }
 
-  /** Send a message that gets an answer (ack, error or query_result) for its seq. */
-  request(msg: Request): Promise<Answer> {
+  /** Send a message that gets an answer (ack, error or query_result) for its seq; a
+   * refusal with a retry hint is tried again (new seq) after max(hint, back-off), up to
+   * RETRY_TRIES times. */
+  async request(msg: Request): Promise<Answer> {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await this.once(msg);
+      } catch (e) {
+        const err = e as ServerError;
+        if (err.retryAfterMs === undefined || tries >= RETRY_TRIES || this.closedByUs) throw err;
+        const delay = Math.max(err.retryAfterMs, reconnectDelay(tries));
+        await new Promise((resolve) => window.setTimeout(resolve, delay));
+      }
+    }
+  }
+
+  private once(msg: Request): Promise<Answer> {
     const seq = this.nextSeq();
     return new Promise((resolve, reject) => {
       if (!this.raw({ ...msg, seq } as ClientMessage)) {

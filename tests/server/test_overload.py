@@ -1,0 +1,83 @@
+"""An overloaded node keeps its own rooms.
+
+A node whose event loop is seconds behind (thousands of tables) must not lose faith in
+its own leases while the database takes its heartbeats: its heartbeat runs on a thread
+of its own (:meth:`server.rooms.cluster.Cluster.start_beating`). The test holds the event
+loop busy (pure Python, the GIL taken back every few milliseconds as by any busy loop)
+for longer than the lease, then plays a move: it is acknowledged, not refused.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from wsharness import running_server, simple_move, two_player_room
+
+from server.settings import Settings
+
+LIVE: dict[str, Any] = {
+    "bot_delay_seconds": 0.0,
+    "round_pause_seconds": 0.0,
+    "idle_actor_seconds": 30.0,
+    "lease_seconds": 3.0,
+}
+
+
+def _busy(seconds: float) -> None:
+    """Hold the event loop (and, between the interpreter's switches, the GIL)."""
+    end = time.monotonic() + seconds
+    n = 0
+    while time.monotonic() < end:
+        n += 1
+
+
+@pytest.mark.parametrize("redis", [False, True], ids=["alone", "with_redis"])
+async def test_a_node_whose_event_loop_is_late_keeps_its_leases(
+    settings: Settings, redis: bool, redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    if redis:
+        settings = settings.model_copy(update={"redis_url": redis_url})
+    async with running_server(settings, LIVE) as srv:
+        _, a, b, _, _ = await two_player_room(srv)
+        cluster = srv.live.cluster
+        beats = cluster.beats
+        _busy(3 * cluster.ttl)  # the loop is late by twice the lease
+        # The leases are still trusted: the database took the heartbeats meanwhile.
+        assert cluster.valid()
+        assert cluster.beats > beats
+        mover = a if a.my_turn() else b
+        assert mover.view is not None
+        reply = await mover.act(simple_move(mover.view))
+        assert reply["type"] == "ack", reply
+        assert "node_leases_lapsed" not in caplog.text
+        await a.close()
+        await b.close()
+
+
+async def test_a_refusal_tells_busy_from_a_database_away_with_a_retry_hint(
+    settings: Settings,
+) -> None:
+    """A node whose leases are in doubt while its database answers refuses moves as
+    ``busy``; one whose heartbeat the database did not take, as ``database_unavailable``;
+    both with a retry hint."""
+    async with running_server(settings, {**LIVE, "lease_seconds": 30.0}) as srv:
+        _, a, b, _, _ = await two_player_room(srv)
+        cluster = srv.live.cluster
+        mover = a if a.my_turn() else b
+        assert mover.view is not None
+        cluster.valid_until = time.monotonic() - 1  # in doubt until the next beat (10 s)
+        reply = await mover.act(simple_move(mover.view))
+        assert reply["type"] == "error" and reply["code"] == "busy", reply
+        assert reply["retry_after_ms"] == 10_000
+        cluster.failing = True  # as after a heartbeat the database did not take
+        reply = await mover.act(simple_move(mover.view))
+        assert reply["code"] == "database_unavailable", reply
+        assert reply["retry_after_ms"] > 0
+        cluster.failing = False
+        cluster.trust(time.monotonic())
+        reply = await mover.act(simple_move(mover.view))
+        assert reply["type"] == "ack", reply
+        await a.close()
+        await b.close()
