@@ -66,6 +66,9 @@ RESERVE_MARGIN = 16
 WRITES = frozenset(("action", "rack"))
 """The commands that write to the database."""
 
+READS = frozenset(("hello", "query", "react", "revoked"))
+"""The commands answered while a bot searches: they change no round."""
+
 FAILED = "the server failed on this message: reload the table to see it as it is"
 """The answer to a move whose handling failed unexpectedly (it may or may not be in)."""
 
@@ -522,8 +525,15 @@ class RoomActor:
         prev_turn = state.turn
         level = slot.bot_level or self.settings.bot_level
         t0 = time.perf_counter()
-        event = await self.takeover.move(state, seat, level)
+        search = asyncio.ensure_future(self.takeover.search(state, seat, level))
+        try:
+            await self._serve_reads_until(search)
+        finally:
+            search.cancel()
         self.ctx.metrics.bot_searched(time.perf_counter() - t0)
+        if self.round is not state or state.turn != seat or not self._bot_turn():
+            return  # the seat's player took it back meanwhile: the bot's move is not made
+        event = self.takeover.play(state, seat, search.result())
         if event is None or await self._commit(seat, None, source) != "ok":
             self.timers.bot_at = self.loop.time() + 1.0
             return
@@ -532,6 +542,28 @@ class RoomActor:
         self.ctx.metrics.move(self.settings.variant, source)
         if state.over:
             await rounds.finish(self)
+
+    async def _serve_reads_until(self, search: asyncio.Future[Any]) -> None:
+        """While a bot searches (a worker still starting can take seconds): answer the
+        commands that only read the room or change no round (hellos, queries,
+        reactions, revocations) as they come; the others wait in the inbox, in order,
+        for the bot's move."""
+        while not search.done():
+            waiting = asyncio.ensure_future(self.alarm.wait())
+            try:
+                await asyncio.wait({search, waiting}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiting.cancel()
+            if not any(c[0] in READS for c in self.inbox):
+                continue
+            kept: deque[tuple[Any, ...]] = deque()
+            while self.inbox:
+                command = self.inbox.popleft()
+                if command[0] in READS:
+                    await self._handle(command)
+                else:
+                    kept.append(command)
+            self.inbox = kept
 
     def _timeout(self, seat: int) -> None:
         slot = self.seats[seat]

@@ -81,6 +81,7 @@ class Cluster:
         self._thread_loop: asyncio.AbstractEventLoop | None = None
         self._thread_stop: asyncio.Event | None = None
         self._main_loop: asyncio.AbstractEventLoop | None = None
+        self._stop_requested = threading.Event()
 
     @property
     def interval(self) -> float:
@@ -141,37 +142,36 @@ class Cluster:
             self._settings.is_sqlite and sqlite_path(self._settings.database_url) is None
         ):
             return
-        started = threading.Event()
         self._main_loop = asyncio.get_running_loop()
+        self._stop_requested.clear()
         self._thread = threading.Thread(
-            target=asyncio.run, args=(self._beating(started),), name="node-heartbeat",
-            daemon=True,
+            target=asyncio.run, args=(self._beating(),), name="node-heartbeat", daemon=True
         )
         self._thread.start()
-        started.wait(5)
 
     async def stop_beating(self) -> None:
         """Stop the heartbeat's thread (before the node's row is deleted: a beat would
         put it back)."""
-        thread, loop, stop = self._thread, self._thread_loop, self._thread_stop
+        thread = self._thread
         self._thread = None
         if thread is None:
             return
+        self._stop_requested.set()  # seen by a thread whose loop is not running yet
+        loop, stop = self._thread_loop, self._thread_stop
         if loop is not None and stop is not None:
             with contextlib.suppress(RuntimeError):  # its loop has ended already
                 loop.call_soon_threadsafe(stop.set)
         await asyncio.to_thread(thread.join, 2 * self.ttl)
 
-    async def _beating(self, started: threading.Event) -> None:
+    async def _beating(self) -> None:
         """The heartbeat thread's loop: a beat every third of the lease (a little
         jittered), on a database engine of its own."""
-        self._thread_loop = asyncio.get_running_loop()
         stop = self._thread_stop = asyncio.Event()
-        started.set()
+        self._thread_loop = asyncio.get_running_loop()
         db = Database(self._settings)
         leases = Leases(db, self.node, self.name, self.ttl)
         try:
-            while not stop.is_set():
+            while not stop.is_set() and not self._stop_requested.is_set():
                 sent, alive = await self._beat_alive(leases)
                 if sent is not None and alive:  # the database says: never in doubt
                     lapsed = time.monotonic() >= self.valid_until

@@ -181,9 +181,10 @@ class LiveRooms:
         return self.services.settings
 
     async def start(self) -> None:
-        """Start the journal, join the cluster and restore the playing rooms whose lease
-        this node wins (every one with no Redis)."""
+        """Start the journal and the bots' worker, join the cluster and restore the
+        playing rooms whose lease this node wins (every one with no Redis)."""
         self.ctx.journal.start()
+        self.ctx.bots.start()  # the bots' worker starts beside the restores, not after them
         self.started = True
         self.cluster.draining = False
         self.stopping.clear()

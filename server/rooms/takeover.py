@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import itertools
 import logging
+from typing import Any
 
 from server.rooms.botplay import Bot, BotRunner, fallback_actions, make_seat_bot
 from server.rooms.presence import SeatSlot
 from server.rules import Event, RoundState, RuleError, view_for
+from server.rules.views import SeatView
 
 log = logging.getLogger(__name__)
 
@@ -45,18 +47,31 @@ class Takeover:
         return bot
 
     async def move(self, state: RoundState, seat: int, level: str) -> Event | None:
-        """Apply the seat's bot move to ``state``: its event (None: no legal move found).
+        """Apply the seat's bot move to ``state``: its event (None: no legal move found)."""
+        return self.play(state, seat, await self.search(state, seat, level))
+
+    async def search(
+        self, state: RoundState, seat: int, level: str
+    ) -> tuple[SeatView, dict[str, Any] | None]:
+        """The seat's bot's choice for its view of ``state`` (with that view).
 
         The search runs away from the loop (:class:`~server.rooms.botplay.BotRunner`);
-        nothing else changes the room meanwhile, its actor handles one thing at a
-        time. The bot comes back as a copy that saw this view: it is the seat's bot
-        from now on.
+        the room must not change meanwhile (its actor only answers what reads it). The
+        bot comes back as a copy that saw this view: it is the seat's bot from now on.
         """
         view = view_for(state, seat)
         bot = self.bot_for(seat, level)
         choice, searched = await self.runner.choose(bot, view)
         if self.bots.get(seat) is bot:
             self.bots[seat] = searched
+        return view, choice
+
+    def play(
+        self, state: RoundState, seat: int, found: tuple[SeatView, dict[str, Any] | None]
+    ) -> Event | None:
+        """Apply the searched choice (else a fallback legal in every position) to
+        ``state``: its event (None: no legal move found)."""
+        view, choice = found
         for action in itertools.chain([] if choice is None else [choice], fallback_actions(view)):
             try:
                 return state.apply(seat, action)
