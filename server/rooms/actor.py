@@ -207,7 +207,7 @@ class RoomActor:
                 return
             while self.inbox:
                 command = self.inbox.popleft()
-                if command[0] == "stop":
+                if command[0] == "stop" or self.dropped:
                     return
                 try:
                     await self.reserve_ahead()

@@ -125,7 +125,8 @@ class Cluster:
         whether the node's row was still alive by the database's clock."""
         sent = time.monotonic()
         try:
-            alive = await leases.beat()
+            async with asyncio.timeout(self.ttl):  # a database that drops packets: failed
+                alive = await leases.beat()
         except Exception as exc:
             self.beat_failures += 1
             self.failing = True

@@ -5,7 +5,8 @@ paused) the node cannot tell whether its rooms are still its own
 (:mod:`server.rooms.cluster`). A room then does nothing, its moves refused with
 ``database_unavailable`` (:meth:`~server.rooms.actor.RoomActor.post`), until a
 heartbeat says: still this node's, and the room's clocks move on by the pause (no turn
-ran out, no player went away meanwhile); another node's, and the actor is told to stop.
+ran out, no player went away meanwhile); another node's, and the actor stops at once,
+before it acts on anything more.
 
 :func:`sit_out` is the room actor's own (:mod:`server.rooms.actor`): it runs in its task.
 """
@@ -37,6 +38,8 @@ async def sit_out(actor: RoomActor) -> bool:
                                         return_when=asyncio.FIRST_COMPLETED)
         for task in pending:
             task.cancel()
+    if actor.dropped or any(command[0] == "stop" for command in actor.inbox):
+        return False  # the heartbeat that ended the doubt found the room taken: stop now
     gap = actor.loop.time() - t0
     actor.timers.shift(gap)
     for slot in actor.seats:

@@ -9,6 +9,8 @@ for longer than the lease, then plays a move: it is acknowledged, not refused.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from typing import Any
 
@@ -79,5 +81,35 @@ async def test_a_refusal_tells_busy_from_a_database_away_with_a_retry_hint(
         cluster.trust(time.monotonic())
         reply = await mover.act(simple_move(mover.view))
         assert reply["type"] == "ack", reply
+        await a.close()
+        await b.close()
+
+
+async def test_a_room_dropped_while_paused_stops_at_once(
+    settings: Settings, redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A node wakes from a pause past its lease: its heartbeat finds the room taken and
+    drops it, then trusts its leases again. The paused room must stop there, not resume
+    (log ``room_resumed``) and play on until a write is fenced."""
+    settings = settings.model_copy(update={"redis_url": redis_url})
+    caplog.set_level(logging.INFO, logger="server.rooms.pause")
+    async with running_server(settings, {**LIVE, "lease_seconds": 30.0}) as srv:
+        live = srv.live
+        _, a, b, _, _ = await two_player_room(srv)
+        await live.cluster.stop_beating()  # only this test's beats from now on
+        [actor] = [x for x in live.actors.values() if not x.stopped]
+        live.cluster.valid_until = time.monotonic() - 1  # paused past the lease
+        actor.post("revoked", frozenset())  # anything wakes the room: it pauses
+        for _ in range(100):
+            if "room_paused" in caplog.text:
+                break
+            await asyncio.sleep(0.05)
+        assert "room_paused" in caplog.text
+        live._drop(actor, "lease_lost")  # what the heartbeat does, then it trusts again
+        live.cluster.trust(time.monotonic())
+        assert actor.task is not None
+        await asyncio.wait_for(asyncio.shield(actor.task), 10)
+        assert actor.stopped
+        assert "room_resumed" not in caplog.text
         await a.close()
         await b.close()

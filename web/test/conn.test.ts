@@ -112,3 +112,72 @@ test("a refusal without a hint reaches the caller at once", async () => {
     env.restore();
   }
 });
+
+test("a socket that brings nothing for SILENT_MS is left for a new one; a live one is kept", async () => {
+  // A node frozen (SIGSTOP) or cut off answers nothing, and its TCP connection stays up.
+  const g = globalThis as unknown as Record<string, unknown>;
+  const saved = { window: g.window, location: g.location, WebSocket: g.WebSocket };
+  const sockets: Array<{ sent: string[]; closed: number | null; answer: boolean }> = [];
+  class Socket {
+    static OPEN = 1;
+    static CONNECTING = 0;
+    readyState = 1;
+    onopen: (() => void) | null = null;
+    onmessage: ((ev: { data: string }) => void) | null = null;
+    onerror: (() => void) | null = null;
+    onclose: ((ev: { code: number }) => void) | null = null;
+    record = { sent: [] as string[], closed: null as number | null, answer: true };
+    constructor() {
+      sockets.push(this.record);
+      queueMicrotask(() => this.onopen?.());
+    }
+    close(code: number): void {
+      this.record.closed = code;
+    }
+    send(text: string): void {
+      this.record.sent.push(text);
+      if (this.record.answer && JSON.parse(text).type === "ping") {
+        queueMicrotask(() => this.onmessage?.({ data: JSON.stringify({ type: "pong" }) }));
+      }
+    }
+  }
+  let tick: (() => void) | null = null;
+  g.window = {
+    setTimeout: (f: () => void) => (queueMicrotask(f), 1),
+    clearTimeout: () => {},
+    setInterval: (f: () => void) => ((tick = f), 1),
+    clearInterval: () => {},
+  };
+  g.location = { protocol: "http:", host: "example.test" };
+  g.WebSocket = Socket;
+  try {
+    const { RoomConnection, PING_MS, SILENT_MS } = await import("../src/conn");
+    let clock = 0;
+    const statuses: string[] = [];
+    const conn = new RoomConnection("room", { ...handlers, onStatus: (s) => statuses.push(s) }, () => clock);
+    conn.connect();
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    await settle();
+    // The server answers every ping: the socket is kept however long it lasts.
+    for (let t = 0; t < 5 * SILENT_MS; t += PING_MS) {
+      clock += PING_MS;
+      tick!();
+      await settle();
+    }
+    assert.equal(sockets.length, 1);
+    assert.equal(sockets[0].closed, null);
+    // Then it falls silent: within SILENT_MS and a ping it is left, and a new one opened.
+    sockets[0].answer = false;
+    for (let t = 0; t <= SILENT_MS + PING_MS && sockets.length === 1; t += PING_MS) {
+      clock += PING_MS;
+      tick!();
+      await settle();
+    }
+    assert.equal(sockets.length, 2, "no new socket after the old one fell silent");
+    assert.equal(sockets[0].closed, 4000);
+    assert.ok(statuses.includes("lost"));
+    assert.equal(statuses[statuses.length - 1], "open");
+  } finally {
+    Object.assign(g, saved);
+  }
+});
