@@ -1,4 +1,4 @@
-// Generated from the pydantic models of server/protocol/ and server/api/variants.py by
+// Generated from the pydantic models of server/protocol/ (the catalogue's included) by
 // `python -m server.protocol.typescript > web/src/protocol.gen.ts`; do not edit.
 // tests/server/test_web_types.py fails when this file and the models disagree.
 /* eslint-disable */
@@ -262,6 +262,8 @@ export interface RecentEvent {
 export interface RoomInfo {
   id: string;
   status: "waiting" | "playing" | "finished";
+  /** The room's kind (it never changes): practice settles and rates nothing. */
+  kind: "practice" | "normal" | "quick" | "arena" | "tournament";
   /** The room settings (see the HTTP API). */
   settings: { [key: string]: unknown };
   /** Number of the current (or last) round, 1-based; 0 before. */
