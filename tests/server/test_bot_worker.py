@@ -3,8 +3,6 @@
 * The bots' worker starts with the server, before the playing rooms are restored (its
   start-up, seconds on a loaded machine, runs beside the restores, not after the first
   bot's turn).
-* A room whose bot is searching (or waiting for the worker to start) still answers
-  hellos and queries; its other commands wait, in order, for the bot's move.
 * The worker process is light to start: the module multiprocessing's ``spawn`` imports
   first in it (the server's CLI) imports neither the web framework nor the database, so
   the worker runs its parent's watch within a moment and dies with its parent.
@@ -18,13 +16,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
-from wsharness import FAST, running_server, simple_move
+from wsharness import FAST, running_server
 
 from server.rooms.actor import RoomActor
 from server.rooms.botplay import BotRunner
-from server.rules.views import SeatView
 from server.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,57 +61,6 @@ async def test_the_worker_starts_before_the_rooms_are_restored(settings: Setting
             assert worker != os.getpid()
     finally:
         BotRunner.start, RoomActor.start = start_bots, start_actor  # type: ignore[method-assign]
-
-
-async def test_a_room_answers_hellos_and_queries_while_its_bot_searches(
-    settings: Settings,
-) -> None:
-    async with running_server(settings, {**FAST, "bot_searches": "thread"}) as srv:
-        runner = srv.live.ctx.bots
-        release = asyncio.Event()
-        searching = asyncio.Event()
-        choose = runner.choose
-
-        async def slow(bot: Any, view: SeatView) -> Any:
-            searching.set()
-            await release.wait()  # a worker that is still starting, or a long search
-            return await choose(bot, view)
-
-        runner.choose = slow  # type: ignore[method-assign]
-        _, ana = await srv.player("Ana")
-        room = await srv.room(ana, variant="remi", seats=2, fill_with_bots=True,
-                              turn_seconds=60)
-        a = await srv.client(ana, room)
-        await a.hello()
-        await srv.start(ana, room)
-        await a.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "round_start")
-        while not searching.is_set():  # Ana plays until it is the bot's turn
-            if a.my_turn():
-                assert a.view is not None
-                assert (await a.act(simple_move(a.view)))["type"] == "ack"
-            else:
-                await asyncio.wait_for(searching.wait(), 30)
-        version = a.version
-
-        # The bot searches: a new connection's hello and a query are answered.
-        b = await srv.client(ana, room)
-        snapshot = await asyncio.wait_for(b.hello(), 30)
-        assert snapshot["type"] == "snapshot" and snapshot["version"] == version
-        b.seq += 1
-        mark = len(b.frames)
-        await b.send(
-            {"type": "query", "seq": b.seq, "query": "formations", "formations": [[0, 1, 2]]}
-        )
-        answer = await asyncio.wait_for(
-            b.wait(lambda m: m["type"] == "query_result", since=mark), 30
-        )
-        assert answer["seq"] == b.seq
-        assert a.version == version  # the bot has not moved yet
-
-        release.set()
-        await a.wait(lambda m: m["type"] == "event" and m["version"] > version)
-        await a.close()
-        await b.close()
 
 
 def test_the_cli_module_the_worker_imports_first_is_light() -> None:
