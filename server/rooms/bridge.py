@@ -6,7 +6,8 @@ client's node keeps the socket, checks each frame (size, budget, the protocol) a
 forwards the messages; the owner's actor sees a :class:`RemoteConn` like any other
 connection, and what it sends that connection goes back to the client's node, which
 writes it to the socket. The room commands of the HTTP API reach the owner the same
-way (:meth:`Bridges.call`). The envelopes (``t``: their kind):
+way (:meth:`Bridges.call`). The envelopes (:mod:`server.rooms.envelopes`; on the
+link, ``t`` names their kind):
 
 * ``m`` client's node → owner: a message of connection ``c`` (``k``: hello, action,
   rack, query, react, leave, next_round, gone; ``m``: the message's JSON) of room
