@@ -43,6 +43,7 @@ from server.rooms.actor import MOVED, PONG, error_frame
 from server.rooms.cluster import Elsewhere
 from server.rooms.conn import Conn
 from server.rooms.live import LiveRooms
+from server.wsprotocol import PING_EVENT
 
 if TYPE_CHECKING:
     from server.rooms.service import RoomEvents
@@ -190,6 +191,11 @@ class Session:
             else:
                 conn.send(error_frame(None, Code.BAD_MESSAGE, "send hello first"))
 
+    def ping_frame(self) -> None:
+        """A WebSocket ping frame (answered by the protocol): counted like any frame."""
+        if not self.conn.closed:
+            self._admit(0)
+
     def binary(self, data: bytes) -> None:
         """Handle one binary message: counted like any frame, then refused."""
         conn = self.conn
@@ -313,7 +319,9 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
             if message["type"] == "websocket.disconnect":
                 break
             text = message.get("text")
-            if text is None:
+            if message.get(PING_EVENT):
+                session.ping_frame()
+            elif text is None:
                 session.binary(message.get("bytes") or b"")
             else:
                 session.text(text)

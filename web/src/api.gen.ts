@@ -92,6 +92,7 @@ export interface JoinByCode {
 
 /** How many joker credits to buy; `request_id` makes a retry buy nothing more. */
 export interface JokerPurchase {
+  /** A JSON integer (not a string). */
   count: number;
   request_id: string;
 }

@@ -104,7 +104,11 @@ async def _played(
     services = services_of(app)
     services.rooms.events = NoRoomEvents()  # the game log is written here, not by an actor
     body = {"variant": "remi", "seats": 3, "fill_with_bots": True, **settings}
-    room = (await client.post("/api/rooms", json=body, headers=Players.auth(tokens[0]))).json()
+    if body.get("kind") == "practice":  # a practice room is private (server/rooms/options.py)
+        body["public"] = False
+    made = await client.post("/api/rooms", json=body, headers=Players.auth(tokens[0]))
+    assert made.status_code == 201, made.text
+    room = made.json()
     for i, token in enumerate(tokens[1:], start=1):
         taken = await client.post(
             f"/api/rooms/{room['id']}/seats/{i}",
