@@ -38,6 +38,7 @@ from server.practice.settings import PracticeSettings, SettingsError, parse_sett
 from server.rooms.rack import layout_error, normalize_rack
 from server.rules import Deal, Event, Match, RoundState, RuleError, replay, view_for
 from server.rules.queries import (
+    arrange,
     evaluate_formation,
     opening_lock,
     reachable_row_indices,
@@ -302,8 +303,10 @@ class PracticeRoom:
             result = {"index": index, "tiles": row_take_preview(view, index),
                       "reachable": reachable_row_indices(view),
                       "block": row_take_block(view, index)}
+        elif msg.get("query") == "arrange":
+            result = arrange(view)
         else:
-            return _frame_error(seq, "bad_message", "query: formations or row_preview")
+            return _frame_error(seq, "bad_message", "query: formations, row_preview or arrange")
         return {"type": "query_result", "seq": seq, "result": result}
 
     # ------------------------------------------------------------------ what is shown

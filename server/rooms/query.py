@@ -12,6 +12,7 @@ from server.protocol import QueryMessage
 from server.rooms import frames
 from server.rules import RoundState, spectator_view, view_for
 from server.rules.queries import (
+    arrange,
     evaluate_formation,
     opening_lock,
     reachable_row_indices,
@@ -32,6 +33,8 @@ def answer(state: RoundState | None, seat: int | None, msg: QueryMessage) -> str
             "formations": [evaluate_formation(view, f) for f in formations],
             "lock": opening_lock(view, formations, msg.taken),
         }
+    elif msg.query == "arrange":
+        result = arrange(view)
     else:
         if msg.index is None:
             return frames.error(msg.seq, "bad_message", "index: required for row_preview")

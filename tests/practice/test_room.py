@@ -107,7 +107,8 @@ def test_queries_are_the_servers_answers() -> None:
                  "formations": [hand[:3], hand[3:5]]},
                 {"type": "query", "seq": 3, "query": "formations",
                  "formations": [hand[:3]], "taken": hand[0]},
-                {"type": "query", "seq": 2, "query": "row_preview", "index": 0}):
+                {"type": "query", "seq": 2, "query": "row_preview", "index": 0},
+                {"type": "query", "seq": 4, "query": "arrange"}):
         (mine,) = checked(room.message(msg, 0.0))
         server = json.loads(query.answer(state, PLAYER, QueryMessage.model_validate(msg)))
         assert mine == server

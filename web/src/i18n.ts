@@ -535,6 +535,18 @@ const ro: Dict = {
   "summary.note.closed (joker)": "a închis cu joker",
   "summary.note.closed (hand)": "a închis din mână",
   "summary.note.closed (hand_joker)": "a închis din mână, cu joker",
+  // The table on a phone: arrange, states, how to play (web/src/table, web/src/howto.ts).
+  "table.melds.more": "mai multe formații",
+  "table.open.progress": "Deschidere: {value} din {threshold}",
+  "table.open.run.yes": "scară ✓",
+  "table.open.run.no": "fără scară încă",
+  "table.open.doubles": "sau duble: {n} din {needed}",
+  "table.open.done": "Ai deschis · {n} puncte pe masă",
+  "table.arrange": "Aranjează",
+  "table.arrange.title": "Așază piesele în cele mai bune formații găsite de motorul jocului",
+  "table.arrange.notNow": "Termină întâi luarea în curs (sau renunță la ea).",
+  "table.status.botForYou": "Un bot joacă acum pentru tine: timpul tău a expirat sau ai lipsit.",
+  "table.takeBack": "Iau locul înapoi",
 };
 
 const en: Dict = {
@@ -1014,6 +1026,18 @@ const en: Dict = {
   "err.stale_version": "The table changed meanwhile; try again.",
   "err.database_unavailable": "The database does not answer: your move was not played. Try again in a moment; acknowledged moves are kept.",
   "err.room_unreachable": "This table is played on another server and the link to it is down. The game is paused until the link returns; you will be reconnected automatically.",
+  // The table on a phone: arrange, states, how to play (web/src/table, web/src/howto.ts).
+  "table.melds.more": "more melds",
+  "table.open.progress": "Opening: {value} of {threshold}",
+  "table.open.run.yes": "run ✓",
+  "table.open.run.no": "no run yet",
+  "table.open.doubles": "or doubles: {n} of {needed}",
+  "table.open.done": "You have opened · {n} points laid",
+  "table.arrange": "Arrange",
+  "table.arrange.title": "Lay the tiles out in the best melds the game's engine finds",
+  "table.arrange.notNow": "Finish the take in progress first (or give it up).",
+  "table.status.botForYou": "A bot is playing for you now: your time ran out or you were away.",
+  "table.takeBack": "Take my seat back",
 };
 
 let lang: Lang = (() => {
