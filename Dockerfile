@@ -1,11 +1,15 @@
 # Remi online server image: `docker compose up` runs it with PostgreSQL and Redis.
 
-# 1. The browser client (served by the app at / from web/dist).
+# 1. The browser client (served by the app at / from web/dist). Its Node is the project's
+# (web/package.json "engines"; scripts/check_image.py checks they agree).
 FROM node:20-slim AS web
-WORKDIR /web
+WORKDIR /src/web
 COPY web/package.json web/package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY web/ ./
+# The build packs the server's pure Python for the offline practice: it reads ../server
+# (web/scripts/pack-python.mjs), so the stage holds the repository's layout.
+COPY server/ ../server/
 RUN npm run build
 
 # 2. The server.
@@ -31,7 +35,7 @@ COPY server ./server
 COPY migrations ./migrations
 COPY alembic.ini ./
 RUN pip install --no-deps .
-COPY --from=web /web/dist ./web/dist
+COPY --from=web /src/web/dist ./web/dist
 
 ENV REMI_DATA_DIR=/data \
     REMI_HOST=0.0.0.0 \

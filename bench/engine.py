@@ -17,7 +17,7 @@ Each rate is given per wall-clock second and per CPU second of this process
 (``time.process_time``); on a shared machine the second one is the fairer
 per-core figure.
 
-Targets (issue 2): >= 20,000 actions/s and >= 100 rounds/s per core.
+Targets: >= 20,000 actions/s and >= 100 rounds/s per core.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ import asyncpg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from server.identity import IdentityService
+from server.accounts.identity import IdentityService
 from server.rooms.journal import Journal
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomService

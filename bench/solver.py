@@ -1,4 +1,4 @@
-"""Meld solver benchmark (issue 4): time per solve on 14-15 and 21-22 tile hands.
+"""Meld solver benchmark: time per solve on 14-15 and 21-22 tile hands.
 
     .venv/bin/python bench/solver.py [--n 2000] [--seed 1]
 

@@ -3,7 +3,7 @@
 ``python -m server.cli serve [--host H] [--port P]``: apply the migrations, then run
 uvicorn. ``python -m server.cli migrate [--revision R]``: apply the migrations only.
 ``python -m server.cli verify FILE|URL|- [--commitment HEX]`` or ``verify --room ID --round
-N``: check a finished round's deal against its seed (docs/fairness.md, server/verifier.py).
+N``: check a finished round's deal against its seed (docs/fairness.md, server/fairness/verifier.py).
 Every other setting comes from the ``REMI_*`` environment (see docs/operations.md).
 :func:`uvicorn_options` gives the uvicorn options of the app (serve, tests, benchmark).
 """
@@ -19,8 +19,8 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
-from server import verifier
 from server.app import create_app
+from server.fairness import verifier
 from server.logs import configure_logging
 from server.settings import Settings
 from server.storage.migrate import migrate

@@ -52,7 +52,7 @@ class Code(StrEnum):
     SEATS_EMPTY = "seats_empty"
     ROUND_NOT_FOUND = "round_not_found"
     ROUND_NOT_FINISHED = "round_not_finished"
-    # accounts and the balance (server/accounts.py, server/economy.py)
+    # accounts and the balance (server/accounts/credentials.py, server/economy/ledger.py)
     USERNAME_TAKEN = "username_taken"
     ALREADY_CLAIMED = "already_claimed"
     BAD_CREDENTIALS = "bad_credentials"

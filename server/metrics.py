@@ -287,7 +287,8 @@ class Metrics:
     * ``action_latency_seconds{stage}``: from an action's arrival to ``ack``
       (committed) and to ``broadcast`` (last frame sent);
     * ``gc_pause_seconds{generation}``, ``gc_pause_longest_seconds{generation}``: the
-      cycle collector's pauses (:class:`GcPauses`), while :meth:`watch_gc` is on;
+      cycle collector's pauses (:class:`GcPauses`), once :meth:`GcPauses.watch` is on
+      (the app turns it on at start-up);
     * ``event_loop_lag_seconds`` (:class:`LoopLag`), ``bot_search_seconds``;
     * the node's share of the cluster (:class:`NodeCollector`): rooms owned, lease
       renewals, claims, rooms lost, fencing refusals, bridged connections, write

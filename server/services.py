@@ -6,14 +6,14 @@ from dataclasses import dataclass, field
 
 from redis.asyncio import Redis
 
-from server.accounts import Accounts
+from server.accounts.credentials import Accounts
+from server.accounts.identity import IdentityService
 from server.bus import Bus, InProcessBus
-from server.economy import Economy
-from server.identity import IdentityService
-from server.leaderboards import Leaderboards
+from server.economy.leaderboards import Leaderboards
+from server.economy.ledger import Economy
+from server.economy.profiles import Profiles
 from server.limits import CreateLimits
 from server.metrics import Metrics
-from server.profiles import Profiles
 from server.rooms.quickstart import QuickStart
 from server.rooms.service import RoomEvents, RoomService
 from server.settings import Settings

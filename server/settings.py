@@ -114,6 +114,20 @@ class Settings(BaseSettings):
         description="A name for this server process in logs and in cluster_nodes; empty: "
         "host name and process id.",
     )
+    probe_seconds: float = Field(
+        default=0.5,
+        gt=0,
+        le=10.0,
+        description="How long /readyz, /healthz and /metrics wait for the database or Redis "
+        "before counting it as not answering: each answers within a second, whatever they do.",
+    )
+    handshake_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        le=60.0,
+        description="How long a room socket's handshake waits for the database (the token, "
+        "the room) before it answers database_unavailable and closes with 1013.",
+    )
     lease_seconds: float = Field(
         default=6.0,
         ge=1.0,

@@ -16,6 +16,7 @@ message does.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import TYPE_CHECKING, Any, Protocol
@@ -224,6 +225,23 @@ def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> 
     return urlsplit(origin).netloc.lower() == host.lower()
 
 
+DATABASE_AWAY = "the server cannot reach its database just now: it connects again by itself"
+TRY_AGAIN_LATER = 1013
+"""The close of a socket whose handshake found the database away (RFC 6455 "try again
+later"): the client reconnects with its back-off."""
+
+
+async def _database_away(websocket: WebSocket, room_id: str, exc: BaseException) -> None:
+    """Answer a handshake that needed the database and did not get it: an ``error``
+    ``database_unavailable``, then close 1013 (the client tries again)."""
+    log.warning("ws_database_unavailable", extra={"room_id": room_id, "error": repr(exc)})
+    if websocket.application_state == WebSocketState.CONNECTING:
+        await websocket.accept()
+    if websocket.application_state == WebSocketState.CONNECTED:
+        await websocket.send_text(error_frame(None, Code.DATABASE_UNAVAILABLE, DATABASE_AWAY))
+        await websocket.close(code=TRY_AGAIN_LATER)
+
+
 @router.websocket("/ws/rooms/{room_id}")
 async def room_socket(websocket: WebSocket, room_id: str) -> None:
     """One player's (or spectator's) connection to a room."""
@@ -240,7 +258,12 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         await websocket.close(code=4003)
         return
     token = _token(websocket, settings.cookie_name)
-    authed = await services.identity.resolve(token) if token else None
+    try:
+        async with asyncio.timeout(settings.handshake_seconds):
+            authed = await services.identity.resolve(token) if token else None
+    except Exception as exc:  # the database is away or does not answer in time
+        await _database_away(websocket, room_id, exc)
+        return
     await websocket.accept()
     if authed is None:
         await websocket.send_text(
@@ -254,10 +277,14 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         # A bad id or code (a NUL byte, any character no id has) is no room's.
         if not is_id(room_id) or (code is not None and not is_code(code)):
             raise ServerError(Code.ROOM_NOT_FOUND, "no such room")
-        await services.rooms.get_room(room_id, player.id, code)
+        async with asyncio.timeout(settings.handshake_seconds):
+            await services.rooms.get_room(room_id, player.id, code)
     except ServerError:
         await websocket.send_text(error_frame(None, "room_not_found", f"no room {room_id!r}"))
         await websocket.close(code=4404)
+        return
+    except Exception as exc:
+        await _database_away(websocket, room_id, exc)
         return
 
     async def close(code: int) -> None:
@@ -271,6 +298,9 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         actor: Room = await live.attach(room_id, conn)
     except Elsewhere:  # this node is stopping: the client reconnects, to another one
         await websocket.close(code=MOVED)
+        return
+    except Exception as exc:  # the room's lease or log could not be read
+        await _database_away(websocket, room_id, exc)
         return
     metrics = services.metrics
     metrics.connections.inc()

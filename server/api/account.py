@@ -25,12 +25,12 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, Response, status
 from pydantic import BaseModel, Field, field_validator
 
-from server.accounts import PASSWORD_MAX, check_password, clean_username
+from server.accounts.credentials import PASSWORD_MAX, check_password, clean_username
 from server.api.cookies import device_label, set_cookie
 from server.api.deps import CurrentAuth, CurrentPlayer, ServicesDep
 from server.api.limits import client_address
 from server.api.players import PlayerOut
-from server.economy import Entry
+from server.economy.ledger import Entry
 from server.errors import Code, ServerError
 from server.ids import ID_PATTERN
 from server.rooms.live import LiveRooms

@@ -8,8 +8,8 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from server.accounts.identity import Authed, PlayerInfo
 from server.errors import Code, ServerError
-from server.identity import Authed, PlayerInfo
 from server.rooms.live import LiveRooms
 from server.services import Services
 

@@ -1,5 +1,5 @@
-"""Leaderboards (issue 24, item 5): the players by rating in a variant, and by balance;
-keyset-paginated by ``cursor`` (server/leaderboards.py)."""
+"""Leaderboards: the players by rating in a variant, and by balance;
+keyset-paginated by ``cursor`` (server/economy/leaderboards.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from fastapi import APIRouter, Path, Query
 
 from server.api.deps import ServicesDep
 from server.cursors import CURSOR_MAX
+from server.economy.leaderboards import BalanceBoard, RatingBoard
 from server.errors import Code, ServerError
-from server.leaderboards import BalanceBoard, RatingBoard
 from server.rules.variants import VARIANTS
 
 router = APIRouter(prefix="/api/leaderboards", tags=["leaderboards"])

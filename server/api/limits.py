@@ -21,10 +21,10 @@ from typing import Annotated
 from fastapi import Depends, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from server.accounts.identity import PlayerInfo
 from server.api.deps import CurrentPlayer, ServicesDep
 from server.api.errors import error_response
 from server.errors import Code, ServerError
-from server.identity import PlayerInfo
 
 # --- request bodies ----------------------------------------------------------------
 

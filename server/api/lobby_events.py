@@ -12,6 +12,7 @@ are never announced. When the bus lost Redis and subscribed again, the stream se
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -19,7 +20,7 @@ from collections.abc import AsyncIterator
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
-from server.api.deps import ServicesDep
+from server.api.deps import LiveDep, ServicesDep
 from server.bus import RESUBSCRIBED
 from server.rooms.service import RoomEvents, RoomView
 from server.services import Services
@@ -71,24 +72,39 @@ class LobbyPublisher:
     response_class=StreamingResponse,
     responses={200: {"content": {"text/event-stream": {}}}},
 )
-async def lobby_events(request: Request, services: ServicesDep) -> StreamingResponse:
+async def lobby_events(
+    request: Request, services: ServicesDep, live: LiveDep
+) -> StreamingResponse:
     """``data: {"event", "room", "status", "free_seats"}`` per change (``event``:
     ``changed``, ``started`` or ``finished``); ``data: {"event": "resync"}`` after the
     bus reconnected to Redis (refetch the lobby); a comment line every 15 s keeps proxies
-    from closing the stream."""
+    from closing the stream. The stream ends when the node begins to stop (the page
+    reconnects, to another node), so that it never holds the stop back."""
 
     async def stream() -> AsyncIterator[str]:
-        async with services.bus.subscribe(LOBBY_TOPIC) as sub:
-            yield ": lobby events\n\n"
-            while not await request.is_disconnected():
-                try:
-                    message = await asyncio.wait_for(sub.get(), KEEPALIVE_SECONDS)
-                except TimeoutError:
-                    yield ": keep-alive\n\n"
-                    continue
-                if message == RESUBSCRIBED:
-                    message = RESYNC
-                yield f"data: {json.dumps(message)}\n\n"
+        stopped = asyncio.ensure_future(live.stopping.wait())
+        try:
+            async with services.bus.subscribe(LOBBY_TOPIC) as sub:
+                yield ": lobby events\n\n"
+                while not stopped.done() and not await request.is_disconnected():
+                    got = asyncio.ensure_future(sub.get())
+                    await asyncio.wait(
+                        {got, stopped}, timeout=KEEPALIVE_SECONDS,
+                        return_when=asyncio.FIRST_COMPLETED,
+                    )
+                    if not got.done():
+                        got.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await got
+                        if not stopped.done():
+                            yield ": keep-alive\n\n"
+                        continue
+                    message = got.result()
+                    if message == RESUBSCRIBED:
+                        message = RESYNC
+                    yield f"data: {json.dumps(message)}\n\n"
+        finally:
+            stopped.cancel()
 
     return StreamingResponse(stream(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store"})

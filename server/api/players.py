@@ -9,13 +9,13 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
 from pydantic import BaseModel, Field, field_validator
 
+from server.accounts.identity import DISPLAY_NAME_MAX, PlayerInfo, clean_display_name
 from server.api.cookies import device_label, set_cookie
 from server.api.deps import CurrentPlayer, OptionalPlayer, ServicesDep
 from server.api.limits import limit_players
 from server.cursors import CURSOR_MAX
-from server.identity import DISPLAY_NAME_MAX, PlayerInfo, clean_display_name
+from server.economy.profiles import Profile
 from server.ids import ID_MAX, ID_PATTERN
-from server.profiles import Profile
 from server.rooms.service import MatchSummary, RoomView
 
 router = APIRouter(prefix="/api", tags=["players"])

@@ -1,4 +1,4 @@
-"""Quick start (issue 24, item 4): ``POST /api/quickstart`` seats the player at a waiting
+"""Quick start: ``POST /api/quickstart`` seats the player at a waiting
 table of a variant and stake, or opens one that bots fill after a short wait
 (server/rooms/quickstart.py)."""
 

@@ -16,7 +16,7 @@ from fastapi.responses import Response
 from server.api.deps import OptionalPlayer, ServicesDep
 from server.api.rooms import RoomId
 from server.errors import Code, ServerError
-from server.rounds import published_round, round_inputs
+from server.fairness.rounds import published_round, round_inputs
 from server.rules.replays import replay_steps, to_scenario
 from server.services import Services
 from server.storage.gamelog import RoundRecord

@@ -24,12 +24,12 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Request, Response, status
 from pydantic import BaseModel, Field
 
+from server.accounts.identity import SessionInfo
 from server.api.cookies import clear_cookie, device_label, set_cookie
 from server.api.deps import CurrentAuth, ServicesDep
 from server.api.limits import limit_sessions
 from server.api.players import PlayerCreated, PlayerOut
 from server.errors import Code, ServerError
-from server.identity import SessionInfo
 from server.ids import ID_MAX, ID_PATTERN, TOKEN_MAX
 from server.rooms.live import LiveRooms
 

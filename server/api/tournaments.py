@@ -16,7 +16,7 @@ from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 
 from server.api.deps import CurrentPlayer, OptionalPlayer, ServicesDep
-from server.arena import payout_table
+from server.economy.arena import payout_table
 from server.ids import ID_MAX, ID_PATTERN
 from server.tournaments.service import TournamentDetail, TournamentSummary
 

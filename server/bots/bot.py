@@ -108,8 +108,7 @@ class Bot:
 
     def take(self, ctx: Ctx) -> dict[str, Any]:
         view = ctx.view
-        family = view.variant.family
-        if family.first_turn_restricted and view.seats[ctx.seat].first_turn:
+        if ctx.facts.first_turn_restricted and view.seats[ctx.seat].first_turn:
             return {"do": "draw"}
         options = take_options(ctx, self.params)
         if not options:
@@ -129,8 +128,7 @@ class Bot:
         hand = list(view.hand)
         if len(hand) == 1:
             return {"do": "discard", "tile": hand[0]}
-        family = view.variant.family
-        if not (family.first_turn_restricted and view.seats[ctx.seat].first_turn):
+        if not (ctx.facts.first_turn_restricted and view.seats[ctx.seat].first_turn):
             plan = best_plan(ctx, hand, allow_atu=self.params.use_atu,
                              node_limit=self.params.node_limit, potential=self.params.potential)
             buy = consider_buy(ctx, plan, self.params)

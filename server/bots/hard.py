@@ -24,6 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from server.bots.bot import Bot, NormalBot
+from server.bots.facts import Facts
 from server.bots.planner import (
     Ctx,
     Params,
@@ -61,7 +62,9 @@ class HardBot(Bot):
         p = self.params
         if ctx.view.stock_count <= 0:
             return None
-        if ctx.family_a and p.rollouts_a > 0:
+        if ctx.facts.row_break and p.rollouts_a > 0:
+            # A row game (A.9) ends by a seat going out within a few turns a seat: the
+            # search runs at every take and discard.
             return p.rollouts_a, p.rollout_candidates_a, p.rollout_gate_a
         if p.rollouts > 0 and ctx.view.stock_count <= p.rollout_stock:
             return p.rollouts, p.rollout_candidates, 0.0
@@ -92,7 +95,7 @@ class HardBot(Bot):
         if setting is None:
             return action
         view = ctx.view
-        if view.variant.family.first_turn_restricted and view.seats[ctx.seat].first_turn:
+        if ctx.facts.first_turn_restricted and view.seats[ctx.seat].first_turn:
             return action
         cands = take_candidates(ctx, action, self.params)
         return action if cands is None else self._choose(ctx, cands, setting)
@@ -105,9 +108,10 @@ class HardBot(Bot):
         if action["do"] == "discard":
             cands = discard_candidates(ctx, action, self.params, setting[1])
             return self._choose(ctx, cands, setting)
-        if action["do"] == "lay" and not ctx.opened and not ctx.family_a:
-            # Open now, or wait (discard) for a better opening / a closing from hand. (Not in
-            # family A: there the play-outs judge this worse than the policy, bench/regret.py.)
+        if action["do"] == "lay" and not ctx.opened and not ctx.facts.laid_credits:
+            # Open now, or wait (discard) for a better opening / a closing from hand (B.11).
+            # (Not where laid tiles score: there the play-outs judge this worse than the
+            # policy, bench/regret.py.)
             return self._choose(ctx, [action, super().discard(ctx)], setting)
         return action
 
@@ -208,7 +212,8 @@ class HardBot(Bot):
         if n <= 0 or f == JOKER:
             return 0.0
         hv = ctx.hand_values
-        if not ctx.family_a and info.opened and f in ctx.know.fit_faces(13):
+        facts = ctx.facts
+        if facts.take_layoff and info.opened and f in ctx.know.fit_faces(facts.top_rank):
             return hv[f] + 25.0  # B.4: laid off at once
         pool = self._pool(ctx)
         size = min(info.tiles, len(pool))
@@ -217,12 +222,12 @@ class HardBot(Bot):
         hits = 0
         for _ in range(n):
             hand = self.rng.sample(pool, size)
-            if _makes_meld(f, hand, ctx.family_a):
+            if _makes_meld(f, hand, facts):
                 hits += 1
         p = hits / n
         if not info.opened:
             p *= 0.25  # it would have to open with that tile in the same move
-        gain = (hv[f] + 20.0) if ctx.family_a else (hv[f] + 15.0)
+        gain = (hv[f] + 20.0) if facts.laid_credits else (hv[f] + 15.0)
         return p * gain
 
 
@@ -253,21 +258,21 @@ def discard_candidates(ctx: Ctx, first: dict[str, Any], params: Params,
     return out
 
 
-def _makes_meld(f: int, hand: Sequence[int], family_a: bool) -> bool:
+def _makes_meld(f: int, hand: Sequence[int], facts: Facts) -> bool:
     """Whether face ``f`` forms a new meld with two tiles of ``hand`` (faces)."""
     jokers = sum(1 for g in hand if g == JOKER)
     r, s = rank_of(f), suit_of(f)
     suits = {suit_of(g) for g in hand if g != JOKER and rank_of(g) == r} - {s}
     if len(suits) + jokers >= 2:
         return True
-    top = 14 if family_a else 13
+    top = facts.top_rank
     have = set()
     for g in hand:
         if g != JOKER and suit_of(g) == s:
             have.add(rank_of(g))
-            if family_a and rank_of(g) == 1:
+            if facts.ace_high and rank_of(g) == 1:
                 have.add(14)
-    ranks = [r, 14] if (family_a and r == 1) else [r]
+    ranks = [r, 14] if (facts.ace_high and r == 1) else [r]
     for x in ranks:
         for a, b in ((x - 2, x - 1), (x - 1, x + 1), (x + 1, x + 2)):
             if a < 1 or b > top:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from server.bots.facts import Facts, facts_of
 from server.bots.knowledge import Knowledge
 from server.bots.legal import check
 from server.bots.solver import (
@@ -109,7 +110,7 @@ class Plan:
 class Ctx:
     view: SeatView
     seat: int
-    family_a: bool
+    facts: Facts
     opened: bool
     opened_with: str | None
     know: Knowledge
@@ -127,10 +128,9 @@ def make_ctx(view: SeatView, picked: set[int] | None = None,
              params: Params | None = None) -> Ctx:
     seat = view.seat if view.seat is not None else 0
     variant = view.variant
-    family = variant.family
     me = view.seats[seat]
     hv = variant_tables(variant)[0]
-    return Ctx(view, seat, family.has_atu, me.opened, me.opened_with,
+    return Ctx(view, seat, facts_of(variant), me.opened, me.opened_with,
                Knowledge.from_view(view, picked), hv, params or Params())
 
 
@@ -138,7 +138,7 @@ def make_ctx(view: SeatView, picked: set[int] | None = None,
 def out_bonus(ctx: Ctx) -> tuple[float, float]:
     """(going-out bonus, bonus when the last tile is a joker) in the solver's units."""
     v = ctx.view.variant
-    if ctx.family_a:
+    if ctx.facts.laid_credits:
         tempo = ctx.params.going_out_tempo
         base = v.out_bonus + tempo
         joker = v.out_bonus_joker + tempo
@@ -148,7 +148,8 @@ def out_bonus(ctx: Ctx) -> tuple[float, float]:
     from_hand = not any(s.opened for s in ctx.view.seats)
     mult = 2 if from_hand else 1
     tempo = ctx.params.going_out_tempo
-    return float(101 * mult + tempo), float(202 * mult + tempo + 60)
+    win = ctx.facts.win_bonus
+    return float(win * mult + tempo), float(2 * win * mult + tempo + 60)
 
 
 def specs(ctx: Ctx, *, forced: int | None = None, allow_atu: bool = True,
@@ -166,14 +167,15 @@ def specs(ctx: Ctx, *, forced: int | None = None, allow_atu: bool = True,
         hv = list(ctx.hand_values)
         hv[JOKER] -= ctx.params.joker_keep
         common["hand_values"] = tuple(hv)
-    if ctx.family_a:
+    if not ctx.facts.doubles:
         atu = None
-        if (allow_atu and view.atu is not None and view.atu_taken_by is None):
+        if (ctx.facts.atu and allow_atu and view.atu is not None
+                and view.atu_taken_by is None):
             atu = face_of(view.atu)
         return [(spec_for(variant, ctx.opened, atu_face=atu, **common),
                  None if ctx.opened else "points")]
-    # Family B: a joker may be laid off, and the taken discard may go to a lay-off.
-    common["forced_layoff_ok"] = ctx.opened and extra_layoff_ok
+    # Doubles (B.6, B.7); the taken discard may go to a lay-off (B.4).
+    common["forced_layoff_ok"] = ctx.facts.take_layoff and ctx.opened and extra_layoff_ok
     if ctx.opened:
         kinds = {SET, RUN}
         if ctx.opened_with == "doubles":
@@ -198,11 +200,11 @@ def best_plan(ctx: Ctx, hand: Sequence[int], *, forced: int | None = None,
     """The best playable arrangement of ``hand`` (ids), judged by :func:`estimate`."""
     faces = [face_of(t) for t in hand]
     view = ctx.view
-    atu_id = view.atu if ctx.family_a and view.atu_taken_by is None else None
+    atu_id = view.atu if ctx.facts.atu and view.atu_taken_by is None else None
     rules = view.variant.meld_rules
     best: Plan | None = None
     hands: list[tuple[list[int], list[int], int | None]] = [(list(hand), faces, None)]
-    if (ctx.params.joker_close and not ctx.family_a and ctx.opened_with != "doubles"
+    if (ctx.params.joker_close and ctx.facts.joker_layoff and ctx.opened_with != "doubles"
             and JOKER in faces and forced is None and future_share(ctx) > 0.0):
         # Also plan with one joker held back for a joker closing (B.11).
         j = next(t for t in hand if face_of(t) == JOKER)
@@ -244,13 +246,14 @@ def estimate(ctx: Ctx, plan: Plan, *, potential: bool = True) -> float:
     sure = ctx.params.stock_aware and ctx.view.stock_count <= ctx.view.players
     if sure and not sol.going_out:
         return sure_score(ctx, plan, opened_after)
-    if ctx.family_a:
+    unopened = float(ctx.facts.unopened_score)
+    if ctx.facts.laid_credits:
         laid = sum(sum(m.window.pos) for m in sol.melds) + sum(
             sum(m.window.pos[: len(m.faces)]) for m in sol.layoffs)
         if opened_after:
             value = laid - lam * sum(hv[f] for f in left) - 2.0 * len(left)
         else:
-            value = -100.0 - 0.3 * lam * sum(hv[f] for f in left) - 2.0 * len(left)
+            value = unopened - 0.3 * lam * sum(hv[f] for f in left) - 2.0 * len(left)
     else:
         if opened_after:
             mult = 2 if (plan.opening or ctx.opened_with) == "doubles" else 1
@@ -258,7 +261,7 @@ def estimate(ctx: Ctx, plan: Plan, *, potential: bool = True) -> float:
             if ctx.params.joker_close and JOKER in left and not sol.going_out:
                 value += joker_hold(ctx, plan, mult * lam)
         else:
-            value = -202.0 - 0.2 * lam * sum(hv[f] for f in left) - 2.0 * len(left)
+            value = unopened - 0.2 * lam * sum(hv[f] for f in left) - 2.0 * len(left)
     if sol.going_out:
         ob, obj = out_bonus(ctx)
         value += obj if left and left[0] == JOKER else ob
@@ -271,7 +274,8 @@ def joker_hold(ctx: Ctx, plan: Plan, weight: float) -> float:
     """Family B: what holding one joker for the close is worth beyond its penalty."""
     if ctx.opened_with == "doubles" or plan.opening == "doubles":
         return 0.0  # a doubles opener may not lay it off onto its own doubles later
-    spots = [m for m in plan_table(ctx, plan) if (m.kind == RUN and len(m.tiles) < 13)
+    top = ctx.facts.top_rank
+    spots = [m for m in plan_table(ctx, plan) if (m.kind == RUN and len(m.tiles) < top)
              or (m.kind == SET and len(m.tiles) < 4)]
     if not spots:
         return 0.0
@@ -292,14 +296,12 @@ def sure_score(ctx: Ctx, plan: Plan, opened_after: bool) -> float:
     sol = plan.sol
     hv = ctx.hand_values
     hand = sum(hv[f] for f in sol.left)
-    if ctx.family_a:
-        if not opened_after:
-            return -100.0 - 0.01 * hand
+    if not opened_after:
+        return ctx.facts.unopened_score - 0.01 * hand
+    if ctx.facts.laid_credits:
         laid = sum(sum(m.window.pos) for m in sol.melds) + sum(
             sum(m.window.pos[: len(m.faces)]) for m in sol.layoffs)
         return laid - hand - 0.5 * len(sol.left)
-    if not opened_after:
-        return -202.0 - 0.01 * hand
     mult = 2 if (plan.opening or ctx.opened_with) == "doubles" else 1
     return -mult * hand - 0.5 * len(sol.left)
 
@@ -317,7 +319,7 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
     know = ctx.know
     unseen = know.unseen
     hv = ctx.hand_values
-    family_a = ctx.family_a
+    facts = ctx.facts
     lam = know.urgency * ctx.params.urgency_scale
     n = len(faces)
     keep = [0.0] * n
@@ -334,7 +336,7 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
 
     def tile_gain(f: int, kind: str, rank: int) -> float:
         w = lam if opened else 0.5
-        return w * hv[f] + (pv(kind, rank) if family_a else 0.0) + 4.0
+        return w * hv[f] + (pv(kind, rank) if facts.laid_credits else 0.0) + 4.0
 
     total = 0.0
     # Sets (and B doubles): same rank, different suits.
@@ -350,7 +352,7 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
             for s in present:
                 keep[by_face[FACE[r][s]][0]] += val / 2
     # Runs: neighbours and one-gap pairs of one suit.
-    top = 14 if family_a else 13
+    top = facts.top_rank
     for s in range(4):
         def has(rank: int, suit: int = s) -> bool:
             if rank < 1 or rank > top:
@@ -381,7 +383,7 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
                 keep[by_face[fa][0]] += val / 2
                 keep[by_face[fb][0]] += val / 2
     # Doubles (family B): a lone tile whose twin is unseen, or a pair already held.
-    if not family_a and (ctx.opened_with == "doubles" or not ctx.opened):
+    if facts.doubles and (ctx.opened_with == "doubles" or not ctx.opened):
         pairs = sum(1 for f, idx in by_face.items() if f != JOKER and len(idx) >= 2)
         p = ctx.params
         weight = 1.0 if ctx.opened_with == "doubles" else (
@@ -399,7 +401,7 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
                 total += val
                 keep[idx[0]] += val
     # Lay-off spots on the table (useful now if opened, later otherwise).
-    fit = know.fit_faces(ctx.view.variant.meld_rules.top_rank)
+    fit = know.fit_faces(facts.top_rank)
     for i, f in enumerate(faces):
         if f == JOKER:
             keep[i] += 80.0
@@ -488,15 +490,15 @@ def consider_buy(ctx: Ctx, base: Plan | None, params: Params) -> dict[str, Any] 
                      for x in ctx.table]
         new_table[k].tiles[pos] = tile
         new_table[k].owners[pos] = ctx.seat
-        sub = Ctx(view, ctx.seat, ctx.family_a, ctx.opened, ctx.opened_with,
+        sub = Ctx(view, ctx.seat, ctx.facts, ctx.opened, ctx.opened_with,
                   Knowledge(ctx.know.unseen, ctx.know.copies, new_table, ctx.know.urgency,
                             ctx.know.progress, ctx.know.picked), ctx.hand_values, ctx.params,
                   ctx.errors)
         plan = best_plan(sub, new_hand, node_limit=params.node_limit)
         if plan is None:
             continue
-        credit = float(pv(m.kind, m.rank_at(pos))) if ctx.family_a else 0.0
-        if ctx.family_a and m.owners[pos] != ctx.seat:
+        credit = float(pv(m.kind, m.rank_at(pos))) if ctx.facts.laid_credits else 0.0
+        if ctx.facts.laid_credits and m.owners[pos] != ctx.seat:
             credit += pv(m.kind, m.rank_at(pos)) * 0.5  # an opponent loses that credit
         # The joker must do something this turn: it leaves the hand in the plan.
         joker_laid = JOKER not in plan.sol.left
@@ -530,7 +532,7 @@ def take_options(ctx: Ctx, params: Params) -> list[tuple[float, dict[str, Any]]]
                              node_limit=params.node_limit, potential=params.potential)
             if plan is None:
                 continue
-            if not plan.ids.uses_forced_in_meld and ctx.family_a:
+            if not plan.ids.uses_forced_in_meld and not ctx.facts.take_layoff:
                 continue
             action = _take_action(ctx, plan, index, taken)
             if action is None or check(view, action) is not None:
@@ -562,14 +564,15 @@ def _could_meld(f: int, others: Sequence[int], ctx: Ctx) -> bool:
     same_rank = {suit_of(g) for g in others if g != JOKER and rank_of(g) == r} - {s}
     if len(same_rank) >= 2:
         return True
-    if not ctx.family_a and ctx.opened and f in ctx.know.fit_faces(13):
+    facts = ctx.facts
+    if facts.take_layoff and ctx.opened and f in ctx.know.fit_faces(facts.top_rank):
         return True
-    if not ctx.family_a and f in others:
+    if facts.doubles and f in others:
         return True  # a double
     ranks = {rank_of(g) for g in others if g != JOKER and suit_of(g) == s}
-    if ctx.family_a and 1 in ranks:
+    if facts.ace_high and 1 in ranks:
         ranks.add(14)
-    rr = [r, 14] if (r == 1 and ctx.family_a) else [r]
+    rr = [r, 14] if (r == 1 and facts.ace_high) else [r]
     return any((x - 1 in ranks and x + 1 in ranks) or (x + 1 in ranks and x + 2 in ranks)
                or (x - 1 in ranks and x - 2 in ranks) for x in rr)
 
@@ -577,7 +580,7 @@ def _could_meld(f: int, others: Sequence[int], ctx: Ctx) -> bool:
 def _take_action(ctx: Ctx, plan: Plan, index: int, taken: int) -> dict[str, Any] | None:
     ids = plan.ids
     melds = [{"kind": k, "tiles": list(t)} for k, t in ids.melds]
-    if ctx.family_a:
+    if ctx.facts.row_break:
         if not melds:
             return None
         return {"do": "take_row", "index": index, "melds": melds}
@@ -602,7 +605,7 @@ def discard_scores(ctx: Ctx, params: Params, rng_noise: float = 0.0) -> list[tup
                 for t in allowed]
     lam = ctx.know.urgency * params.urgency_scale
     if not ctx.opened:
-        lam *= params.unopened_value_a if ctx.family_a else params.unopened_value_b
+        lam *= params.unopened_value_a if ctx.facts.laid_credits else params.unopened_value_b
     keep = [0.0] * len(hand)
     if params.potential:
         _, keep = hand_potential(ctx, faces, ctx.opened)
@@ -617,7 +620,7 @@ def discard_scores(ctx: Ctx, params: Params, rng_noise: float = 0.0) -> list[tup
         dup = seen.get(f, 0)
         seen[f] = dup + 1
         k = keep[i] if dup == 0 else 0.0
-        if ctx.family_a and dup:
+        if not ctx.facts.doubles and dup:
             k -= 2.0  # a second copy of a face builds nothing a first copy doesn't
         k += core.get(f, 0.0) if dup == 0 else core.get(-f - 1, 0.0)
         score = lam * hv[f] - k
@@ -631,7 +634,7 @@ def _core_melds(ctx: Ctx, faces: Sequence[int], params: Params) -> dict[int, flo
     """Keep value of tiles in complete melds of the hand (ignoring the threshold)."""
     variant = ctx.view.variant
     kinds = {SET, RUN}
-    if not ctx.family_a and ctx.opened_with == "doubles":
+    if ctx.facts.doubles and ctx.opened_with == "doubles":
         kinds = {DOUBLE}
     spec = spec_for(variant, True, kinds=frozenset(kinds), node_limit=min(3000, params.node_limit))
     sol = solve(faces, spec)
@@ -641,7 +644,7 @@ def _core_melds(ctx: Ctx, faces: Sequence[int], params: Params) -> dict[int, flo
         for f in m.faces:
             key = f if f not in out else -f - 1
             out[key] = out.get(key, 0.0) + 25.0 + hv[f]
-    if not ctx.family_a and not ctx.opened:
+    if ctx.facts.doubles and not ctx.opened:
         # Pairs toward a doubles opening.
         dspec = spec_for(variant, True, kinds=frozenset({DOUBLE}), node_limit=500)
         dsol = solve(faces, dspec)
@@ -662,12 +665,13 @@ def danger(ctx: Ctx, f: int) -> float:
     for step in range(1, players):
         o = (ctx.seat + step) % players
         info = view.seats[o]
-        weight = 1.0 if step == 1 else (0.35 if ctx.family_a else 0.0)
+        # A.9: any later seat may take the tile from the row; B.4: only the next one.
+        weight = 1.0 if step == 1 else (0.35 if ctx.facts.row_break else 0.0)
         if weight == 0.0:
             continue
-        if not ctx.family_a:
+        if ctx.facts.take_layoff:
             # B.4: the next seat takes the discard only to use it at once.
-            if info.opened and f in ctx.know.fit_faces(13):
+            if info.opened and f in ctx.know.fit_faces(ctx.facts.top_rank):
                 risk += weight * (hv[f] + 25.0)
             continue
         # A.9: a tile taken from the row must go into a new meld with the taker's tiles;

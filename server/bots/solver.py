@@ -153,7 +153,7 @@ def spec_for(variant: Variant, opened: bool, **kw: object) -> Spec:
                 kinds=kinds, opened=opened, threshold=variant.threshold,
                 run_required=variant.run_required, doubles_needed=variant.doubles_threshold,
                 joker_layoff=family.joker_layoff,
-                w_pos=1.0 if family.has_atu else 0.0)
+                w_pos=1.0 if family.scores_laid else 0.0)
     for key, value in kw.items():
         setattr(spec, key, value)
     return spec

@@ -34,7 +34,7 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from server.economy import NoJokerCredit
+from server.economy.ledger import NoJokerCredit
 from server.errors import Code
 from server.protocol import ActionMessage, Hello, RackMessage, action_dict
 from server.rooms import devices, frames, pause, presence, query, restore, rounds, timers

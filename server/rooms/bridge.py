@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 from redis.asyncio import Redis
 
+from server.accounts.identity import PlayerInfo
 from server.errors import Code, ServerError
-from server.identity import PlayerInfo
 from server.protocol import ProtocolError, parse_client
 from server.rooms.actor import MOVED, RoomActor
 from server.rooms.conn import Conn

@@ -29,7 +29,7 @@ found committed with the same values counts as the write (``Journal._write_one``
 So the room waits for the truth, its state stays the log's, and a move is in the
 log once.
 
-The balance ("cont", :mod:`server.economy`): a round's finish settles its scores into
+The balance ("cont", :mod:`server.economy.ledger`): a round's finish settles its scores into
 the balances of the seats' players in the transaction that writes the scores, once
 (the finish of a round finished already does nothing; each settlement has a unique
 ledger key besides); a joker button's action spends its credit in the transaction that
@@ -78,7 +78,7 @@ from sqlalchemy.exc import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from server.economy import settle_round, spend_joker
+from server.economy.ledger import settle_round, spend_joker
 from server.metrics import LATENCY_BUCKETS, LatencyHistogram
 from server.storage.database import Database
 from server.storage.leases import Fence, Fenced, stale_rooms
@@ -211,8 +211,8 @@ class Journal:
 
         ``spend`` = (player, room, round number): the action is the 101 joker button of
         a seat with a player, whose joker credit is spent in the same transaction
-        (:func:`~server.economy.spend_joker`); without a credit the action is not logged
-        and :class:`~server.economy.NoJokerCredit` is raised."""
+        (:func:`~server.economy.ledger.spend_joker`); without a credit the action is not logged
+        and :class:`~server.economy.ledger.NoJokerCredit` is raised."""
         values = {
             "round_id": round_id,
             "seq": seq,

@@ -43,7 +43,7 @@ from server.rooms.service import RoomView
 from server.storage.leases import Fence, Fenced
 
 if TYPE_CHECKING:
-    from server.identity import PlayerInfo
+    from server.accounts.identity import PlayerInfo
     from server.metrics import Metrics
     from server.rooms.service import RoomEvents
     from server.services import Services
@@ -149,6 +149,8 @@ class LiveRooms:
         self.watching = asyncio.Event()
         """Set once this instance listens to the other instances' revocations."""
         self.started = False
+        self.stopping = asyncio.Event()
+        """Set when the node begins to stop: long HTTP streams (the lobby's events) end."""
         self.rooms_dropped = 0
         """Rooms stopped because another node took their lease."""
         self.rooms_fenced = 0
@@ -184,6 +186,7 @@ class LiveRooms:
         self.ctx.journal.start()
         self.started = True
         self.cluster.draining = False
+        self.stopping.clear()
         self._sessions_task = asyncio.create_task(self._watch_sessions())
         self._quick_task = asyncio.create_task(self._quick_start_loop())
         redis = self.services.redis
@@ -354,6 +357,7 @@ class LiveRooms:
         if self.cluster.draining:
             return
         self.cluster.draining = True
+        self.stopping.set()
         tasks = (self._heartbeat_task, self._sessions_task, self._cluster_task,
                  self._cluster_watch, self._quick_task)
         for task in tasks:

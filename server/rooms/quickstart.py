@@ -1,4 +1,4 @@
-"""Quick start (issue 24, item 4): one button per variant seats the player at a table.
+"""Quick start: one button per variant seats the player at a table.
 
 :meth:`QuickStart.join` (``POST /api/quickstart``), in one transaction:
 
@@ -31,9 +31,9 @@ from datetime import timedelta
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server.economy import room_kind
+from server.accounts.identity import PlayerInfo
+from server.economy.ledger import room_kind
 from server.errors import Code, ServerError
-from server.identity import PlayerInfo
 from server.rooms.options import RoomSettings, RoundsEnd
 from server.rooms.service import RoomService, RoomView
 from server.rules.variants import VARIANTS, get_variant

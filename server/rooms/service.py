@@ -31,10 +31,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server import cursors
-from server.arena import arena_settings, take_stakes
-from server.economy import room_kind
+from server.accounts.identity import PlayerInfo, new_id
+from server.economy.arena import arena_settings, take_stakes
+from server.economy.ledger import room_kind
 from server.errors import Code, ServerError
-from server.identity import PlayerInfo, new_id
 from server.rooms.options import RoomSettings
 from server.settings import Settings
 from server.storage.database import Database
@@ -356,7 +356,7 @@ class RoomService:
 
     @staticmethod
     async def _take_stakes(session: AsyncSession, room: Room, seats: list[Seat]) -> None:
-        """An arena table's stakes into its pot (server/arena.py), in the start's
+        """An arena table's stakes into its pot (server/economy/arena.py), in the start's
         transaction: ``insufficient_balance`` (and no start) when one is not covered."""
         settings = RoomSettings.model_validate(room.settings)
         seated = [(s.seat, s.player_id) for s in seats if s.player_id is not None]

@@ -120,6 +120,8 @@ class Family:
     joker_button: bool  # B.9: the room option exists
     faces: str  # "cards" (ranks and suits, §1) or "numbers" (numbers and colours)
     rack_rows: int  # rows of the player's rack at the table (a hand of 15 or of 22)
+    scores_laid: bool  # A.16: laid tiles score (laid − hand); B.12: only penalties
+    unopened_score: int  # a seat that never opened: A.16 flat −100, B.12 −202
 
     def tile_ids(self, short_game: bool) -> tuple[int, ...]:
         return FULL_SET_IDS
@@ -171,6 +173,8 @@ class FamilyA(Family):
     joker_button = False
     faces = "cards"
     rack_rows = 2
+    scores_laid = True
+    unopened_score = FLAT_UNOPENED_A
 
     def tile_ids(self, short_game: bool) -> tuple[int, ...]:
         return SHORT_SET_IDS if short_game else FULL_SET_IDS
@@ -251,6 +255,8 @@ class FamilyB(Family):
     joker_button = True
     faces = "numbers"
     rack_rows = 3
+    scores_laid = False
+    unopened_score = -B_UNOPENED_PENALTY
 
     def hand_sizes(self, short_game: bool) -> tuple[int, int]:
         return (22, 21)  # B.1

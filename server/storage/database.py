@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 from sqlalchemy import create_engine, event, make_url, text
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, ExceptionContext
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -126,7 +126,23 @@ def build_engine(settings: Settings) -> AsyncEngine:
     engine = create_async_engine(url, **kwargs)
     if settings.is_sqlite:
         _configure_sqlite(engine.sync_engine)
+    else:
+        event.listen(engine.sync_engine, "handle_error", _busy_connection_is_lost)
     return engine
+
+
+BUSY_CONNECTION = "another operation is in progress"
+"""What asyncpg says of a connection used while an earlier statement's answer is still
+awaited on it (that statement's caller was cancelled or paused at the wrong moment)."""
+
+
+def _busy_connection_is_lost(context: ExceptionContext) -> None:
+    """Count a connection asyncpg calls busy (:data:`BUSY_CONNECTION`) as lost: the pool
+    throws it away, and every caller's retry of a lost connection applies (the journal's
+    writes, the next ping), instead of handing it out again to fail the same way."""
+    if BUSY_CONNECTION in str(context.original_exception):
+        context.is_disconnect = True
+        context.invalidate_pool_on_disconnect = False
 
 
 def build_sqlite_sync_engine(settings: Settings) -> Engine:

@@ -12,8 +12,8 @@ it acknowledges or broadcasts anything (the round, action and rack writes throug
    additions, in one transaction;
 4. :meth:`GameLog.record_match` when the end condition is met: exactly once
    per room (the primary key on ``match_results.room_id``), and the room
-   becomes ``finished``; the match is rated (:mod:`server.ratings`) and an
-   Arena table's pot paid (:func:`server.arena.pay_pot`) in the same transaction.
+   becomes ``finished``; the match is rated (:mod:`server.economy.ratings`) and an
+   Arena table's pot paid (:func:`server.economy.arena.pay_pot`) in the same transaction.
 
 On start-up :meth:`GameLog.unfinished_rooms` and :meth:`GameLog.load` give
 everything needed to rebuild each live room by replaying its current round;
@@ -37,8 +37,8 @@ from sqlalchemy import Connection, Table, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server.arena import pay_pot
-from server.ratings import rate_match
+from server.economy.arena import pay_pot
+from server.economy.ratings import rate_match
 from server.storage.database import Database
 from server.storage.leases import Fence, Fenced, check_fence, stale_rooms
 from server.storage.models import (
@@ -257,8 +257,8 @@ class GameLog:
         fence: Fence | None = None,
     ) -> bool:
         """Store the match result, finish the room, rate the match
-        (:func:`server.ratings.rate_match`) and pay an Arena table's pot
-        (:func:`server.arena.pay_pot`), in one transaction; False if it was already stored.
+        (:func:`server.economy.ratings.rate_match`) and pay an Arena table's pot
+        (:func:`server.economy.arena.pay_pot`), in one transaction; False if it was already stored.
 
         The primary key on ``match_results.room_id`` makes this exactly-once even when
         two writers race (tests/server/storage/test_gamelog.py): the second one's insert

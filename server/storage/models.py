@@ -96,11 +96,11 @@ class Player(Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     username: Mapped[str | None] = mapped_column(String(32), default=None)
-    """Null for a guest; case-folded (server/accounts.py), unique."""
+    """Null for a guest; case-folded (server/accounts/credentials.py), unique."""
     password_hash: Mapped[str | None] = mapped_column(String(255), default=None)
     """Argon2id (argon2-cffi); null for a guest. Never logged, never sent."""
     balance: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    """The player's "cont": always the sum of ``ledger.amount`` (server/economy.py)."""
+    """The player's "cont": always the sum of ``ledger.amount`` (server/economy/ledger.py)."""
     joker_credits: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """Joker credits of the 101 button (B.9): always the sum of ``ledger.credits``."""
 
@@ -398,7 +398,7 @@ class MatchResult(Base):
 
 class Rating(Base):
     """A player's skill rating in one variant (openskill's Plackett–Luce model,
-    server/ratings.py): ``mu`` and ``sigma``, and ``rating`` = mu − 3·sigma (openskill's
+    server/economy/ratings.py): ``mu`` and ``sigma``, and ``rating`` = mu − 3·sigma (openskill's
     ordinal), what the leaderboard sorts by; ``matches`` rated so far."""
 
     __tablename__ = "ratings"

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from server.payouts import ranking
+from server.economy.payouts import ranking
 
 Seating = list[str | None]
 """A table's seats: a player's id, or None for a bot."""

@@ -17,9 +17,9 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Connection, select
 from sqlalchemy.exc import IntegrityError
 
+from server.accounts.identity import PlayerInfo
+from server.economy.payouts import split
 from server.errors import Code, ServerError
-from server.identity import PlayerInfo
-from server.payouts import split
 from server.rooms.options import RoomSettings
 from server.rooms.service import PlayerRef
 from server.settings import Settings

@@ -2,7 +2,7 @@
 
 Seed 001: "În turnee, rezultatele rundelor contează numai pentru clasament, iar premiile
 se acordă la final." The functions take a synchronous ``Connection`` inside the caller's
-transaction (``run_sync``, as :mod:`server.economy`'s); each begins with a conditional
+transaction (``run_sync``, as :mod:`server.economy.ledger`'s); each begins with a conditional
 update of the tournament's row that only one transaction can make (PostgreSQL makes a
 concurrent one wait for it, then finds the row changed; SQLite has one writer), and
 keys that are unique back it up. So a change retried, or made by two servers at once,
@@ -32,10 +32,10 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Row, Table, func, insert, select, update
 
-from server.economy import change, pay
+from server.accounts.identity import new_id
+from server.economy.ledger import change, pay
+from server.economy.payouts import split
 from server.errors import Code, ServerError
-from server.identity import new_id
-from server.payouts import split
 from server.rooms.options import RoomSettings, RoundsEnd
 from server.settings import TournamentSeries
 from server.storage.models import (
@@ -419,7 +419,7 @@ def _close_stage(conn: Connection, tournament_id: str, number: int, now: datetim
 
 
 def _pay_prizes(conn: Connection, t: Row[Any], final: TableResult) -> None:
-    """The pool shared by the final table's standings (:func:`server.payouts.split`:
+    """The pool shared by the final table's standings (:func:`server.economy.payouts.split`:
     equal totals share; bots get nothing), each prize a ledger row; each finalist's
     place and prize on their entry."""
     eligible = [p is not None for p in final.seating]

@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 from server.bots import BOT_LEVELS, fallback_action, make_bot
+from server.bots.facts import facts_of
 from server.bots.legal import check
+from server.rules.catalogue import variant_facts
 from server.rules.state import new_round
+from server.rules.variants import VARIANTS
 from server.rules.views import SeatView, view_for
 
 from .helpers import play_round
@@ -87,3 +90,26 @@ def test_fallback_is_always_legal(variant: str) -> None:
         view = view_for(state, seat)
         assert check(view, fallback_action(view)) is None
         state.apply(seat, bots[seat].act(view))
+
+
+@pytest.mark.parametrize("variant_id", sorted(VARIANTS))
+def test_facts_are_the_catalogue_s(variant_id: str) -> None:
+    variant = VARIANTS[variant_id]
+    facts, cat = facts_of(variant), variant_facts(variant)
+    assert facts.atu == cat["atu"] and facts.row_break == cat["row_break"]
+    assert facts.ace_high == cat["ace_high"] and facts.joker_layoff == cat["joker_layoff"]
+    assert facts.doubles == ("double" in cat["meld_kinds"])
+    assert facts.take_layoff == ("take_discard" in cat["take_actions"])
+    assert facts.top_rank == (14 if cat["ace_high"] else 13)
+    assert facts.first_turn_restricted == cat["first_turn_restricted"]
+    assert facts.laid_credits == (cat["family"] == "A")
+    assert facts.unopened_score == (-100 if cat["family"] == "A" else -202)
+
+
+def test_bot_code_asks_facts_not_families() -> None:
+    """Variant facts come from server.bots.facts, not from branches on the family."""
+    root = Path(__file__).resolve().parents[2] / "server" / "bots"
+    for path in root.glob("*.py"):
+        text = path.read_text()
+        assert "family_a" not in text, path.name
+        assert "family.name" not in text, path.name

@@ -1,4 +1,4 @@
-"""The provably fair deal (issue 20 item 1, docs/fairness.md): the test vectors of the
+"""The provably fair deal (docs/fairness.md): the test vectors of the
 document, its reference implementation against the engine's shuffle, the spread of the
 shuffle, and the checks of a finished round on random rounds of every variant: a true
 round passes, and every kind of tampering (seed, commitment, deal, action, result) fails.

@@ -1,4 +1,4 @@
-"""Property tests: random legal play of whole rounds in every variant (issues 2 and 3).
+"""Property tests: random legal play of whole rounds in every variant.
 
 Every round is played by :mod:`server.rules.playout` (plus some random junk
 actions the engine may accept or refuse). After every action the test checks:

@@ -1,5 +1,5 @@
 """server/rules and server/bots must run under Pyodide: standard library only, no I/O,
-no clock, no threads, no global random (DEVELOPERS.md; issue 2 item 2, issue 4)."""
+no clock, no threads, no global random (DEVELOPERS.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Replays and scenario export (issue 20 item 2): for random rounds of every variant, the
+"""Replays and scenario export: for random rounds of every variant, the
 replay ends where the round ended, and the round written as a scenario file passes the
 scenario runner (../shared/SCENARIOS.md) with the same result; a tampered file fails."""
 

@@ -200,7 +200,7 @@ def test_a16_order_pair_then_etalat_joker_then_atu() -> None:
     r = result(s)
     assert r.scores == [1020, 20, -200]
     assert (r.breakdown[0].multiplier, r.breakdown[0].atu_pair) == (4, 50)
-    # Each doubling named in the order applied (issue 18: the summary says why ×4).
+    # Each doubling named in the order applied (the summary says why ×4).
     assert [b.doublings for b in r.breakdown] == [["joker_out", "atu_ace"], ["atu_ace"],
                                                   ["atu_ace"]]
 

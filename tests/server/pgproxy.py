@@ -8,6 +8,10 @@ of PostgreSQL's answer reaching the client, as when a network drops at that mome
 :meth:`PgProxy.refuse_connections` makes it answer the next new connections as a
 PostgreSQL that is starting up does (SQLSTATE 57P03, "the database system is starting
 up"), as after a crash and restart, while the connections already open go on.
+
+:meth:`PgProxy.blackhole` makes it a network that drops every packet: nothing goes
+either way on the connections open, and new ones get no answer, until
+:meth:`PgProxy.restore` (what was held then goes through, as TCP would resend it).
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ class PgProxy:
         self._refuse = 0  # how many new connections to answer "starting up"
         self.refused = 0
         self._server: asyncio.Server | None = None
+        self._open = asyncio.Event()  # clear: a blackhole
+        self._open.set()
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._client, "127.0.0.1", 0)
@@ -46,6 +52,14 @@ class PgProxy:
     def cut_at_next_commit(self, after: bool) -> None:
         """Cut the next connection that sends ``COMMIT``, after forwarding it or before."""
         self._armed = after
+
+    def blackhole(self) -> None:
+        """Hold every byte, both ways, on every connection, and answer no new one."""
+        self._open.clear()
+
+    def restore(self) -> None:
+        """End the blackhole: what was held goes through."""
+        self._open.set()
 
     def refuse_connections(self, count: int) -> None:
         """Answer the next ``count`` new connections "the database system is starting up"."""
@@ -71,11 +85,13 @@ class PgProxy:
             self.refused += 1
             await self._refused(reader, writer)
             return
+        await self._open.wait()
         up_reader, up_writer = await asyncio.open_connection(*self.upstream)
         holding = asyncio.Event()  # set: nothing more goes back to the client
 
         async def to_server() -> None:
             while data := await reader.read(65536):
+                await self._open.wait()
                 armed = self._armed
                 if armed is not None and b"COMMIT" in data.upper():
                     self._armed = None
@@ -91,6 +107,7 @@ class PgProxy:
 
         async def to_client() -> None:
             while data := await up_reader.read(65536):
+                await self._open.wait()
                 if holding.is_set():
                     return
                 writer.write(data)

@@ -1,4 +1,4 @@
-"""The Arena (issue 19 item 1) on both stores: a stake per seat from the offered list,
+"""The Arena on both stores: a stake per seat from the offered list,
 taken from each balance into a pot when the match starts; the pot paid by the match's
 standings in the transaction that records the result, once whoever retries it; a table
 abandoned by every human paid by the standings of that moment; the ledger's sums hold."""
@@ -15,9 +15,9 @@ import pytest
 from sqlalchemy import select
 from wsharness import FAST, play_until, running_server
 
-from server.economy import Economy
+from server.accounts.identity import IdentityService, PlayerInfo
+from server.economy.ledger import Economy
 from server.errors import ServerError
-from server.identity import IdentityService, PlayerInfo
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomService
 from server.settings import Settings

@@ -1,4 +1,4 @@
-"""Any node accepts any request (issue 16, items 2 and 3), with two servers in this
+"""Any node accepts any request, with two servers in this
 process on one database and one Redis.
 
 A client whose socket reaches the node that does not play its room is bridged to the

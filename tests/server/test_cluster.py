@@ -1,4 +1,4 @@
-"""Several server nodes as separate processes (issue 16, item 5): three uvicorn nodes on
+"""Several server nodes as separate processes: three uvicorn nodes on
 one PostgreSQL and one Redis, on loopback, with the four clients of each room spread
 over the nodes and bot matches running (one of them ends after two rounds).
 

@@ -1,4 +1,4 @@
-"""Losing PostgreSQL under a playing room (issue 16, item 4): moves are refused with a
+"""Losing PostgreSQL under a playing room: moves are refused with a
 clear error, nothing acknowledged is lost, play resumes when it returns; liveness and
 readiness are told apart (a node whose database is away is alive, not ready; a node
 whose Redis is away is both).

@@ -1,4 +1,4 @@
-"""The balance ("cont") and joker credits (issue 24, items 2 and 3), on both stores:
+"""The balance ("cont") and joker credits, on both stores:
 settlement exactly once per room, round and seat whatever the retries, the concurrency
 and the crashes; the balance always the sum of its ledger; a joker credit spent once,
 and refused without one."""
@@ -15,9 +15,9 @@ import pytest
 from sqlalchemy import func, select
 
 import server.rooms.journal as journal_module
-from server.economy import Economy, NoJokerCredit
+from server.accounts.identity import IdentityService, PlayerInfo
+from server.economy.ledger import Economy, NoJokerCredit
 from server.errors import ServerError
-from server.identity import IdentityService, PlayerInfo
 from server.rooms.journal import Journal
 from server.rooms.match import joker_availability
 from server.rooms.options import RoomSettings

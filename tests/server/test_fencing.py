@@ -1,4 +1,4 @@
-"""One owner per room (issue 16, item 1): room leases with fencing epochs.
+"""One owner per room: room leases with fencing epochs.
 
 A stale owner's writes (moves, rounds, rack layouts, versions, the match result, seats)
 are refused by the database itself; a claim bumps the epoch; a live node's lease cannot
@@ -22,7 +22,7 @@ from sqlalchemy.exc import DBAPIError
 from websockets.exceptions import ConnectionClosed
 from wsharness import Client, running_server, simple_move
 
-from server.identity import IdentityService, PlayerInfo
+from server.accounts.identity import IdentityService, PlayerInfo
 from server.rooms.journal import Journal
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomService

@@ -26,7 +26,7 @@ from pgproxy import PgProxy
 from sqlalchemy import exc as sa_exc
 from sqlalchemy import func, make_url, select
 
-from server.identity import IdentityService
+from server.accounts.identity import IdentityService
 from server.protocol.common import MAX_SEQ
 from server.rooms.journal import Journal, JournalStopped
 from server.rooms.options import RoomSettings

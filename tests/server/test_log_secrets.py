@@ -1,4 +1,4 @@
-"""Invite codes and tokens never appear in the logs (issue 23, item 10): uvicorn logs each
+"""Invite codes and tokens never appear in the logs: uvicorn logs each
 request's path with its query string, and ``?code=<invite code>`` used to be written out
 as is. The server is started the way operators start it, ``python -m server.cli serve``,
 so the logging is the CLI's own."""
@@ -13,7 +13,7 @@ import httpx
 from serverproc import start_server
 from websockets.sync.client import connect
 
-from server.identity import hash_token
+from server.accounts.identity import hash_token
 
 PASSWORD = "correct-horse-battery-24"
 WRONG = "wrong-horse-battery-24"

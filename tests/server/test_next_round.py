@@ -1,4 +1,4 @@
-"""The pause between rounds (issue 18 item 1): the next deal waits for the round pause
+"""The pause between rounds: the next deal waits for the round pause
 or for every connected human's ``next_round`` (the summary read), whichever is first;
 bots and players who are gone never hold it back."""
 

@@ -1,4 +1,4 @@
-"""A crash of the server leaves no process behind (issue 23, item 8): after a kill -9
+"""A crash of the server leaves no process behind: after a kill -9
 of ``python -m server.cli serve``, its bot-search worker and multiprocessing's
 resource tracker used to run on, two orphans per crash."""
 

@@ -1,4 +1,4 @@
-"""Quick start (issue 24, item 4), on both stores: two players pressing at once land at
+"""Quick start, on both stores: two players pressing at once land at
 the same table; a table opened by quick start fills with bots after its wait, or starts
 at once when full; a waiting normal room of the variant and stake is joined first."""
 
@@ -14,9 +14,9 @@ from conftest import Players
 from fastapi import FastAPI
 from sqlalchemy import update
 
+from server.accounts.identity import IdentityService
 from server.app import create_app
-from server.economy import Economy
-from server.identity import IdentityService
+from server.economy.ledger import Economy
 from server.rooms.quickstart import QuickStart
 from server.rooms.service import RoomService
 from server.settings import Settings

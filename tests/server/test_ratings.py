@@ -1,4 +1,4 @@
-"""Ratings (issue 24, item 5), on both stores: a finished match changes its players'
+"""Ratings, on both stores: a finished match changes its players'
 ratings as openskill's Plackett–Luce model says (the expected values computed here with
 openskill itself), exactly once per match whatever the retries, the concurrency and a
 crash between the match's end and its rating; practice and bot-only matches change
@@ -15,8 +15,8 @@ from openskill.models import PlackettLuce
 from sqlalchemy import func, select, update
 
 import server.storage.gamelog as gamelog_module
-from server.economy import Economy
-from server.identity import IdentityService, PlayerInfo
+from server.accounts.identity import IdentityService, PlayerInfo
+from server.economy.ledger import Economy
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomService
 from server.settings import Settings

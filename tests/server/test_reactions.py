@@ -1,4 +1,4 @@
-"""Quick reactions (issue 18 item 8): a seat's fixed phrase or emoji reaches everyone in
+"""Quick reactions: a seat's fixed phrase or emoji reaches everyone in
 the room, spectators included; free text is refused, a spectator cannot react, and a
 seat past the burst limit is told so while the connection stays open."""
 

@@ -1,4 +1,4 @@
-"""Resends answered with the original result (issue 23 item 9): a resend of a logged
+"""Resends answered with the original result: a resend of a logged
 move gets its original ``ack`` with its original version however many messages came
 after it, after a restart, and from an earlier round; another message with that seq is
 ``seq_reused``. Rack and refused messages are not logged (docs/protocol.md says what

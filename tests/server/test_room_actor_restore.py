@@ -69,7 +69,7 @@ async def test_commit_before_ack_and_restore_after_restart(settings: Settings) -
             }
         )
         again = await b.wait(lambda m: m["type"] in ("ack", "error"), since=mark)
-        # Its original ack, with the version it had (before issue 23: the room's current).
+        # Its original ack, with the version it had (not the room's current one).
         assert again == draw
         assert len(await _logged(srv2.live.services.db, room)) == 2
         a = await srv2.client(ana, room)

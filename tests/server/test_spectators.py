@@ -1,4 +1,4 @@
-"""Spectators (issue 20 item 3): anyone may watch a public table live with the spectator
+"""Spectators: anyone may watch a public table live with the spectator
 view — no hand, no stock order, a move log from the snapshot's ``recent`` — and nobody
 outside a private room can open its socket. The leak scan (test_ws_leak.py) checks every
 frame a spectator receives against every hidden tile."""

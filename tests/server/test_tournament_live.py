@@ -1,4 +1,4 @@
-"""Tournaments played by the live rooms (issue 19 items 2, 4, 5), on both stores: a
+"""Tournaments played by the live rooms, on both stores: a
 sit-and-go of 8 whose registered players never come, so bots play their seats, through
 both stages to its prizes; and the same with the server stopped between the stages, a
 new one going on from the database. Each stage is made once, each prize paid once, and

@@ -1,4 +1,4 @@
-"""Tournaments (issue 19 item 2, 4, 5) on both stores, without live rooms: each table's
+"""Tournaments on both stores, without live rooms: each table's
 match result is recorded by the test, with the totals it chooses. Registration takes the
 fee, the stages seat the players and advance them by their standings, the final table's
 standings share the pool, and every step is made once however often, and however
@@ -17,9 +17,9 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from server.economy import Economy
+from server.accounts.identity import IdentityService, PlayerInfo
+from server.economy.ledger import Economy
 from server.errors import ServerError
-from server.identity import IdentityService, PlayerInfo
 from server.rooms.service import NoRoomEvents, RoomView
 from server.services import build_services
 from server.settings import Settings, TournamentSeries

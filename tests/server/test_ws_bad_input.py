@@ -1,4 +1,4 @@
-"""Bad input on the room socket (issue 23, item 6), on both stores: a bad room id or
+"""Bad input on the room socket, on both stores: a bad room id or
 invite code closes with 4404 (PostgreSQL refused a NUL byte with an internal error),
 and deeply nested JSON gets ``bad_message`` with the socket left open."""
 

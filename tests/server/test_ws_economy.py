@@ -1,4 +1,4 @@
-"""The joker button and the balance in a live room (issue 24, items 2 and 3): the 101
+"""The joker button and the balance in a live room: the 101
 button spends the player's joker credit once, is refused without one, and every
 finished round of a normal room settles into the seats' balances."""
 

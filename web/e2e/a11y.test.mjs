@@ -1,6 +1,6 @@
-// An automated accessibility check (issue 18 item 10): axe-core (the npm package, run in
+// An automated accessibility check: axe-core (the npm package, run in
 // the page) on the lobby, the waiting room and the table, at a phone size and the
-// desktop, and on a finished round's replay and deal check (issue 20); no violation of impact "serious" or "critical" is allowed. Each violation
+// desktop, and on a finished round's replay and deal check; no violation of impact "serious" or "critical" is allowed. Each violation
 // found is printed with its rule, impact and the elements it names.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";

@@ -1,4 +1,4 @@
-// Accounts in the browser (issue 24, items 1 and 7): a guest sees the balance and joker
+// Accounts in the browser: a guest sees the balance and joker
 // credits, claims an account (username and password), and signs in with it from a second
 // browser context: the same player, the same balance, in Romanian and in English.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Sounds and quick reactions (issue 18 item 8), two players in two browsers (a desktop and
+// Sounds and quick reactions, two players in two browsers (a desktop and
 // a phone): a reaction from the panel shows beside the sender's seat on both screens; a
 // muted player's reactions no longer show; a seat that reacts too fast is told so. The
 // sounds: the other player's draw and discard and the start of one's own turn are played

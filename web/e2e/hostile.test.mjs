@@ -1,4 +1,4 @@
-// Hostile display names (issue 23, item 12), on the page as the server serves it (its
+// Hostile display names, on the page as the server serves it (its
 // Content-Security-Policy on): markup in a name (`<img src=x onerror=…>`, `"><script>…`),
 // a right-to-left name beside the page's own words, the longest word a name may be, in the
 // lobby's public room list, the waiting room, at the table (a phone at 390×844 too) and on

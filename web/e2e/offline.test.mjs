@@ -1,4 +1,4 @@
-// The offline practice (issue 17): the page loaded once online caches itself (service
+// The offline practice: the page loaded once online caches itself (service
 // worker); then, with the browser offline and the server stopped, a reload opens the
 // lobby, which says that online games need a connection, and a practice game on this
 // device (the Python engine and bots under Pyodide in a worker) plays a whole round to

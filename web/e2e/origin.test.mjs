@@ -1,4 +1,4 @@
-// The server's own address always works, whatever its port (issue 18 item 9): with
+// The server's own address always works, whatever its port: with
 // REMI_ALLOWED_ORIGINS naming only another address, a practice game is played over the
 // socket. A page whose origin the server refuses (here through a proxy that rewrites the
 // Host header, as a misconfigured front proxy does: its cookie-authenticated requests and

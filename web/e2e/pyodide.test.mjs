@@ -1,4 +1,4 @@
-// The engine the offline practice runs (issue 17 item 5), without a browser: the built
+// The engine the offline practice runs, without a browser: the built
 // bundle's Python (dist/pyodide/remi-python.zip) holds the repository's own files, byte
 // for byte and all of them, each with the bytecode the build compiled (hash-checked
 // against it); Pyodide in node (the same npm package the page bundles), with the build's

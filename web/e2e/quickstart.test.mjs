@@ -1,4 +1,4 @@
-// Quick start and the leaderboards in the browser (issue 24, items 4, 5 and 7): two
+// Quick start and the leaderboards in the browser: two
 // players press the same variant's quick start at once and land at the same table; the
 // match (one round, the players' turns timing out so that bots play them) is rated and
 // settled; the leaderboard lists both by rating and by balance, and a profile shows the

@@ -71,7 +71,7 @@ test("Remi 101: take the last discard, the joker button", { timeout: 120_000 }, 
   await touchDrag(page, `[data-testid=row-${top.index}]`, slotSel(free));
   await page.waitForSelector(`${slotSel(free)}.pending[data-tile="${top.tile}"]`);
   assert.ok(await page.locator("[data-testid=lay]").isDisabled());
-  // The same running total as the lay button's (issue 18 item 4): the seat has not opened
+  // The same running total as the lay button's: the seat has not opened
   // (the deal of SEED leaves a valid formation on the rack, so there is a total to show).
   // (It says "Ia și etalează" until the server's answer for this rack has come.)
   await page.waitForFunction(() => /Ia și deschide cu \d+/.test(document.querySelector("[data-testid=lay]")?.textContent ?? ""));

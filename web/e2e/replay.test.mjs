@@ -1,4 +1,4 @@
-// Replays (issue 20 item 2): a finished round of a public table played by bots, linked from
+// Replays: a finished round of a public table played by bots, linked from
 // the player's profile (the match history) and from the score sheet; step by step (first, previous, next, last, the keyboard, play at a speed)
 // with every hand, the stock in order and the atu as the server's replay has them, each
 // step's move in words (Romanian and English); the link shared with another player, who

@@ -1,4 +1,4 @@
-// Sessions in the browser (issue 23, item 10): a second tab of the same player opening the
+// Sessions in the browser: a second tab of the same player opening the
 // same table takes the seat, and the first tab shows plainly that the seat is played
 // elsewhere, with a button that takes it back. Then another device, signed in with a token
 // of its own, signs the other devices out: the first browser's table is closed and it is

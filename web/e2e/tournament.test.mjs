@@ -1,4 +1,4 @@
-// Tournaments and the Arena (issue 19): a player registers for a sit-and-go of 4 in the
+// Tournaments and the Arena: a player registers for a sit-and-go of 4 in the
 // lobby (the fee leaves the balance), three others register (through the API; they never
 // come: bots play their seats), the tournament starts, the player opens its page, goes to
 // the final table and plays it to its end, and the page shows the standings and the

@@ -1,4 +1,4 @@
-// The deal anyone can check (issue 20 item 1): a Remi 101 round played by bots, dealt while
+// The deal anyone can check: a Remi 101 round played by bots, dealt while
 // its player watched; the verify page recomputes in the browser SHA-256(seed) and the
 // shuffle of the seed, and compares them with the round's record, with the commitment and
 // the hand this browser was given at the deal; another player's browser, which never saw

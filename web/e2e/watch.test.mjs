@@ -1,4 +1,4 @@
-// Spectators (issue 20 item 3): a public table being played is listed in the lobby with
+// Spectators: a public table being played is listed in the lobby with
 // "Watch"; a player who is not seated opens it and follows it live: the seats, the row,
 // the melds and the move log, with no rack, no hand and no reactions; a private table is
 // not listed.

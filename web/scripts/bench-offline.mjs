@@ -1,4 +1,4 @@
-// Benchmark of the offline practice (issue 17 item 6; not a test): `node scripts/bench-offline.mjs`
+// Benchmark of the offline practice (not a test): `node scripts/bench-offline.mjs`
 // after `npm run build`. Starts the real server on a loopback port (as the browser tests
 // do) behind a small counting proxy, and Debian's chromium, then prints: the bytes the
 // server sent on the first visit (every request of the page, its workers and the service

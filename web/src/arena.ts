@@ -1,4 +1,4 @@
-// The lobby's Arena (issue 19 item 1): the Arena tables waiting for players, by stake,
+// The lobby's Arena: the Arena tables waiting for players, by stake,
 // and a form to open one. Each seat's stake is taken from its player's balance when the
 // match starts; the pot goes to the best standings (GET /api/arena: the stakes offered and
 // how a pot is shared). The lobby hands this box the waiting rooms it loads (update).

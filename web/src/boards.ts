@@ -1,4 +1,4 @@
-// Leaderboards and player profiles (issue 24, items 5 and 6), each on its own route so
+// Leaderboards and player profiles, each on its own route so
 // that the lobby stays short on a phone: #/leaderboard/<variant> (by rating in the
 // variant) or #/leaderboard/balance, and #/player/<id>. The server computes everything
 // (ratings: openskill's Plackett–Luce, docs/economy.md); these pages only show its pages

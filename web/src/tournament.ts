@@ -1,4 +1,4 @@
-// Tournaments (issue 19): the lobby's list of those open for registration or being played
+// Tournaments: the lobby's list of those open for registration or being played
 // (fee, players, start time, prize table; register / withdraw) and a tournament's page
 // (#/tournament/<id>): its entries and each stage's tables with their live standings, a
 // link to play one's own table or to watch the others. The server moves the tournament on

@@ -1,4 +1,4 @@
-"""Accounts over HTTP (issue 24, item 1): a guest claims a username and a password and
+"""Accounts over HTTP: a guest claims a username and a password and
 signs in with them on another device (the same player: seats and balance carry over);
 the password changes; sign-ins are limited per address and per username; a request
 authenticated by the cookie from another site's page is refused (server/api/origin.py).

@@ -1,4 +1,4 @@
-"""Ids at the HTTP edge (issue 23, item 6): a NUL byte or any character outside
+"""Ids at the HTTP edge: a NUL byte or any character outside
 ``[A-Za-z0-9_-]`` in a room id, player id, invite code or token is refused with 422
 on both stores, never reaches the database (PostgreSQL refused NUL with a 500)."""
 

@@ -1,4 +1,4 @@
-"""The fair deal over the wire (issue 20 item 1, docs/fairness.md): rounds played by bots
+"""The fair deal over the wire (docs/fairness.md): rounds played by bots
 are verified from their published record (GET /api/rooms/{id}/rounds/{n}/verify), by the
 server, by ``python -m server.cli verify`` on the saved file, on the URL and from the
 database; the commitment a watcher got at the deal and the seed it got at the end are the
@@ -19,7 +19,8 @@ import pytest
 from conftest import base_settings
 from wsharness import BOT_ROUNDS, Client, Server, running_server, two_player_room
 
-from server import cli, verifier
+from server import cli
+from server.fairness import verifier
 from server.settings import Settings
 
 

@@ -1,4 +1,4 @@
-"""Leaderboards, profiles and match history over HTTP (issue 24, items 5 and 6), on both
+"""Leaderboards, profiles and match history over HTTP, on both
 stores: keyset pages that neither repeat nor skip a row; a profile's figures from the
 rounds and matches played; a private room's match listed only to its players."""
 
@@ -13,7 +13,7 @@ from conftest import Players
 from fastapi import FastAPI
 from openskill.models import PlackettLuce
 
-from server.economy import change
+from server.economy.ledger import change
 from server.rooms.service import NoRoomEvents
 from server.services import Services
 from server.storage.models import Rating, utcnow

@@ -1,4 +1,4 @@
-"""Limits at the HTTP edge (issue 23, item 5): request bodies over
+"""Limits at the HTTP edge: request bodies over
 ``REMI_MAX_BODY_BYTES`` are refused with 413 before they are read whole (eight 64 MB
 POSTs took the server to 1 GB), and the requests that create something are
 rate-limited per client address and per player with 429 and ``Retry-After``."""

@@ -1,4 +1,4 @@
-"""Replays over HTTP (issue 20 item 2): a finished round's every step with all hands, and
+"""Replays over HTTP: a finished round's every step with all hands, and
 its scenario file, which the scenario runner replays to the same result; a private
 room's rounds only for its players; a round being played shows nothing."""
 

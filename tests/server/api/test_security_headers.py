@@ -1,4 +1,4 @@
-"""Security headers (issue 23, item 12): the page, its static files and the API are served
+"""Security headers: the page, its static files and the API are served
 with a Content-Security-Policy without inline script (no clickjacking: ``frame-ancestors
 'none'``), ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY`` and a referrer
 policy; the client's page itself has no inline script the policy would block."""

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from server.accounts.identity import IdentityService, PlayerInfo
 from server.errors import ServerError
-from server.identity import IdentityService, PlayerInfo
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomService
 from server.settings import Settings

@@ -10,7 +10,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 
-from server.identity import IdentityService, hash_token
+from server.accounts.identity import IdentityService, hash_token
 from server.settings import Settings
 from server.storage.database import Database, build_engine
 from server.storage.migrate import alembic_config, current_revision, head_revision, migrate

@@ -1,4 +1,4 @@
-// Which short sounds a room message calls for (issue 18 item 8): pure, so the rules of
+// Which short sounds a room message calls for: pure, so the rules of
 // "when" are unit-tested without a browser. The sounds themselves are sounds.ts's.
 
 import type { ServerMessage } from "../protocol.gen";

@@ -1,4 +1,4 @@
-// Quick reactions at the table (issue 18 item 8): a fixed set of phrases and emoji (no
+// Quick reactions at the table: a fixed set of phrases and emoji (no
 // free text), sent as `react`, shown beside the seat for a few seconds when the room's
 // `reaction` arrives. A player can mute another player's reactions on this device. The
 // server limits how often a seat may react (`reactions_limited`).

@@ -1,4 +1,4 @@
-// Short sounds for the table (issue 18 item 8), made by the Web Audio API: no sound file
+// Short sounds for the table, made by the Web Audio API: no sound file
 // to download. On or off by the header's button, remembered on this device. Each sound
 // played is also announced as a `remi:sound` event on window (its detail the cue's name).
 

@@ -2,7 +2,7 @@
 
 Seed 001: "În Arena, rezultatele rundelor contează numai pentru clasament; premiul se
 acordă din mize." A room of kind ``arena`` settles no round into the balances
-(:data:`server.economy.SETTLED_KINDS`); instead:
+(:data:`server.economy.ledger.SETTLED_KINDS`); instead:
 
 * :func:`arena_settings`: at its creation the table's ``stake`` must be one of
   ``REMI_ARENA_STAKES``; its payout table is fixed then (``REMI_ARENA_PAYOUT_3`` / ``_4``,
@@ -12,7 +12,7 @@ acordă din mize." A room of kind ``arena`` settles no round into the balances
   that starts the room; a balance that no longer covers it refuses the start.
 * :func:`pay_pot`: when the match result is recorded, in the same transaction
   (:meth:`server.storage.gamelog.GameLog.record_match`), the pot goes to the seats by the
-  match's standings (:func:`server.payouts.split`: equal totals share): a ledger row
+  match's standings (:func:`server.economy.payouts.split`: equal totals share): a ledger row
   ``pot:<room>:<seat>`` each. The match result is recorded once per room and each key
   once, so the pot is paid once. A player who left keeps the seat (a bot plays it) and
   the stake stays in the pot; a match every human abandoned is recorded with the
@@ -30,9 +30,9 @@ from typing import cast
 
 from sqlalchemy import Connection, Table, func, select
 
-from server.economy import change, pay, room_kind
+from server.economy.ledger import change, pay, room_kind
+from server.economy.payouts import split
 from server.errors import Code, ServerError
-from server.payouts import split
 from server.rooms.options import RoomSettings
 from server.settings import Settings
 from server.storage.models import LedgerEntry, Room, Seat

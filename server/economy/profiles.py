@@ -1,8 +1,8 @@
-"""A player's profile (issue 24, item 5): their ratings and rating history, and their
+"""A player's profile: their ratings and rating history, and their
 figures per variant: matches, wins, rounds, average round score, and the rates of the
 rounds where they opened and where they went out.
 
-The figures count the rooms whose kind is rated (:data:`server.ratings.RATED_KINDS`:
+The figures count the rooms whose kind is rated (:data:`server.economy.ratings.RATED_KINDS`:
 not practice), whoever played the seat (a bot for the player while away included, as
 for the balance). A match counts once finished; a round once finished. Openings and
 going out count the rounds whose result told them (every round since migration 0007,
@@ -21,8 +21,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import and_, case, func, select
 
+from server.economy.ratings import RATED_KINDS, ordinal
 from server.errors import Code, ServerError
-from server.ratings import RATED_KINDS, ordinal
 from server.storage.database import Database
 from server.storage.models import MatchResult, Player, Rating, RatingChange, Room, RoundScore, Seat
 

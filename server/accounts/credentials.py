@@ -27,8 +27,8 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
+from server.accounts.identity import PlayerInfo
 from server.errors import Code, ServerError
-from server.identity import PlayerInfo
 from server.storage.database import Database
 from server.storage.models import Player
 
@@ -58,7 +58,7 @@ def check_password(password: str) -> str:
 
 
 class Accounts:
-    """Claims, sign-ins and password changes (the sessions: server/identity.py)."""
+    """Claims, sign-ins and password changes (the sessions: server/accounts/identity.py)."""
 
     def __init__(self, db: Database, hasher: PasswordHasher | None = None) -> None:
         self._db = db

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select, update
 
-from server.economy import Economy
+from server.economy.ledger import Economy
 from server.storage.database import Database
 from server.storage.models import Player, PlayerSession, moved_token_marker, utcnow
 

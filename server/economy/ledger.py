@@ -161,7 +161,7 @@ def pay(
     seat: int | None = None,
 ) -> bool:
     """Take ``amount`` from the player's balance with its ledger row (an Arena stake, a
-    tournament's entry fee: :mod:`server.arena`, :mod:`server.tournaments`), unless the
+    tournament's entry fee: :mod:`server.economy.arena`, :mod:`server.tournaments`), unless the
     change named ``key`` is made already (False then); ``insufficient_balance`` when the
     balance does not cover it (the balance never goes below zero this way)."""
     if has_key(conn, key):

@@ -19,7 +19,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any, TextIO
 
-from server.rounds import published_round
+from server.fairness.rounds import published_round
 from server.rules.fairness import Check, parse_record, verify
 from server.settings import Settings
 from server.storage.database import Database

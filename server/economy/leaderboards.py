@@ -1,12 +1,12 @@
-"""Leaderboards (issue 24, item 5): the players by rating in a variant, and by balance.
+"""Leaderboards: the players by rating in a variant, and by balance.
 
 Both are keyset-paginated (:mod:`server.cursors`): a page's ``next_cursor`` is the sort
 key of its last row, and each row has its place (1 for the first), counted for the
 page's first row and then one by one. Equal ratings or balances are ordered by player id.
 
-* By rating (:mod:`server.ratings`): ``rating`` = mu − 3·sigma, the players with at
+* By rating (:mod:`server.economy.ratings`): ``rating`` = mu − 3·sigma, the players with at
   least ``REMI_LEADERBOARD_MIN_MATCHES`` rated matches in the variant.
-* By balance ("cont", :mod:`server.economy`): the players who have played at least one
+* By balance ("cont", :mod:`server.economy.ledger`): the players who have played at least one
   settled round (a guest who never played is not listed).
 
 A player appears under their display name and id; usernames (sign-in names) are never

@@ -1,4 +1,4 @@
-"""Skill ratings per variant (issue 24, item 5): openskill's Plackett–Luce model.
+"""Skill ratings per variant: openskill's Plackett–Luce model.
 
 A finished match of a rated kind (:data:`RATED_KINDS`: normal, quick start, Arena,
 tournament; never practice) is a free-for-all of its 2 to 4 seats, ranked by their
@@ -36,7 +36,7 @@ from typing import Any, cast
 from openskill.models import PlackettLuce
 from sqlalchemy import Connection, Table, insert, select, update
 
-from server.economy import room_kind
+from server.economy.ledger import room_kind
 from server.storage.locks import lock
 from server.storage.models import Rating, RatingChange, Room, Seat, utcnow
 

@@ -1,7 +1,7 @@
 """Standings and prize splits: who placed where at a table, and how a pot or a prize pool
 is shared by those places (docs/economy.md, "Arena" and "Tournaments").
 
-Pure functions (no I/O), shared by the Arena's pot (:mod:`server.arena`) and the
+Pure functions (no I/O), shared by the Arena's pot (:mod:`server.economy.arena`) and the
 tournaments' prizes (:mod:`server.tournaments`). A higher total is a better standing
 (the match's winners are the seats with the highest total, A.17).
 
