@@ -161,7 +161,7 @@ for (const size of SIZES) {
     const page = await player.page();
     const errors = [];
     page.on("pageerror", (e) => errors.push(e.message));
-    await startPractice(page, server.url, "Ana", "remi");
+    await startPractice(page, server.url, "Ana", "remi45");
     const before = await waitMyTurn(page);
     // Not opened: the threshold and the progress toward it, whoever's turn it is.
     await page.waitForFunction(() => /Deschidere: \d+ din 45/.test(document.querySelector("[data-testid=open-progress]")?.textContent ?? ""));
@@ -192,7 +192,7 @@ for (const size of SIZES) {
   });
 }
 
-test("phone-360: a fresh Remi 101 deal marks no pair with a cross; arrange offers doubles", { timeout: 180_000 }, async () => {
+test("phone-360: a fresh Remi 101 deal marks no pair with a cross; arrange lays out melds only", { timeout: 180_000 }, async () => {
   const server = await startServer({ REMI_E2E_SEEDS: "e2e-101" });
   const player = await launch(PHONE_360);
   running.push(player, { close: () => server.stop() });
@@ -204,9 +204,20 @@ test("phone-360: a fresh Remi 101 deal marks no pair with a cross; arrange offer
   assert.equal(await page.locator("[data-testid=rack] .fbad").count(), 0, "no ✗ on a fresh deal");
   assert.match(await page.locator("[data-testid=open-progress]").textContent(), /din 101.*duble: \d+ din 5/);
   await shot(page, "table-101-fresh-phone-360.png");
+  const before = await read(page);
   await page.click("[data-testid=arrange]");
-  await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=rack] .flabel .fkind")].some((el) => /dublă/.test(el.textContent)));
+  await page.waitForFunction(
+    (old) => {
+      const now = [...document.querySelectorAll("[data-testid=rack] [data-slot]")].map((el) => el.dataset.tile ?? "").join(",");
+      return now !== old && !document.querySelector("[data-testid=rack] .flabel.unknown:not(:empty)") && document.querySelectorAll("[data-testid=rack] .flabel.valid").length > 0;
+    },
+    before.rack.map((x) => (x.tile === null ? "" : String(x.tile))).join(","),
+    { timeout: 15_000 },
+  );
+  // Every formation the engine laid out is a meld (runs, sets, and doubles where it found
+  // equal pairs left over); nothing is marked wrong.
   assert.equal(await page.locator("[data-testid=rack] .fbad").count(), 0);
+  assert.equal(await page.locator("[data-testid=rack] .flabel.invalid").count(), 0);
   assert.deepEqual(await rackInView(page), []);
   await shot(page, "arranged-101-phone-360.png");
 });

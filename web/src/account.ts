@@ -4,11 +4,12 @@
 // shows its answers (docs/economy.md).
 import * as api from "./api";
 import { h, toast } from "./dom";
-import { reason, t } from "./i18n";
+import { failureText, reason, translated, t } from "./i18n";
 
 function showError(err: unknown): void {
-  if (err instanceof api.ApiError) toast(reason(err.code, err.message), "error", err.message);
-  else toast(String(err));
+  // The server's English is shown only when the page has no words of its own for the code.
+  if (err instanceof api.ApiError) toast(reason(err.code, err.message), "error", translated(err.code) ? undefined : err.message);
+  else toast(failureText(err));
 }
 
 function field(id: string, label: string, type: string, autocomplete: string): [HTMLElement, HTMLInputElement] {

@@ -167,7 +167,7 @@ const ro: Dict = {
   "board.empty": "Nimeni încă.",
   "board.balance.caption": "Jucătorii după cont",
   "board.rating.caption": "Jucătorii după rating la {variant}",
-  "board.rating.hint": "Ratingul (μ − 3σ, modelul Plackett–Luce al openskill) se schimbă după fiecare meci terminat, normal, de start rapid, Arena sau turneu; antrenamentul nu contează.",
+  "board.rating.hint": "Fiecare jucător nou pornește de la 1500. Ratingul urcă sau coboară după fiecare meci terminat (normal, start rapid, Arena, turneu), după locul tău și puterea celorlalți; antrenamentul nu contează.",
   "profile.title": "Profil",
   "profile.mine": "Profilul meu",
   "profile.since": "Joacă din {date}",
@@ -370,7 +370,7 @@ const ro: Dict = {
   "replay.share": "Linkul rundei",
   "replay.share.hint": "Oricine are linkul poate urmări runda; runda unei camere private o văd doar jucătorii ei.",
   "replay.download": "Descarcă scenariul (JSON)",
-  "replay.download.hint": "Scenariul (formatul din SCENARIOS.md) se rulează cu python -m server.rules.scenario și ajunge la același rezultat.",
+  "replay.download.hint": "Fișierul păstrează runda mutare cu mutare: rejucat de motorul jocului, ajunge la același rezultat.",
   "replay.verify": "Verifică împărțirea",
   "replay.notFinished": "Runda se joacă încă: reluarea și sămânța ei apar după ce se încheie.",
   "replay.notFound": "Camera nu are o rundă cu acest număr.",
@@ -539,7 +539,7 @@ const ro: Dict = {
   "table.melds.more": "mai multe formații",
   "table.open.progress": "Deschidere: {value} din {threshold}",
   "table.open.run.yes": "scară ✓",
-  "table.open.run.no": "fără scară încă",
+  "table.open.run.no": "îți trebuie o scară",
   "table.open.doubles": "sau duble: {n} din {needed}",
   "table.open.done": "Ai deschis · {n} puncte pe masă",
   "table.arrange": "Aranjează",
@@ -547,6 +547,25 @@ const ro: Dict = {
   "table.arrange.notNow": "Termină întâi luarea în curs (sau renunță la ea).",
   "table.status.botForYou": "Un bot joacă acum pentru tine: timpul tău a expirat sau ai lipsit.",
   "table.takeBack": "Iau locul înapoi",
+  "table.phase.firstDiscard": "primul rând: doar arunci o piesă",
+  "table.open.label": "Deschidere:",
+  "practice.history.rounds#one": "{n} rundă",
+  "practice.history.rounds#other": "{n} de runde",
+  "tour.sitngo#other": "Sit & Go · {n} de jucători",
+  "profile.history.aria#one": "Ratingul: de la {from} la {to} într-un meci evaluat",
+  "profile.history.aria#other": "Ratingul: de la {from} la {to} în {n} de meciuri evaluate",
+  "table.stock.count#one": "{n} piesă în talon",
+  "table.stock.count#other": "{n} de piese în talon",
+  "table.tiles#one": "{n} piesă",
+  "table.tiles#other": "{n} de piese",
+  "table.seat.openedLong#one": "a deschis; {n} punct pus pe masă în runda asta",
+  "table.seat.openedLong#other": "a deschis; {n} de puncte puse pe masă în runda asta",
+  "verify.deal.ok#other": "Cele {n} de piese, amestecate din sămânță, dau exact mâinile, atuul și talonul din jurnal.",
+  "verify.log.ok#one": "Singura mutare este permisă, pornind de la împărțirea seminței, și încheie runda.",
+  "verify.log.ok#other": "Toate cele {n} de mutări sunt permise, pornind de la împărțirea seminței, și încheie runda.",
+  "move.takeRow.deep#other": "{name} a rupt rândul: {n} de piese, până la {tile}, și a etalat {melds}{open}",
+  "table.open.done#one": "Ai deschis · {n} punct pe masă",
+  "table.open.done#other": "Ai deschis · {n} de puncte pe masă",
 };
 
 const en: Dict = {
@@ -712,7 +731,7 @@ const en: Dict = {
   "board.empty": "Nobody yet.",
   "board.balance.caption": "Players by balance",
   "board.rating.caption": "Players by rating in {variant}",
-  "board.rating.hint": "The rating (μ − 3σ, openskill's Plackett–Luce model) changes after each finished normal, quick start, Arena or tournament match; practice does not count.",
+  "board.rating.hint": "Every new player starts at 1500. The rating goes up or down after each finished match (normal, quick start, Arena, tournament), by your place and the others' strength; practice does not count.",
   "profile.title": "Profile",
   "profile.mine": "My profile",
   "profile.since": "Playing since {date}",
@@ -915,7 +934,7 @@ const en: Dict = {
   "replay.share": "Link to this round",
   "replay.share.hint": "Anyone with the link can watch the round; a private room's rounds are for its players only.",
   "replay.download": "Download the scenario (JSON)",
-  "replay.download.hint": "The scenario file (the format of SCENARIOS.md) runs with python -m server.rules.scenario and reaches the same result.",
+  "replay.download.hint": "The file keeps the round move by move: replayed by the game's engine, it reaches the same result.",
   "replay.verify": "Check the deal",
   "replay.notFinished": "The round is still being played: its replay and its seed come once it is over.",
   "replay.notFound": "The room has no round with this number.",
@@ -1030,7 +1049,7 @@ const en: Dict = {
   "table.melds.more": "more melds",
   "table.open.progress": "Opening: {value} of {threshold}",
   "table.open.run.yes": "run ✓",
-  "table.open.run.no": "no run yet",
+  "table.open.run.no": "a run is needed",
   "table.open.doubles": "or doubles: {n} of {needed}",
   "table.open.done": "You have opened · {n} points laid",
   "table.arrange": "Arrange",
@@ -1038,6 +1057,25 @@ const en: Dict = {
   "table.arrange.notNow": "Finish the take in progress first (or give it up).",
   "table.status.botForYou": "A bot is playing for you now: your time ran out or you were away.",
   "table.takeBack": "Take my seat back",
+  "table.phase.firstDiscard": "first turn: discard one tile only",
+  "table.open.label": "Opening:",
+  "practice.history.rounds#one": "{n} round",
+  "practice.history.rounds#other": "{n} rounds",
+  "tour.sitngo#other": "Sit & Go · {n} players",
+  "profile.history.aria#one": "Rating: from {from} to {to} over {n} rated match",
+  "profile.history.aria#other": "Rating: from {from} to {to} over {n} rated matches",
+  "table.stock.count#one": "{n} tile in the stock",
+  "table.stock.count#other": "{n} tiles in the stock",
+  "table.tiles#one": "{n} tile",
+  "table.tiles#other": "{n} tiles",
+  "table.seat.openedLong#one": "opened; {n} point laid this round",
+  "table.seat.openedLong#other": "opened; {n} points laid this round",
+  "verify.deal.ok#other": "The {n} tiles, shuffled from the seed, give exactly the logged hands, atu and stock.",
+  "verify.log.ok#one": "The {n} move is legal from the seed's deal and ends the round.",
+  "verify.log.ok#other": "All {n} moves are legal from the seed's deal and end the round.",
+  "move.takeRow.deep#other": "{name} broke the row {n} tiles deep, down to {tile}, and laid {melds}{open}",
+  "table.open.done#one": "You have opened · {n} point laid",
+  "table.open.done#other": "You have opened · {n} points laid",
 };
 
 let lang: Lang = (() => {
@@ -1075,9 +1113,28 @@ export function has(key: string): boolean {
   return key in (lang === "ro" ? ro : en) || key in en;
 }
 
-export function t(key: string, params: Record<string, string | number> = {}): string {
+/** The words for `key` in the chosen language; with a number `n` among the parameters, the
+ * form its plural category asks for (`Intl.PluralRules`: Romanian "1 piesă", "2 piese",
+ * "20 de piese"; English "1 tile", "2 tiles") when the dictionary has one as
+ * `key#one`, `key#few` or `key#other`, else `key` itself. */
+function lookup(key: string, params: Record<string, unknown>): string {
   const dict = lang === "ro" ? ro : en;
-  const text = dict[key] ?? en[key] ?? ro[key] ?? key;
+  if (typeof params.n === "number") {
+    const form = `${key}#${plural(params.n)}`;
+    if (form in dict) return dict[form];
+  }
+  return dict[key] ?? en[key] ?? ro[key] ?? key;
+}
+
+const pluralRules: Partial<Record<Lang, Intl.PluralRules>> = {};
+/** The plural category of `n` in the chosen language ("one", "few", "other"...). */
+export function plural(n: number): string {
+  pluralRules[lang] ??= new Intl.PluralRules(lang);
+  return pluralRules[lang]!.select(n);
+}
+
+export function t(key: string, params: Record<string, string | number> = {}): string {
+  const text = lookup(key, params);
   return text.replace(/\{(\w+)\}/g, (_, name: string) =>
     name in params ? String(params[name]) : `{${name}}`,
   );
@@ -1086,8 +1143,7 @@ export function t(key: string, params: Record<string, string | number> = {}): st
 /** `t` with parameters that are not text (a name's element): the translation as its
  * pieces, each parameter in its place, for an element builder to append. */
 export function tParts<T>(key: string, params: Record<string, string | number | T>): (string | T)[] {
-  const dict = lang === "ro" ? ro : en;
-  const text = dict[key] ?? en[key] ?? ro[key] ?? key;
+  const text = lookup(key, params);
   const out: (string | T)[] = [];
   let last = 0;
   for (const m of text.matchAll(/\{(\w+)\}/g)) {
@@ -1104,6 +1160,17 @@ export function tParts<T>(key: string, params: Record<string, string | number | 
 /** The server's reason for a refusal, in the chosen language.
  * Romanian uses our translation of the code (the server writes English); English shows
  * the server's own message, which names the exact reason. */
+/** Whether the page has its own words for an error code (then the server's English, meant
+ * for developers, need not be shown to a player). */
+export function translated(code: string | null | undefined): boolean {
+  return !!code && `err.${code}` in (lang === "ro" ? ro : en);
+}
+
+/** What a failure that is not the server's answer (a fetch that could not reach it) says. */
+export function failureText(err: unknown): string {
+  return err instanceof TypeError ? t("err.network") : t("common.error");
+}
+
 export function reason(code: string | null | undefined, message: string | null | undefined): string {
   if (lang === "ro" && code && `err.${code}` in ro) {
     return ro[`err.${code}`];

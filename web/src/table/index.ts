@@ -126,9 +126,12 @@ export class Table {
       case "toast":
         toast(t(effect.key));
         return;
-      case "error":
-        toast(reason(effect.error.code, effect.error.message), "error", effect.error.message);
+      case "error": {
+        // The server counts seats from 0 ("seat 1"); the page names them (render.ts seatName).
+        const message = effect.error.message.replace(/\bseat (\d+)/g, (_, n: string) => seatName(this.s, Number(n)));
+        toast(reason(effect.error.code, message), "error", message);
         return;
+      }
       case "leave":
         this.host.leave();
         return;

@@ -11,6 +11,7 @@ import { getLang, reason, t, tParts } from "../i18n";
 import type { VariantFacts } from "../protocol.gen";
 import { sortSymbols, tileEl, tileShort, type Faces } from "../tiles";
 import type { OpeningLock, SeatView } from "../types";
+import { glide, places, type Places } from "./motion";
 import { describe, describeText, FLASH_MS, type Described, type Flash, type LogEntry } from "./movelog";
 import { answerOf, formations, freshLock, layState, myTurn, takesRow, type TableState } from "./state";
 
@@ -90,7 +91,7 @@ function layText(s: TableState, variant: VariantFacts): { enabled: boolean; labe
     none: () => "",
     needTaken: () => t("table.takeRow.need"),
     notTurn: () => t("table.lay.notturn"),
-    firstTurn: () => t("table.phase.first"),
+    firstTurn: () => firstTurnText(s.room.view),
     noFormation: () => noFormationText(variant),
     locked: lockReason,
     checking: () => last || t("table.lay.checking"),
@@ -128,13 +129,19 @@ export function botPlaysMe(s: TableState): boolean {
   return !!meta && !meta.is_bot && (meta.unresponsive || meta.away);
 }
 
+/** A seat's first turn (A.4) in words: the first player, dealt one tile more, only
+ * discards; any other seat draws, then discards. */
+function firstTurnText(v: SeatView | null): string {
+  return v && v.phase === "build" && v.seat === v.first ? t("table.phase.firstDiscard") : t("table.phase.first");
+}
+
 function statusText(s: TableState, v: SeatView, variant: VariantFacts): (string | HTMLElement)[] {
   if (v.over) return [t("summary.title")];
   if (botPlaysMe(s)) return [t("table.status.botForYou")];
   if (v.seat === null || !myTurn(s)) return tParts("table.turn.other", { name: seatNameEl(s, v.turn) });
   const mine = v.seats[v.seat];
   let phase = v.phase === "take" ? (takesRow(variant) ? t("table.phase.take") : t("table.phase.takeDiscard")) : t("table.phase.build");
-  if (variant.first_turn_restricted && mine?.first_turn) phase = t("table.phase.first");
+  if (variant.first_turn_restricted && mine?.first_turn) phase = firstTurnText(v);
   return [`${t("table.turn.you")}: ${phase}`];
 }
 
@@ -186,6 +193,9 @@ function entryEl(s: TableState, d: Described, version: number, fresh: boolean): 
 export class TableView {
   private focusKey: string | null = null;
   private focusSeq = 0;
+  /** The round and the seat to play at the last drawing (where a new tile came from). */
+  private lastRound: string | null = null;
+  private lastTurn: number | null = null;
 
   constructor(
     private root: HTMLElement,
@@ -204,6 +214,8 @@ export class TableView {
     const scrollMelds = root.querySelector(".melds")?.scrollTop ?? null;
     const scrollLog = root.querySelector(".log-list")?.scrollTop ?? null;
     const scrollRack = root.querySelector(".rack-box")?.scrollLeft ?? null;
+    const before = places(root);
+    const stockWas = root.querySelector("[data-testid=stock]")?.getBoundingClientRect() ?? null;
     clear(root);
     const v = s.room.view;
     const variant = s.variant;
@@ -234,6 +246,7 @@ export class TableView {
     if (logEl) logEl.scrollTop = scrollLog === null ? logEl.scrollHeight : scrollLog;
     const rackEl = root.querySelector<HTMLElement>(".rack-box");
     if (rackEl && scrollRack !== null) rackEl.scrollLeft = scrollRack;
+    this.move(s, before, stockWas);
     if (this.focusKey) {
       const el = root.querySelector<HTMLElement>(`[data-key="${CSS.escape(this.focusKey)}"]`);
       if (el && document.activeElement !== el) el.focus({ preventScroll: true });
@@ -245,6 +258,23 @@ export class TableView {
         else if (r.right > b.right) rackEl.scrollLeft += r.right - b.right + 4;
       }
     }
+  }
+
+  /** The tiles travel from where they were (motion.ts): a new tile on the rack from the
+   * stock, a new one on the table from the card of the seat that played; a new round's
+   * hand is dealt from the stock. */
+  private move(s: TableState, before: Places, stockWas: DOMRect | null): void {
+    const v = s.room.view;
+    const round = v ? `${s.room.round}:${v.variant_id}` : null;
+    const deal = round !== null && this.lastRound !== null && round !== this.lastRound;
+    const mover = this.lastTurn;
+    this.lastRound = round;
+    this.lastTurn = v?.turn ?? null;
+    if (!v) return;
+    const stock = this.root.querySelector("[data-testid=stock]")?.getBoundingClientRect() ?? stockWas;
+    const seatCard = mover === null || mover === v.seat ? null : (this.root.querySelector(`[data-testid=seat-${mover}]`)?.getBoundingClientRect() ?? null);
+    const origin = (el: HTMLElement): DOMRect | null => (el.closest("[data-testid=rack]") ? stock : seatCard);
+    glide(this.root, deal ? new Map() : before, origin, deal);
   }
 
   /** The turn timers, every half second without a whole render. */
@@ -675,7 +705,7 @@ export class TableView {
       parts.push(t("table.open.done", { n: own.credits }));
     } else {
       const threshold = lock?.threshold ?? variant.opening.threshold;
-      parts.push(h("strong", null, t("table.open.progress", { value: lay.value, threshold })));
+      parts.push(h("strong", null, threshold ? t("table.open.progress", { value: lay.value, threshold }) : t("table.open.label")));
       if (variant.opening.run_required) parts.push(lock?.has_run && lay.count ? t("table.open.run.yes") : t("table.open.run.no"));
       const needed = lock?.doubles_needed ?? variant.opening.doubles;
       if (variant.opening.doubles !== null && needed) parts.push(t("table.open.doubles", { n: lay.doubles, needed }));
