@@ -12,10 +12,11 @@ after(async () => {
   for (const x of running.reverse()) await x.close?.().catch?.(() => undefined);
 });
 
-/** The animations running on tiles now: how many, the longest (delay + duration). */
+/** The tiles' glides running now (not the 2.6 s glow of another seat's last move): how
+ * many, the longest (delay + duration). */
 async function tileAnimations(page) {
   return page.evaluate(() => {
-    const xs = document.getAnimations().filter((a) => a.effect?.target?.classList?.contains("tile"));
+    const xs = document.getAnimations().filter((a) => a.id === "glide");
     return { n: xs.length, longest: Math.max(0, ...xs.map((a) => (a.effect.getTiming().delay ?? 0) + Number(a.effect.getTiming().duration))) };
   });
 }

@@ -54,7 +54,10 @@ test("phone-360: lobby, table, score sheet, replay, deal check and tournament pa
   // A finished bot round: its table, score sheet, replay and deal check.
   const room = await botRound(page, server.url);
   await page.goto(`${server.url}/#/room/${encodeURIComponent(room)}`);
-  await page.waitForSelector("[data-testid=scores-open]");
+  // The finished round's summary first (the table behind it).
+  await page.waitForSelector("[data-testid=summary]");
+  assert.deepEqual(await overflowing(page), [], "round summary");
+  await page.click("[data-testid=summary-close]");
   await page.click("[data-testid=scores-open]");
   await page.waitForSelector(`[data-testid=scores-replay-1]`);
   assert.deepEqual(await overflowing(page), [], "score sheet");

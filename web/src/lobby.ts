@@ -160,6 +160,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       "section",
       { class: "card quick", "data-testid": "quick-start", "aria-labelledby": "quick-title" },
       h("h2", { id: "quick-title" }, t("quick.title")),
+      h("p", { class: "small" }, h("a", { href: "#/howto/remi", "data-testid": "howto-lobby" }, t("howto.link"))),
       h(
         "div",
         { class: "quick-buttons" },

@@ -46,7 +46,7 @@ export function glide(root: HTMLElement, before: Places, origin: (el: HTMLElemen
     const scale = was.width / now.width;
     if (Math.abs(dx) < 2 && Math.abs(dy) < 2 && Math.abs(scale - 1) < 0.05) continue;
     const delay = Math.round(moved * stagger);
-    el.animate([{ transform: `translate(${dx}px, ${dy}px) scale(${scale})` }, { transform: "none" }], { duration: MOTION_MS - delay, delay, easing: "cubic-bezier(.2,.7,.3,1)", fill: "backwards" });
+    el.animate([{ transform: `translate(${dx}px, ${dy}px) scale(${scale})` }, { transform: "none" }], { id: "glide", duration: MOTION_MS - delay, delay, easing: "cubic-bezier(.2,.7,.3,1)", fill: "backwards" });
     el.dataset.moving = "1";
     window.setTimeout(() => delete el.dataset.moving, MOTION_MS);
     moved++;

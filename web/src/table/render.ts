@@ -719,6 +719,7 @@ export class TableView {
       "div",
       { class: "rack-head" },
       progress,
+      h("a", { class: "howto-link", href: `#/howto/${encodeURIComponent(variant.id)}`, target: "_blank", rel: "noopener", title: t("howto.link"), "aria-label": t("howto.link"), "data-testid": "howto-link" }, "?"),
       h(
         "button",
         { type: "button", class: "small arrange", "data-act": "arrange", "data-key": "arrange", "data-testid": "arrange", title: t("table.arrange.title"), disabled: !!s.pending || s.atuOnRack },
