@@ -46,7 +46,7 @@ from typing import Any
 from server.bots import HARD
 from server.bots.bot import NormalBot
 from server.bots.hard import HardBot, discard_candidates, take_candidates
-from server.bots.planner import make_ctx
+from server.bots.planner import best_plan, make_ctx
 from server.bots.rollout import play_out, sample_world
 from server.rules.errors import RuleError
 from server.rules.state import Deal, RoundOptions, RoundState
@@ -84,7 +84,10 @@ class Decision:
     flagged: bool
     stock: int  # tiles in the stock at the decision
     text: dict[str, str] = field(default_factory=dict)  # en, ro: the flag in words
+    marked: dict[str, str] = field(default_factory=dict)  # the same, tiles as {t:ID}
     values: list[float] = field(default_factory=list)  # each candidate's mean, played first
+    hand: list[int] = field(default_factory=list)  # the seat's own tiles then (its view)
+    row: list[int] = field(default_factory=list)  # the row as the seat saw it then
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -139,7 +142,7 @@ def _decide(view: SeatView, policy: HardBot, played: dict[str, Any], index: int,
     kind, cands = candidates(view, picked, played, suggestion)
     seat = view.seat if view.seat is not None else 0
     base = Decision(index, seat, kind, played, played, 0.0, 0.0, 0, len(cands), False,
-                    view.stock_count)
+                    view.stock_count, hand=list(view.hand), row=list(view.row))
     if len(cands) < 2 or view.stock_count <= 0:
         return base
     values = value(view, picked, cands, policy, clock, settings, f"coach/{seat}/{index}")
@@ -160,6 +163,7 @@ def _decide(view: SeatView, policy: HardBot, played: dict[str, Any], index: int,
     base.flagged = n > 1 and cost >= settings.min_cost and cost - settings.z * se > 0
     if base.flagged:
         base.text = explain(view, kind, played, cands[best], cost)
+        base.marked = explain(view, kind, played, cands[best], cost, lambda x: f"{{t:{x}}}")
     return base
 
 
@@ -258,35 +262,41 @@ _RO = {
 }
 
 
-def say(view: SeatView, action: Mapping[str, Any], lang: str) -> str:
-    """An action in words (``en`` or ``ro``), tiles by their faces."""
+def say(view: SeatView, action: Mapping[str, Any], lang: str,
+        tile: Callable[[int], str] | None = None) -> str:
+    """An action in words (``en`` or ``ro``), tiles by their faces (``tile``: how a tile
+    id is written instead)."""
     notation: FaceNotation = view.variant.family.notation
+    name = tile or (lambda x: notation.format(face_of(x)))
     words = _RO if lang == "ro" else _EN
     do = str(action.get("do"))
     fmt = words.get(do, do)
     t = ""
     n = 0
     if "tile" in action:
-        t = notation.format(face_of(int(action["tile"])))
+        t = name(int(action["tile"]))
+    elif do == "take_discard" and view.row:
+        t = name(view.row[-1])
     if do == "take_row":
         i = int(action["index"]) - view.row_offset
         if 0 <= i < len(view.row):
-            t = notation.format(face_of(view.row[i]))
+            t = name(view.row[i])
             n = len(view.row) - i
     melds = []
     for m in action.get("melds", []) or []:
         tiles = m["tiles"] if isinstance(m, dict) else m
-        melds.append("[" + " ".join(notation.format(face_of(int(x))) for x in tiles) + "]")
+        melds.append("[" + " ".join(name(int(x)) for x in tiles) + "]")
     return fmt.format(t=t, n=n, m=" ".join(melds))
 
 
 def explain(view: SeatView, kind: str, played: Mapping[str, Any], best: Mapping[str, Any],
-            cost: float) -> dict[str, str]:
-    """The flag in a sentence, English and Romanian."""
+            cost: float, tile: Callable[[int], str] | None = None) -> dict[str, str]:
+    """The flag in a sentence, English and Romanian (``tile``: how a tile id is written;
+    by default its face)."""
     pts = max(1, round(cost))
     stock = view.stock_count
-    en_played, en_best = say(view, played, "en"), say(view, best, "en")
-    ro_played, ro_best = say(view, played, "ro"), say(view, best, "ro")
+    en_played, en_best = say(view, played, "en", tile), say(view, best, "en", tile)
+    ro_played, ro_best = say(view, played, "ro", tile), say(view, best, "ro", tile)
     en = (f"{en_played[0].upper()}{en_played[1:]} cost about {pts} points: {en_best} was "
           f"better (the stock had {stock} tiles left).")
     ro = (f"{ro_played[0].upper()}{ro_played[1:]} a costat cam {pts} puncte: era mai bine "
@@ -315,8 +325,8 @@ def review_json(round_json: str, seat: int, clock: Clock, budget: float | None =
 _WHY_EN = {
     "draw": "nothing in the row is worth more to this hand than a tile from the stock",
     "take": "it makes {m} with your tiles",
-    "open": "you can open with {m}",
-    "lay": "these melds are ready: {m}",
+    "open": "you are ready to open",
+    "lay": "these melds are ready",
     "layoff": "{t} fits a meld on the table",
     "buy_joker": "the joker is worth more to you than {t}",
     "discard": "{t} is the tile your melds need least",
@@ -325,8 +335,8 @@ _WHY_EN = {
 _WHY_RO = {
     "draw": "nimic din rând nu valorează mai mult pentru mâna ta decât o piesă din pachet",
     "take": "formează {m} cu piesele tale",
-    "open": "poți deschide cu {m}",
-    "lay": "aceste formații sunt gata: {m}",
+    "open": "ești gata să deschizi",
+    "lay": "aceste formații sunt gata",
     "layoff": "{t} se potrivește la o formație de pe masă",
     "buy_joker": "jokerul valorează mai mult pentru tine decât {t}",
     "discard": "{t} este piesa de care formațiile tale au cea mai mică nevoie",
@@ -336,7 +346,9 @@ _WHY_RO = {
 
 def hint(view: SeatView, seed: str = "hint") -> dict[str, Any]:
     """What the hard level would do now at ``view`` (the seat's turn) and why, in words:
-    ``{"action", "text": {"en", "ro"}}``. Only the view is read."""
+    ``{"action", "text": {"en", "ro"}, "marked": {"en", "ro"}}`` (``marked``: tiles as
+    ``{t:ID}``). The why: the melds a take makes, the opening it lays or, not opened yet,
+    the one it sees in the hand, a lay-off, the discard. Only the view is read."""
     if view.seat is None or view.over or view.turn != view.seat:
         raise ValueError("not_your_turn: a hint is for the seat's own turn")
     action = HardBot(HARD, seed).act(view)
@@ -344,22 +356,38 @@ def hint(view: SeatView, seed: str = "hint") -> dict[str, Any]:
     opened = view.seats[view.seat].opened
     why = {"take_row": "take", "take_discard": "take",
            "lay": "lay" if opened else "open"}.get(do, do)
+    sees: list[list[int]] = []
+    if not opened and do in ("draw", "discard"):
+        ctx = make_ctx(view, None, HARD)
+        plan = best_plan(ctx, list(view.hand), node_limit=HARD.node_limit)
+        if plan is not None:
+            sees = [list(t) for _, t in plan.ids.melds]
     notation = view.variant.family.notation
-    melds = action.get("melds") or []
-    m = " ".join("[" + " ".join(notation.format(face_of(int(x)))
-                                for x in (g["tiles"] if isinstance(g, dict) else g)) + "]"
-                 for g in melds)
-    t = notation.format(face_of(int(action["tile"]))) if "tile" in action else ""
-    text = {}
-    for lang, why_words in (("en", _WHY_EN), ("ro", _WHY_RO)):
-        what = say(view, action, lang)
-        reason = why_words.get(why, "")
-        if why == "take" and not m:
-            reason = ""
-        reason = reason.format(m=m, t=t)
-        what = what[0].upper() + what[1:]
-        text[lang] = f"{what}: {reason}." if reason else f"{what}."
-    return {"action": action, "text": text}
+    out: dict[str, Any] = {"action": action, "text": {}, "marked": {}}
+    names: list[tuple[str, Callable[[int], str]]] = [
+        ("text", lambda x: notation.format(face_of(x))), ("marked", lambda x: f"{{t:{x}}}")]
+    for key, name in names:
+        def melds(groups: list[Any], name: Callable[[int], str] = name) -> str:
+            return " ".join("[" + " ".join(name(int(x)) for x in
+                                           (g["tiles"] if isinstance(g, dict) else g)) + "]"
+                            for g in groups)
+        m = melds(action.get("melds") or [])
+        t = name(int(action["tile"])) if "tile" in action else ""
+        if do == "take_discard" and view.row:
+            t = name(view.row[-1])
+        for lang, why_words, seen in (("en", _WHY_EN, "the opening it sees: {m}"),
+                                      ("ro", _WHY_RO, "deschiderea pe care o vede: {m}")):
+            what = say(view, action, lang, name)
+            reason = why_words.get(why, "")
+            if why == "take" and not m:
+                reason = ""
+            reason = reason.format(m=m, t=t)
+            if sees:
+                reason = f"{reason}; {seen.format(m=melds(sees))}" if reason else \
+                    seen.format(m=melds(sees))
+            what = what[0].upper() + what[1:]
+            out[key][lang] = f"{what}: {reason}." if reason else f"{what}."
+    return out
 
 
 def hint_json(view_json: str) -> str:

@@ -351,7 +351,7 @@ class PracticeRoom:
         state = self.round
         return {
             "type": "snapshot", "version": self.version,
-            "room": {"id": "practice", "status": self.status,
+            "room": {"id": "practice", "status": self.status, "kind": "practice",
                      "settings": self.settings.to_dict(), "round": self.round_number,
                      "turn_seconds": float(self.settings.turn_seconds or 0)},
             "you": {"player_id": PLAYER_ID, "seat": PLAYER},

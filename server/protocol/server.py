@@ -94,6 +94,9 @@ class RoomInfo(Model):
 
     id: str
     status: Literal["waiting", "playing", "finished"]
+    kind: Literal["practice", "normal", "quick", "arena", "tournament"] = Field(
+        description="The room's kind (it never changes): practice settles and rates nothing."
+    )
     settings: dict[str, Any] = Field(description="The room settings (see the HTTP API).")
     round: int = Field(description="Number of the current (or last) round, 1-based; 0 before.")
     turn_seconds: float = Field(description="Seconds each turn lasts.")
@@ -151,6 +154,7 @@ class Snapshot(Model):
                     "version": 1041,
                     "room": {
                         "id": "Xc2v9Lq0PpTa",
+                        "kind": "normal",
                         "status": "playing",
                         "settings": {"variant": "remi", "seats": 2, "turn_seconds": 30},
                         "round": 1,

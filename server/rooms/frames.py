@@ -31,6 +31,7 @@ from server.protocol.server import (
     Snapshot,
     You,
 )
+from server.rooms.options import kind_of
 
 PONG = Pong(type="pong").model_dump_json()
 """The answer to a ``ping``."""
@@ -113,6 +114,7 @@ def room_info(
         {
             "id": room_id,
             "status": status,
+            "kind": kind_of(settings),
             "settings": settings,
             "round": round_number,
             "turn_seconds": turn_seconds,

@@ -12,7 +12,7 @@ Value error, short_game needs exactly 2 seats
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -24,6 +24,19 @@ BotLevel = Literal["easy", "normal", "hard"]
 RoomKind = Literal["practice", "normal", "quick", "arena", "tournament"]
 """practice: no settlement; normal and quick (quick start): each finished round settles
 into the seats' balances; arena and tournament: standings only (docs/economy.md)."""
+ASKED_KINDS: tuple[str, ...] = ("practice", "normal", "arena")
+"""The kinds a player's request may ask for; the server alone makes quick start rooms
+(server/rooms/quickstart.py) and tournament tables (server/tournaments/)."""
+
+
+def kind_of(settings: dict[str, object] | None) -> str:
+    """A room's kind from its stored settings (rooms stored before kinds were normal).
+
+    >>> kind_of({"kind": "practice"}), kind_of({}), kind_of(None)
+    ('practice', 'normal', 'normal')
+    """
+    kind = (settings or {}).get("kind", "normal")
+    return kind if isinstance(kind, str) and kind in get_args(RoomKind) else "normal"
 
 
 class _Strict(BaseModel):
@@ -134,6 +147,9 @@ class RoomSettings(_Strict):
             raise ValueError("an arena table, and only one, has a stake")
         if self.payout is not None and self.kind != "arena":
             raise ValueError("only an arena table has a payout table")
+        if self.kind == "practice" and (self.public or self.min_balance is not None):
+            raise ValueError("a practice room is private and asks no balance: it settles "
+                             "nothing (public false, min_balance null)")
         if self.kind == "arena" and self.fill_with_bots:
             raise ValueError("an arena table is played by players who all pay the stake: "
                              "no fill_with_bots")

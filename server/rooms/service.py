@@ -35,7 +35,7 @@ from server.accounts.identity import PlayerInfo, new_id
 from server.economy.arena import arena_settings, take_stakes
 from server.economy.ledger import room_kind
 from server.errors import Code, ServerError
-from server.rooms.options import RoomSettings
+from server.rooms.options import ASKED_KINDS, RoomKind, RoomSettings
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.leases import Fence, check_fence
@@ -88,6 +88,10 @@ class RoomView(_View):
     status: str
     version: int
     owner: PlayerRef
+    kind: RoomKind = Field(
+        description="The room's kind, decided by the server when it was made and never "
+        "changed: practice (settles nothing, rates nothing), normal, quick, arena, tournament."
+    )
     settings: RoomSettings
     created_at: datetime
     started_at: datetime | None
@@ -177,7 +181,14 @@ class RoomService:
     # -- commands ---------------------------------------------------------
 
     async def create_room(self, owner: PlayerInfo, settings: RoomSettings) -> RoomView:
-        """Create a waiting room; the owner takes seat 0."""
+        """Create a waiting room; the owner takes seat 0. The kind is the one asked for
+        (practice, normal or arena: :data:`ASKED_KINDS`); it never changes afterwards."""
+        if settings.kind not in ASKED_KINDS:
+            raise ServerError(
+                Code.INVALID_REQUEST,
+                f"a room of kind {settings.kind!r} is made by the server only; ask for one of "
+                f"{', '.join(ASKED_KINDS)}",
+            )
         async with self._db.transaction() as session:
             room = await self.new_room(session, owner.id, settings)
             view = await self._view(session, room, owner.id)
@@ -686,12 +697,14 @@ def _room_view(
     show_code: bool,
 ) -> RoomView:
     your_seat = next((s.seat for s in seats if viewer_id and s.player_id == viewer_id), None)
+    settings = RoomSettings.model_validate(room.settings)
     return RoomView(
         id=room.id,
         status=room.status,
         version=room.version,
         owner=_ref(players.get(room.owner_id), room.owner_id),
-        settings=RoomSettings.model_validate(room.settings),
+        kind=settings.kind,
+        settings=settings,
         created_at=room.created_at,
         started_at=room.started_at,
         seats=[_seat_view(s, players) for s in seats],

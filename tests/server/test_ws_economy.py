@@ -101,3 +101,32 @@ async def test_every_finished_round_settles_into_the_balances(settings: Settings
         await a.close()
         await b.close()
         assert ana_id != bob_id
+
+
+async def test_a_practice_room_settles_nothing_rates_nothing_and_says_so(
+    settings: Settings,
+) -> None:
+    """The lobby's practice game asks for kind practice: the server keeps it, every frame
+    and list says it, and a finished practice match leaves the ledger and the rating board
+    as they were."""
+    async with running_server(settings) as srv:
+        ana_id, ana = await srv.player("Ana")
+        before = (await srv.http.get("/api/account", headers=_bearer(ana))).json()
+        room = await srv.room(
+            ana, variant="remi", seats=2, public=False, fill_with_bots=True, kind="practice",
+            bot_level="easy", end={"kind": "rounds", "rounds": 1}, turn_seconds=15,
+        )
+        a = await srv.client(ana, room)
+        snapshot = await a.hello()
+        assert snapshot["room"]["kind"] == "practice"
+        await srv.start(ana, room)
+        await play_until(a, lambda: a.status == "finished")
+        sheet = await srv.http.get(f"/api/rooms/{room}/scores", headers=_bearer(ana))
+        assert sheet.json()["rounds"], "a round was played"
+        after = (await srv.http.get("/api/account", headers=_bearer(ana))).json()
+        assert after["balance"] == before["balance"]
+        rows = (await srv.http.get("/api/account/ledger", headers=_bearer(ana))).json()
+        assert [e for e in rows["entries"] if e["room_id"] == room] == []
+        board = (await srv.http.get("/api/leaderboards/rating/remi")).json()
+        assert ana_id not in str(board)
+        await a.close()

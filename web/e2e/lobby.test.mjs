@@ -115,3 +115,26 @@ test("a name typed while the variant catalogue is still on its way is kept and s
   await page.waitForSelector("[data-testid=create-form]");
   assert.match(await page.locator("[data-testid=hello]").textContent(), /Elena/);
 });
+
+test("the practice button opens a practice room, and your games shows the server's kind", { timeout: 90_000 }, async () => {
+  const elena = await player("Elena", DESKTOP);
+  await elena.click("[data-testid=practice]");
+  await elena.waitForSelector("[data-testid=rack] .tile");
+  const practiceId = decodeURIComponent(elena.url().split("#/room/")[1]);
+  const api = (method, path, body) =>
+    elena.evaluate(async ([m, p, b]) => {
+      const r = await fetch(p, { method: m, headers: { "Content-Type": "application/json" }, body: b ? JSON.stringify(b) : undefined });
+      return { status: r.status, body: await r.json() };
+    }, [method, path, body]);
+  const got = await api("GET", `/api/rooms/${encodeURIComponent(practiceId)}`);
+  assert.equal(got.body.kind, "practice");
+  // A private room of bots is a normal room (it settles): never badged practice.
+  const bots = await api("POST", "/api/rooms", { seats: 2, public: false, fill_with_bots: true });
+  assert.equal(bots.status, 201);
+  assert.equal(bots.body.kind, "normal");
+  assert.equal((await api("POST", `/api/rooms/${encodeURIComponent(bots.body.id)}/start`)).status, 200);
+  await elena.goto(server.url);
+  await elena.waitForSelector(`[data-testid=mine-${bots.body.id}]`);
+  await elena.waitForSelector(`[data-testid=kind-${practiceId}]`);
+  assert.equal(await elena.locator(`[data-testid=kind-${bots.body.id}]`).count(), 0);
+});

@@ -22,6 +22,8 @@ export type EndCondition =
   | { kind: "rounds"; rounds: number }
   | { kind: "target"; points: number };
 
+export type RoomKind = "practice" | "normal" | "quick" | "arena" | "tournament";
+
 export interface RoomSettings {
   variant: string;
   seats: number;
@@ -34,7 +36,7 @@ export interface RoomSettings {
   row_depth: number | null;
   joker_button: boolean;
   /** practice, normal, quick (quick start), arena, tournament (docs/economy.md). */
-  kind?: "practice" | "normal" | "quick" | "arena" | "tournament";
+  kind?: RoomKind;
   /** The balance a player needs to sit down (a quick start table's stake). */
   min_balance?: number | null;
   /** Arena: each seat's stake, and how the pot is shared (per cent by place). */
@@ -53,6 +55,8 @@ export interface RoomView {
   status: "waiting" | "playing" | "finished" | string;
   version: number;
   owner: PlayerRef;
+  /** Decided by the server when the room was made; it never changes. */
+  kind: RoomKind;
   settings: RoomSettings;
   created_at: string;
   started_at: string | null;

@@ -216,6 +216,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
                   public: false,
                   fill_with_bots: true,
                   bot_level: "normal",
+                  kind: "practice",
                 });
                 await api.startRoom(room.id);
                 app.go(`#/room/${encodeURIComponent(room.id)}`);
@@ -244,8 +245,9 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
         clear(list);
         if (!rooms.length) list.append(h("li", { class: "muted" }, t("lobby.mine.none")));
         for (const r of rooms) {
-          const others = r.seats.filter((x) => x.seat !== r.your_seat);
-          const practice = !r.settings.public && others.length > 0 && others.every((x) => x.bot_level !== null || (r.status === "waiting" && !x.player && r.settings.fill_with_bots));
+          // The server's kind, never a guess from the seats: a private room of bots that
+          // settles is a normal room.
+          const practice = r.kind === "practice";
           const state = r.status === "playing" ? t("lobby.mine.playing") : r.status === "waiting" ? t("lobby.mine.waiting") : r.status;
           list.append(
             h(
@@ -254,7 +256,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
               h("span", { class: "room-name" }, variantName(r.settings.variant)),
               h("span", { class: `room-state ${r.status}` }, state),
               h("span", { class: "muted" }, r.your_seat !== null ? t("lobby.mine.seat", { n: r.your_seat + 1 }) : ""),
-              practice ? h("span", { class: "badge" }, t("lobby.mine.practice")) : null,
+              practice ? h("span", { class: "badge", "data-testid": `kind-${r.id}` }, t("lobby.mine.practice")) : null,
               h(
                 "button",
                 { type: "button", class: "primary", "data-testid": `back-${r.id}`, onclick: () => app.go(`#/room/${encodeURIComponent(r.id)}`) },

@@ -263,6 +263,8 @@ export interface RecentEvent {
 export interface RoomInfo {
   id: string;
   status: "waiting" | "playing" | "finished";
+  /** The room's kind (it never changes): practice settles and rates nothing. */
+  kind: "practice" | "normal" | "quick" | "arena" | "tournament";
   /** The room settings (see the HTTP API). */
   settings: { [key: string]: unknown };
   /** Number of the current (or last) round, 1-based; 0 before. */

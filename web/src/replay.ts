@@ -12,6 +12,7 @@ import { clear, h, nameEl } from "./dom";
 import { t, tParts } from "./i18n";
 import type { App } from "./main";
 import { describe, describeText } from "./table/movelog";
+import { ReplayCoach } from "./coach";
 import { tileEl, tileShort, type Faces } from "./tiles";
 
 /** Steps a second at 1×; the speeds offered. */
@@ -40,6 +41,7 @@ export class ReplayPage {
   private speed = 1;
   private timer = 0;
   private disposed = false;
+  private coach: ReplayCoach | null = null; // the round's review (coach.ts)
   private onKey = (e: KeyboardEvent) => this.key(e);
 
   constructor(
@@ -58,6 +60,7 @@ export class ReplayPage {
   dispose(): void {
     this.disposed = true;
     this.stop();
+    this.coach?.dispose();
     document.removeEventListener("keydown", this.onKey);
   }
 
@@ -72,6 +75,8 @@ export class ReplayPage {
       if (this.disposed) return;
       this.data = data;
       this.step = Math.max(0, Math.min(this.startStep, data.steps.length - 1));
+      const mine = data.seats.find((x) => x.name !== null && x.name === this.app.player?.display_name) ?? data.seats.find((x) => x.name !== null);
+      this.coach = new ReplayCoach(data, () => api.roundRecord(this.roomId, this.round), mine?.seat ?? 0, (seat) => roundSeatName(data.seats, seat), () => variantFacts(data.variant)?.faces ?? "cards", (step) => (this.stop(), this.go(step)));
       this.render();
     } catch (err) {
       if (!this.disposed) this.renderShell(roundError(err));
@@ -165,10 +170,11 @@ export class ReplayPage {
         "main",
         { class: `lobby replay faces-${faces}`, "data-testid": "replay", "data-step": this.step },
         this.header(),
-        h("div", { class: "replay-sticky" }, this.controls(), this.moveLine(d, s, faces, name)),
+        h("div", { class: "replay-sticky" }, this.controls(), this.coach?.marksFor(this.step), this.moveLine(d, s, faces, name)),
         h("section", { class: "card replay-seats", "aria-label": t("replay.hands") }, h("h2", null, t("replay.hands")), this.hands(d, s, faces, name)),
         this.middle(d, s, faces, name),
         this.step === this.last && d.result ? this.result(d, name) : null,
+        this.coach?.element,
         this.links(d),
       ),
     );

@@ -16,6 +16,7 @@ import { cuesOf, tickDue } from "./feel/cues";
 import { Reactions } from "./feel/reactions";
 import { Sounds } from "./feel/sounds";
 import { LocalConnection, type LocalOptions } from "./practice/local";
+import { practiceCoachButtons } from "./coach";
 import { replayHash, verifyHash } from "./replay";
 import type { GameAction, ServerMessage } from "./protocol.gen";
 import { Table, type RoomData } from "./table/index";
@@ -423,7 +424,13 @@ export class RoomPage {
         },
         langButton: () => this.app.langButton(),
         // Reactions are a seat's: not in the practice on the device, not for a spectator.
-        headerButtons: () => (this.local || this.state.view?.seat == null ? [this.sounds.toggleButton()] : [this.sounds.toggleButton(), this.reactions.openButton()]),
+        headerButtons: () =>
+          this.local
+            ? // The coach's hint and review: the practice on this device only (coach.ts).
+              [this.sounds.toggleButton(), ...practiceCoachButtons(() => this.state.view, () => variantFacts(this.state.view?.variant_id ?? null)?.faces ?? "cards")]
+            : this.state.view?.seat == null
+              ? [this.sounds.toggleButton()]
+              : [this.sounds.toggleButton(), this.reactions.openButton()],
       });
       this.tickTimer = window.setInterval(() => this.tick(), 250);
       this.table.setConnection(this.conn?.isOpen ? "open" : "connecting");

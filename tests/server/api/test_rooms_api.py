@@ -46,6 +46,8 @@ INVALID: list[tuple[dict[str, Any], str, str]] = [
     ({"variant": "remi101", "row_depth": 3}, "body", "row_depth does not apply to remi101"),
     ({"variant": "remi", "joker_button": True}, "body", "joker_button does not exist in remi"),
     ({"colour": "red"}, "colour", "Extra inputs are not permitted"),
+    ({"kind": "practice"}, "body", "a practice room is private"),
+    ({"kind": "practice", "public": False, "min_balance": 10}, "body", "a practice room"),
 ]
 
 
@@ -84,6 +86,39 @@ async def test_valid_settings_round_trip(client: httpx.AsyncClient, players: Pla
     assert default["settings"]["turn_seconds"] == 60  # the server's default
     assert default["settings"]["end"] == {"kind": "endless"}
     assert default["settings"]["row_depth"] is None
+
+
+@pytest.mark.parametrize("kind", ["quick", "tournament", "league"])
+async def test_only_the_server_makes_quick_and_tournament_rooms(
+    client: httpx.AsyncClient, players: Players, kind: str
+) -> None:
+    _, token = await players.create()
+    response = await client.post("/api/rooms", json={"kind": kind}, headers=players.auth(token))
+    assert response.status_code == 422, response.text
+    assert response.json()["code"] == "invalid_request"
+
+
+async def test_every_room_view_carries_the_kind_the_server_decided(
+    client: httpx.AsyncClient, players: Players
+) -> None:
+    _, token = await players.create()
+    practice = await create_room(
+        client, token, seats=2, public=False, fill_with_bots=True, kind="practice"
+    )
+    bots_only = await create_room(client, token, seats=2, public=False, fill_with_bots=True)
+    public = await create_room(client, token)
+    assert (practice["kind"], bots_only["kind"], public["kind"]) == ("practice", "normal", "normal")
+    assert practice["settings"]["kind"] == "practice"
+    await client.post(f"/api/rooms/{practice['id']}/start", headers=players.auth(token))
+    await client.post(f"/api/rooms/{bots_only['id']}/start", headers=players.auth(token))
+    mine = (await client.get("/api/players/me/rooms", headers=players.auth(token))).json()
+    kinds = {r["id"]: r["kind"] for r in mine["rooms"]}
+    assert kinds[practice["id"]] == "practice"
+    assert kinds[bots_only["id"]] == "normal"  # a private room of bots settles: normal
+    lobby = (await client.get("/api/rooms")).json()["rooms"]
+    assert [r["kind"] for r in lobby if r["id"] == public["id"]] == ["normal"]
+    got = (await client.get(f"/api/rooms/{practice['id']}", headers=players.auth(token))).json()
+    assert got["kind"] == "practice"
 
 
 async def test_create_room_needs_a_player(client: httpx.AsyncClient) -> None:

@@ -10,6 +10,7 @@
 
 import { loadPyodide, type PyodideAPI } from "pyodide";
 import { finishGame, loadGame, saveGame, type PracticeSettings } from "./store";
+import { coachMessage, type CoachFromWorker, type CoachToWorker } from "../coach-worker";
 
 /** From the page. */
 export type ToWorker =
@@ -18,7 +19,8 @@ export type ToWorker =
   | { kind: "client"; msg: unknown }
   | { kind: "close" }
   | { kind: "bench"; variant: string; players: number; level: string; decisions: number }
-  | { kind: "catalogue" };
+  | { kind: "catalogue" }
+  | CoachToWorker;
 
 /** To the page. */
 export type FromWorker =
@@ -26,7 +28,8 @@ export type FromWorker =
   | { kind: "frame"; frame: unknown }
   | { kind: "catalogue"; body: unknown }
   | { kind: "bench"; ms: number[] }
-  | { kind: "failed"; code: string; message: string };
+  | { kind: "failed"; code: string; message: string }
+  | CoachFromWorker;
 
 interface Session {
   start(settings: string, seed: string, now: number, name: string | null, botDelay: number): string;
@@ -154,6 +157,8 @@ async function open(m: Extract<ToWorker, { kind: "open" }>): Promise<void> {
 
 self.onmessage = async (ev: MessageEvent<ToWorker>) => {
   const m = ev.data;
+  // The coach (../coach-worker.ts): round reviews and the practice's hint.
+  if (coachMessage(m, { api: async () => (await boot()).api, practiceState: () => session?.state(now()) ?? null, post })) return;
   try {
     if (m.kind === "boot") await boot();
     else if (m.kind === "open") await open(m);
