@@ -14,14 +14,15 @@ import { startServer } from "../e2e/server.mjs";
 const MOVES = Number(process.argv[2] ?? 12);
 const THROTTLE = 4;
 
-/** In the page: note each tap's time (the event's own) and, once the table changed, the
+/** In the page: note each tap's time (its pointerup's own) and, once the table changed, the
  * frame after; count the frames of the following 400 ms. */
 const PROBE = () => {
   const w = window;
   w.__motion = [];
   const rack = () => document.querySelector("[data-testid=table]");
+  // The table acts on the pointer's release (src/table/input.ts): a tap's time is its pointerup.
   document.addEventListener(
-    "click",
+    "pointerup",
     (e) => {
       const t0 = e.timeStamp;
       const entry = { t0, visible: null, frames: [] };

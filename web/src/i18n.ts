@@ -1295,6 +1295,8 @@ export function tParts<T>(key: string, params: Record<string, string | number | 
 /** Whether the page has its own words for an error code (then the server's English, meant
  * for developers, need not be shown to a player). */
 export function translated(code: string | null | undefined): boolean {
+  // A refused form's words are generic ("invalid data"): the server's say which field.
+  if (code === "invalid_request" || code === "bad_message") return false;
   return !!code && `err.${code}` in (lang === "ro" ? ro : en);
 }
 
