@@ -710,10 +710,12 @@ export class TableView {
       const needed = lock?.doubles_needed ?? variant.opening.doubles;
       if (variant.opening.doubles !== null && needed) parts.push(t("table.open.doubles", { n: lay.doubles, needed }));
     }
+    // "Opening: 15 of 45 · run ✓"; with no points to reach, "Opening: run ✓".
+    const bare = !done && !(lock?.threshold ?? variant.opening.threshold);
     const progress = h(
       "span",
       { class: `open-progress${done ? " done" : ""}`, "data-testid": "open-progress", "data-value": done ? null : lay.value, "data-opened": done ? "1" : "0" },
-      ...parts.flatMap((p, i) => (i ? [" · ", p] : [p])),
+      ...parts.flatMap((p, i) => (i ? [i === 1 && bare ? " " : " · ", p] : [p])),
     );
     return h(
       "div",
