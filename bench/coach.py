@@ -1,7 +1,7 @@
 """What the coach's advice is worth when it is followed (not a test).
 
     nice -n 19 .venv/bin/python bench/coach.py remi --rounds 300 [--players 2]
-        [--budget 1.0] [--minutes M] [--start 0] [--json F]
+        [--budget 1.0] [--minutes M] [--start 0] [--json F] [--export F]
 
 Normal bots play every seat of deal ``coach/{d}``; seat 0 stands in for the player.
 The coach (:mod:`server.bots.coach`) reviews seat 0's decisions with ``--budget``
@@ -130,7 +130,18 @@ def main() -> int:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--json", help="write the rows here")
     ap.add_argument("--merge", nargs="*", help="summarise these --json files instead")
+    ap.add_argument("--export", help="write the played rounds here as JSON, unreviewed (the "
+                    "browser's figure: web/scripts/bench-coach.mjs)")
     args = ap.parse_args()
+    if args.export:
+        out = []
+        for d in range(args.start, args.start + args.rounds):
+            st = play(args.variant, args.players, d)
+            out.append({"variant": args.variant, "players": args.players,
+                        "deal": st.deal.to_dict(), "options": st.options.to_dict(),
+                        "log": [[s, a] for s, a in st.log]})
+        Path(args.export).write_text(json.dumps(out))
+        return 0
     if args.merge:
         rows = [r for f in args.merge for r in json.loads(Path(f).read_text())]
     else:

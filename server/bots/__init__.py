@@ -22,6 +22,8 @@ True
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from server.bots.bot import Bot, EasyBot, NormalBot
 from server.bots.hard import HardBot
 from server.bots.legal import fallback_action
@@ -36,16 +38,28 @@ NORMAL = Params()
 HARD = Params(draw_samples=10, discard_candidates=3, opp_samples=12, stock_aware=True,
               small_hand_take_cost=15.0, joker_close=40.0, rollouts=12, rollout_stock=6,
               rollout_nodes=1000, rollouts_a=12, rollout_gate_a=0.5)
+# The hard level's search with the learned evaluation as its leaf (server.bots.value):
+# short play-outs (one round of the table) at every take and discard of every variant.
+HARD_VALUE = replace(HARD, value_leaf=True, rollouts=36, rollout_stock=200,
+                     rollout_gate=0.5, rollouts_a=36)
+
+HARD_TIME_LIMIT = 0.4
+"""Seconds of wall clock a hard decision's sampling and search may take: they stop
+before a round of play-outs that would end past it, and drop a play-out under way when it
+passes, so the decision stays under 0.5 s with room for the rest of the turn's work."""
 
 
-def make_bot(level: str, seed: int | str | None = None) -> Bot:
-    """A bot of ``level`` (one of :data:`BOT_LEVELS`), deterministic given ``seed``."""
+def make_bot(level: str, seed: int | str | None = None,
+             time_limit: float | None = HARD_TIME_LIMIT) -> Bot:
+    """A bot of ``level`` (one of :data:`BOT_LEVELS`), deterministic given ``seed`` (and,
+    for the hard level, when its decisions end within ``time_limit`` seconds of wall
+    clock; None: no clock, counts only)."""
     if level == "easy":
         return EasyBot(EASY, seed)
     if level == "normal":
         return NormalBot(NORMAL, seed)
     if level == "hard":
-        return HardBot(HARD, seed)
+        return HardBot(HARD, seed, time_limit=time_limit)
     raise ValueError(f"unknown bot level {level!r}; one of {', '.join(BOT_LEVELS)}")
 
 

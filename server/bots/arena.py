@@ -193,7 +193,9 @@ def run_duplicate(variant: str, factories: Sequence[Factory], labels: Sequence[s
 
 
 def _level_factory(level: str) -> Factory:
-    return lambda seed: make_bot(level, seed=seed)
+    # No wall-clock limit: the hard level's work is its counts, so a run is reproducible
+    # whatever the machine's load (bench/duel.py measures the level with its clock).
+    return lambda seed: make_bot(level, seed=seed, time_limit=None)
 
 
 def run_arena(variant: str, players: int, bots: Sequence[str], rounds: int, seed: int | str,

@@ -14,11 +14,14 @@ bot draws samples from that multiset to judge:
 
 All sampling uses the bot's own ``random.Random`` and fixed sample counts,
 so it is deterministic given the seed; the work is bounded by the counts
-(``Params``), not by a clock.
+(``Params``). A caller may add a wall-clock limit per decision
+(``time_limit``, what :func:`server.bots.make_bot` gives the hard level): the
+search then ends early when the next round of play-outs would pass it.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -36,6 +39,7 @@ from server.bots.planner import (
     take_options,
 )
 from server.bots.rollout import choose
+from server.bots.value import has_model, value
 from server.rules.tiles import JOKER, face_of, rank_of, suit_of
 from server.rules.views import SeatView
 
@@ -46,15 +50,49 @@ class HardBot(Bot):
     level = "hard"
 
     def __init__(self, params: Params, seed: int | str | None = None,
-                 stop: Callable[[], bool] | None = None) -> None:
+                 stop: Callable[[], bool] | None = None,
+                 time_limit: float | None = None) -> None:
         super().__init__(params, seed)
-        # An optional cap from the caller (e.g. a wall clock outside tests): asked between
-        # play-outs; when it answers True the search ends with what it has. The bot itself
-        # never reads a clock.
+        # An optional cap from the caller: asked between rounds of play-outs; when it
+        # answers True the search ends with what it has.
         self.stop = stop
+        # An optional wall-clock limit per decision, in seconds (None: counts only, so a
+        # decision is deterministic given the seed and the views).
+        self.time_limit = time_limit
+        self._deadline: float | None = None
+        self._was_cut = False
+        self._last = 0.0
         self.policy_params = replace(Params(), node_limit=min(params.node_limit,
                                                               params.rollout_nodes))
         self.searches = 0
+        self.cut = 0  # decisions whose work the clock cut short
+
+    def act(self, view: SeatView) -> dict[str, Any]:
+        self._deadline = (None if self.time_limit is None
+                          else time.perf_counter() + self.time_limit)
+        self._was_cut = False
+        action = super().act(view)
+        self.cut += self._was_cut
+        return action
+
+    def _stopped(self) -> bool:
+        """Whether the search must end now: the caller's cap, or the next round of
+        play-outs (as long as the last one) would end past the decision's deadline."""
+        if self.stop is not None and self.stop():
+            return True
+        if self._deadline is None:
+            return False
+        now = time.perf_counter()
+        step, self._last = now - self._last, now
+        if now + step > self._deadline:
+            self._was_cut = True
+        return self._was_cut
+
+    def _late(self) -> bool:
+        """Whether the decision's deadline has passed (no deadline: never)."""
+        if self._deadline is not None and time.perf_counter() > self._deadline:
+            self._was_cut = True
+        return self._was_cut
 
     # ------------------------------------------------------------ search
     def _search(self, ctx: Ctx) -> tuple[int, int, float] | None:
@@ -67,15 +105,18 @@ class HardBot(Bot):
             # search runs at every take and discard.
             return p.rollouts_a, p.rollout_candidates_a, p.rollout_gate_a
         if p.rollouts > 0 and ctx.view.stock_count <= p.rollout_stock:
-            return p.rollouts, p.rollout_candidates, 0.0
+            return p.rollouts, p.rollout_candidates, p.rollout_gate
         return None
 
     def _policy(self, seed: str) -> Bot:
         return NormalBot(self.policy_params, seed)
 
     def judge(self, view: SeatView) -> float:
-        """The seat's estimate of ``view`` (a play-out cut short at its horizon)."""
+        """The seat's estimate of ``view`` (a play-out cut short at its horizon): the
+        learned evaluation with ``value_leaf``, else the planner's estimate."""
         ctx = make_ctx(view, None, self.policy_params)
+        if self.params.value_leaf:
+            return value(view, ctx)
         plan = best_plan(ctx, list(view.hand), node_limit=self.policy_params.node_limit)
         return plan.estimate if plan is not None else -200.0
 
@@ -85,8 +126,12 @@ class HardBot(Bot):
             return cands[0]
         self.searches += 1
         rollouts, _, gate = setting
-        k = choose(ctx.view, set(ctx.know.picked), cands, self.rng, self.params, self._policy,
-                   self.judge, stop=self.stop, rollouts=rollouts, gate=gate)
+        p = self.params
+        horizon = ctx.view.players * p.value_cycles - 1 if p.value_leaf else None
+        self._last = time.perf_counter()
+        k = choose(ctx.view, set(ctx.know.picked), cands, self.rng, p, self._policy,
+                   self.judge, stop=self._stopped, rollouts=rollouts, gate=gate,
+                   horizon=horizon, late=self._late)
         return cands[k]
 
     def take(self, ctx: Ctx) -> dict[str, Any]:
@@ -147,7 +192,7 @@ class HardBot(Bot):
         total = 0.0
         done = 0
         for f in faces:
-            if ctx.nodes > NODE_BUDGET and done >= 2:
+            if (ctx.nodes > NODE_BUDGET and done >= 2) or (self._late() and done >= 1):
                 break
             done += 1
             t = self._stand_in(f, avoid)
@@ -157,7 +202,37 @@ class HardBot(Bot):
             total += plan.estimate if plan is not None else -200.0
         return total / done
 
+    def value_discard(self, ctx: Ctx) -> dict[str, Any] | None:
+        """The discard whose hand left the learned evaluation rates best, among the
+        heuristic's ``value_discard`` best distinct faces (None: no choice to make)."""
+        view = ctx.view
+        if self.params.value_discard <= 1 or len(view.hand) <= 2 or not has_model(
+                view.variant_id):
+            return None
+        ranked = sorted(discard_scores(ctx, self.params), key=lambda st: (-st[0], st[1]))
+        cands: list[int] = []
+        for _, t in ranked:
+            if all(face_of(t) != face_of(u) for u in cands):
+                cands.append(t)
+            if len(cands) >= self.params.value_discard:
+                break
+        if len(cands) <= 1:
+            return None
+        judge_ctx = make_ctx(view, None, self.policy_params)
+        best: tuple[float, int] | None = None
+        for t in cands:
+            v = value(view, judge_ctx, [u for u in view.hand if u != t])
+            if best is None or v > best[0]:
+                best = (v, t)
+            if self._late():
+                break
+        assert best is not None
+        return {"do": "discard", "tile": best[1]}
+
     def discard(self, ctx: Ctx) -> dict[str, Any]:
+        chosen = self.value_discard(ctx)
+        if chosen is not None:
+            return chosen
         scores = discard_scores(ctx, self.params)
         m = self.params.discard_candidates
         ranked = sorted(scores, key=lambda st: (-st[0], st[1]))

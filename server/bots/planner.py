@@ -94,6 +94,16 @@ class Params:
     rollouts_a: int = 0
     rollout_candidates_a: int = 2
     rollout_gate_a: float = 1.0
+    # hard: the learned evaluation (server.bots.value) as the play-outs' leaf: a play-out
+    # stops at the seat's turn after ``value_cycles`` rounds of the table and is judged by
+    # the evaluation instead of being played to the round's end (much cheaper, so more
+    # play-outs fit in the time; ``rollout_gate`` then applies in every variant).
+    value_leaf: bool = False
+    value_cycles: int = 1
+    rollout_gate: float = 0.0
+    # hard: the discard chosen among the heuristic's ``value_discard`` best distinct faces
+    # by the learned evaluation of the hand left (0: off); a one-ply search, no play-outs.
+    value_discard: int = 0
 
 
 @dataclass

@@ -70,10 +70,21 @@ def sample_world(view: SeatView, picked: set[int], rng: random.Random) -> Any:
 def play_out(state: Any, seat: int, policy: Callable[[str], Any], world: str, horizon: int,
              judge: Callable[[SeatView], float]) -> float:
     """Play ``state`` on with ``policy(seed)`` bots; the seat's total minus the others' mean."""
+    value = play_out_until(state, seat, policy, world, horizon, judge, None)
+    assert value is not None  # nothing cuts it short
+    return value
+
+
+def play_out_until(state: Any, seat: int, policy: Callable[[str], Any], world: str,
+                   horizon: int, judge: Callable[[SeatView], float],
+                   late: Callable[[], bool] | None) -> float | None:
+    """:func:`play_out`, or None when ``late`` (asked before every action) answers True."""
     bots = {i: policy(f"{world}/{i}") for i in range(state.players)}
     turns = 0
     actions = 0
     while not state.over and actions < MAX_ROLLOUT_ACTIONS:
+        if late is not None and late():
+            return None
         s = state.turn
         if state.phase == "take":
             turns += 1
@@ -98,14 +109,18 @@ def play_out(state: Any, seat: int, policy: Callable[[str], Any], world: str, ho
 def choose(view: SeatView, picked: set[int], candidates: Sequence[dict[str, Any]],
            rng: random.Random, params: Params, policy: Callable[[str], Any],
            judge: Callable[[SeatView], float], stop: Callable[[], bool] | None = None,
-           rollouts: int | None = None, gate: float = 0.0) -> int:
+           rollouts: int | None = None, gate: float = 0.0, horizon: int | None = None,
+           late: Callable[[], bool] | None = None) -> int:
     """The index of the chosen candidate: the best mean play-out value (ties: the first);
     with ``gate`` > 0, candidate 0 (the policy's own choice) unless another beats it on
     the same sampled deals by more than ``gate`` standard errors of the differences.
 
     ``rollouts`` play-outs in all (``params.rollouts`` by default). ``stop``, when given,
     is asked before each round of samples and ends the search early (at least one sample
-    per candidate is always played)."""
+    per candidate is always played). ``horizon``: turns of the table before a play-out is
+    judged by ``judge`` (``params.rollout_horizon`` by default). ``late``, when given, is
+    asked during the play-outs: when it answers True the round of samples under way is
+    dropped and the search ends (with no complete round: candidate 0)."""
     n = len(candidates)
     per = max(1, (params.rollouts if rollouts is None else rollouts) // max(1, n))
     seat = view.seat if view.seat is not None else 0
@@ -115,8 +130,9 @@ def choose(view: SeatView, picked: set[int], candidates: Sequence[dict[str, Any]
     for _ in range(per):
         if done and stop is not None and stop():
             break
-        done += 1
         world = f"{rng.random():.17f}"
+        sizes = [len(v) for v in values]
+        was_refused = set(refused)
         for k, action in enumerate(candidates):
             state = sample_world(view, picked, random.Random(world))
             try:
@@ -124,8 +140,21 @@ def choose(view: SeatView, picked: set[int], candidates: Sequence[dict[str, Any]
             except RuleError:
                 refused.add(k)
                 continue
-            values[k].append(play_out(state, seat, policy, world, params.rollout_horizon,
-                                      judge))
+            value = play_out_until(state, seat, policy, world,
+                                   params.rollout_horizon if horizon is None else horizon,
+                                   judge, late)
+            if value is None:
+                break
+            values[k].append(value)
+        else:
+            done += 1
+            continue
+        for k, size in enumerate(sizes):  # too late: this round of samples is dropped
+            del values[k][size:]
+        refused = was_refused
+        break
+    if done == 0:
+        return 0
     if gate > 0:
         return gated(values, gate)
     return max(range(n), key=lambda k: (float("-inf") if k in refused else sum(values[k]), -k))

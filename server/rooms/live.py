@@ -326,7 +326,7 @@ class LiveRooms:
         """Record that this server is playing its rooms now (``rooms.last_alive``), with
         each room's turn clock (what a restart gives the turn)."""
         playing = self._playing() if actors is None else actors
-        clocks = {a.room_id: a.timers.clock(a.loop.time()) for a in playing}
+        clocks = {a.room_id: a.turn_clock() for a in playing}
         fences = [a.fence for a in playing if a.fence is not None]
         try:
             await self.services.gamelog.mark_alive(clocks, fences=fences)
@@ -482,7 +482,7 @@ class LiveRooms:
 
     def join(self, actor: RoomActor, conn: Conn) -> None:
         """Register ``conn`` on a running actor (a socket here, or a bridged one)."""
-        actor.conns.append(conn)
+        actor.join(conn)
         if conn.session_id in self._revoked:
             actor.post("revoked", frozenset((conn.session_id,)))
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import random
 
-from server.bots import HARD, make_bot
+import pytest
+
+from server.bots import HARD, HARD_TIME_LIMIT, HARD_VALUE, make_bot
 from server.bots.hard import HardBot
 from server.bots.rollout import gated, sample_world
 from server.rules.state import new_round
@@ -90,3 +92,34 @@ def test_the_hard_bot_searches_every_family_a_round() -> None:
     hard = [b for b in bots if isinstance(b, HardBot)]
     assert sum(b.searches for b in hard) > 0
     assert all(b.errors == [] and b.fallbacks == 0 for b in bots)
+
+
+@pytest.mark.parametrize("variant", ["remi45", "remi101"])
+def test_a_wall_clock_cuts_the_search_and_the_play_stays_legal(
+        variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a clock that moves 0.3 s a reading, a hard bot with a 0.4 s limit stops its
+    sampling and search early (a play-out under way is dropped) and still plays legally;
+    without a limit nothing is cut."""
+    ticks = [0.0]
+
+    def clock() -> float:
+        ticks[0] += 0.3
+        return ticks[0]
+
+    monkeypatch.setattr("server.bots.hard.time.perf_counter", clock)
+    for limit, params in ((0.4, HARD), (0.4, HARD_VALUE), (None, HARD)):
+        state = _late_round(variant, 4, f"clock/{variant}", 30 if variant == "remi101" else 80)
+        bots = [HardBot(params, seed=f"c/{i}", time_limit=limit) for i in range(4)]
+        while not state.over:
+            s = state.turn
+            state.apply(s, bots[s].act(view_for(state, s)))
+        assert all(b.errors == [] and b.fallbacks == 0 for b in bots)
+        cut = sum(b.cut for b in bots)
+        assert (cut > 0) if limit is not None else (cut == 0)
+
+
+def test_make_bot_gives_the_hard_level_its_clock() -> None:
+    bot = make_bot("hard", seed=1)
+    assert isinstance(bot, HardBot) and bot.time_limit == HARD_TIME_LIMIT < 0.5
+    free = make_bot("hard", seed=1, time_limit=None)
+    assert isinstance(free, HardBot) and free.time_limit is None

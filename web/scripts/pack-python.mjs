@@ -1,7 +1,8 @@
 // The Python the offline practice runs under Pyodide, packed from the repository at
 // build time (vite.config.ts writes it under dist/pyodide/): the rule engine
-// (server/rules), the bots (server/bots), the practice room (server/practice) and the
-// pure rack helpers it shares with the server's rooms (server/rooms/rack.py). Nothing is
+// (server/rules), the bots (server/bots), the room core the practice shares with the
+// server's rooms (server/rooms/core), the practice's shell (server/practice) and the
+// error codes (server/errors.py). Nothing is
 // copied by hand; web/e2e/pyodide.test.mjs compares the pack with the repository.
 //
 // The build compiles their bytecode once, with the same Pyodide under node
@@ -20,9 +21,9 @@ const require = createRequire(import.meta.url);
 export const PYODIDE_DIR = dirname(require.resolve("pyodide/package.json"));
 
 /** Packages packed whole (every .py file directly in them). */
-export const PACKAGES = ["server/rules", "server/bots", "server/practice"];
-/** Single files packed besides them (package markers and the shared pure helper). */
-export const FILES = ["server/__init__.py", "server/rooms/__init__.py", "server/rooms/rack.py"];
+export const PACKAGES = ["server/rules", "server/bots", "server/practice", "server/rooms/core"];
+/** Single files packed besides them (package markers and the error codes). */
+export const FILES = ["server/__init__.py", "server/rooms/__init__.py", "server/errors.py"];
 /** Where the worker puts remi-python.zip in Pyodide's file system (on sys.path). */
 export const REMI_ZIP_PATH = "/lib/remi-python.zip";
 

@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from openskill.models import PlackettLuce
 
 from server.economy.ledger import change
+from server.economy.settlement import MatchFinish
 from server.rooms.service import NoRoomEvents
 from server.services import Services
 from server.storage.models import Rating, utcnow
@@ -121,7 +122,7 @@ async def _played(
         await log.finish_round(rid, {"out": out, "scores": scores, "breakdown": breakdown}, scores)
         totals = [t + s for t, s in zip(totals, scores, strict=True)]
     winners = [i for i, t in enumerate(totals) if t == max(totals)]
-    assert await log.record_match(room["id"], totals, winners, len(rounds))
+    assert await log.record_match(MatchFinish(room["id"], totals, winners, len(rounds)))
     return str(room["id"])
 
 
