@@ -80,6 +80,7 @@ from sqlalchemy.exc import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from server.backoff import Backoff
 from server.metrics import LATENCY_BUCKETS, LatencyHistogram
 from server.storage.database import Database
 from server.storage.gamelog import Work
@@ -101,9 +102,8 @@ _SET_RACK = (
 _INSERT_ROUND = insert(_ROUNDS).returning(_ROUNDS.c.id)
 
 
-_RETRY_FIRST = 0.05
-_RETRY_MOST = 2.0
-"""Seconds between the attempts at a write whose outcome is unknown: doubling, at most."""
+_RETRY = Backoff(base=0.05, cap=2.0)
+"""Seconds between the attempts at a write whose outcome is unknown."""
 
 
 class JournalStopped(RuntimeError):
@@ -338,7 +338,7 @@ class Journal:
         commit's answer) is written again until the database answers: a copy already
         committed then refuses it (a duplicate key) and is found with the same values
         (:func:`_made_already`), so the write is answered as made, and never twice."""
-        delay = _RETRY_FIRST
+        attempt = 0
         try:
             while True:
                 try:
@@ -372,8 +372,8 @@ class Journal:
                     if self.stalled_since is None:
                         self.stalled_since = time.monotonic()
                     log.warning("journal_write_uncertain", extra={"error": repr(exc)})
-                    await asyncio.sleep(delay)
-                    delay = min(2 * delay, _RETRY_MOST)
+                    await asyncio.sleep(_RETRY.delay(attempt))
+                    attempt += 1
         finally:
             self.stalled_since = None
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import Players
+from conftest import Players, played
 from fastapi import FastAPI
 from openskill.models import PlackettLuce
 
@@ -104,7 +104,11 @@ async def _played(
     services = services_of(app)
     services.rooms.events = NoRoomEvents()  # the game log is written here, not by an actor
     body = {"variant": "remi", "seats": 3, "fill_with_bots": True, **settings}
-    room = (await client.post("/api/rooms", json=body, headers=Players.auth(tokens[0]))).json()
+    if body.get("kind") == "practice":  # a practice room is private (server/rooms/options.py)
+        body["public"] = False
+    made = await client.post("/api/rooms", json=body, headers=Players.auth(tokens[0]))
+    assert made.status_code == 201, made.text
+    room = made.json()
     for i, token in enumerate(tokens[1:], start=1):
         taken = await client.post(
             f"/api/rooms/{room['id']}/seats/{i}",
@@ -118,6 +122,7 @@ async def _played(
     totals = [0] * body["seats"]
     for n, (scores, out, opened) in enumerate(rounds, start=1):
         rid = await log.begin_round(room["id"], n, body["variant"], f"s{n}", 0, {})
+        await played(services.db, rid, range(len(tokens)))  # each player's own moves
         breakdown = [{"seat": i, "opened": o} for i, o in enumerate(opened)]
         await log.finish_round(rid, {"out": out, "scores": scores, "breakdown": breakdown}, scores)
         totals = [t + s for t, s in zip(totals, scores, strict=True)]
@@ -137,7 +142,7 @@ async def test_profile_figures(
     ])  # Ana 40, Bob 70: Bob wins
     await _played(app, client, [ta], [([90, -5, -30], 0, [True, False, True])])  # Ana wins
     await _played(app, client, [ta, tb], [([999, 0, 0], 0, [True, True, True])],
-                  kind="practice")  # practice: not counted
+                  kind="practice", public=False)  # practice: not counted
     profile = (await client.get(f"/api/players/{ana}/profile")).json()
     assert profile["display_name"] == "Ana"
     [remi] = profile["variants"]
