@@ -520,6 +520,7 @@ const ro: Dict = {
   "err.seq_reused": "Mesaj repetat.",
   "err.internal_error": "Serverul nu a putut salva mutarea; nu s-a schimbat nimic.",
   "err.database_unavailable": "Baza de date nu răspunde: mutarea nu a fost jucată. Încearcă din nou peste câteva clipe; mutările confirmate se păstrează.",
+  "err.busy": "Serverul este ocupat: mutarea nu a fost jucată. Încearcă din nou peste câteva clipe.",
   "err.room_unreachable": "Masa este jucată pe alt server, iar legătura cu el s-a întrerupt. Jocul e în pauză până revine legătura; reconectarea se face singură.",
   "err.invite_not_found": "Nicio cameră nu are acest cod.",
   "err.room_full": "Toate locurile camerei sunt ocupate.",
@@ -1035,6 +1036,7 @@ const en: Dict = {
   "err.invalid_request": "Invalid input",
   "err.stale_version": "The table changed meanwhile; try again.",
   "err.database_unavailable": "The database does not answer: your move was not played. Try again in a moment; acknowledged moves are kept.",
+  "err.busy": "The server is busy: your move was not played. Try again in a moment.",
   "err.room_unreachable": "This table is played on another server and the link to it is down. The game is paused until the link returns; you will be reconnected automatically.",
   // The coach (web/src/coach.ts): the round's review and the practice's hint.
   "coach.title": "Coach",

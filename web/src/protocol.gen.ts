@@ -53,6 +53,7 @@ export interface ErrorMessage {
   seq: number | null;
   code: string;
   message: string;
+  retry_after_ms?: number | null;
 }
 
 /**
