@@ -166,7 +166,9 @@ def parse(msg: Any) -> Command | str:
     if query == "row_preview":
         index = msg.get("index")
         return Ask(CONN, seq, query, index=index if _int(index) else None)
-    raise _Bad(seq, "query: formations or row_preview")
+    if query == "arrange":
+        return Ask(CONN, seq, query)
+    raise _Bad(seq, "query: formations, row_preview or arrange")
 
 
 class PracticeRoom:

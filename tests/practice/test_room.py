@@ -18,6 +18,7 @@ from server.practice.room import PLAYER, PracticeRoom, SettingsError
 from server.protocol.server import ServerMessage
 from server.rules import SeatView, view_for
 from server.rules.queries import (
+    arrange,
     evaluate_formation,
     opening_lock,
     reachable_row_indices,
@@ -113,7 +114,8 @@ def test_queries_are_the_servers_answers() -> None:
                  "formations": [hand[:3], hand[3:5]]},
                 {"type": "query", "seq": 3, "query": "formations",
                  "formations": [hand[:3]], "taken": hand[0]},
-                {"type": "query", "seq": 2, "query": "row_preview", "index": 0}):
+                {"type": "query", "seq": 2, "query": "row_preview", "index": 0},
+                {"type": "query", "seq": 4, "query": "arrange"}):
         (mine,) = checked(room.message(msg, 0.0))
         view = view_for(state, PLAYER)
         if msg["query"] == "formations":
@@ -122,6 +124,8 @@ def test_queries_are_the_servers_answers() -> None:
                 "formations": [evaluate_formation(view, f) for f in given],  # type: ignore[arg-type]
                 "lock": opening_lock(view, given, msg.get("taken")),  # type: ignore[arg-type]
             }
+        elif msg["query"] == "arrange":
+            want = arrange(view)
         else:
             want = {"index": 0, "tiles": row_take_preview(view, 0),
                     "reachable": reachable_row_indices(view), "block": row_take_block(view, 0)}

@@ -103,6 +103,10 @@ def base_settings(**overrides: Any) -> Settings:
         "migrate_on_startup": True,
         "cookie_secure": False,
         "log_format": "text",
+        # Every app starts its bots' worker at start-up: a thread here (a process for
+        # each test's app would cost seconds of CPU each); the tests of the worker
+        # process ask for it.
+        "bot_searches": "thread",
     }
     values.update(overrides)
     return Settings(**values)

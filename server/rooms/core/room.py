@@ -96,6 +96,7 @@ from server.rules import (
     view_for,
 )
 from server.rules.queries import (
+    arrange,
     evaluate_formation,
     opening_lock,
     reachable_row_indices,
@@ -690,6 +691,8 @@ class RoomCore:
                 "formations": [evaluate_formation(view, f) for f in formations],
                 "lock": opening_lock(view, formations, msg.taken),
             }
+        elif msg.query == "arrange":
+            result = arrange(view)
         else:
             if msg.index is None:
                 return self._error(msg.seq, Code.BAD_MESSAGE, "index: required for row_preview")
