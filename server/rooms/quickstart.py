@@ -4,9 +4,10 @@
 
 1. the player already sits in a waiting room of this variant and stake: that room (a
    second press, a retried request, changes nothing);
-2. else the first public waiting room of this variant and stake with a free seat, quick
-   start rooms before normal ones, the oldest first: the player takes its first free
-   seat (a room's ``min_balance`` is its stake: 0 means none);
+2. else the first public waiting quick start room of this variant and stake with a free
+   seat, the oldest first: the player takes its first free seat (a room's
+   ``min_balance`` is its stake: 0 means none). Normal rooms are never joined: they
+   start when their owner says so, and the owner may have gone;
 3. else a new quick start room (kind ``quick``, settled like a normal one,
    docs/economy.md): ``REMI_QUICK_START_SEATS`` seats, ``REMI_QUICK_START_ROUNDS``
    rounds, bots for the seats still empty when it starts, and ``start_at`` =
@@ -44,8 +45,10 @@ from server.storage.models import Room, Seat, utcnow
 
 log = logging.getLogger(__name__)
 
-JOINED_KINDS = ("quick", "normal")
-"""Kinds of the waiting rooms a quick start may seat a player at, in this order."""
+JOINED_KINDS = ("quick",)
+"""Kinds of the waiting rooms a quick start may seat a player at: only rooms the server
+itself starts (at their ``start_at``, or at once when full). A normal room waits for its
+owner, who may have gone: a quick start never seats anyone there."""
 
 
 def lane(variant: str, stake: int) -> str:

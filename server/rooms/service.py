@@ -418,7 +418,7 @@ class RoomService:
 
     async def lobby(self, limit: int = 100, status: str = "waiting") -> list[RoomView]:
         """Public rooms in ``status`` (waiting for players, or playing: to watch), newest
-        first."""
+        first. A waiting room with no free seat is not listed: nobody could join it."""
         async with self._db.transaction() as session:
             rooms = list(
                 await session.scalars(
@@ -430,9 +430,10 @@ class RoomService:
             )
             seat_map = await self._seats_of(session, [r.id for r in rooms])
             owners = await self._players(session, {r.owner_id for r in rooms})
-            return [
+            views = [
                 _room_view(r, seat_map.get(r.id, []), owners, None, show_code=False) for r in rooms
             ]
+            return [v for v in views if status != "waiting" or v.free_seats > 0]
 
     async def player_rooms(self, player_id: str, limit: int = 50) -> list[RoomView]:
         """The rooms not finished where the player holds a seat (practice included),

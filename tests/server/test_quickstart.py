@@ -1,6 +1,7 @@
 """Quick start, on both stores: two players pressing at once land at
 the same table; a table opened by quick start fills with bots after its wait, or starts
-at once when full; a waiting normal room of the variant and stake is joined first."""
+at once when full; a waiting normal room (it waits for an owner who may have gone) is
+never joined; a full waiting room is not in the lobby."""
 
 from __future__ import annotations
 
@@ -113,7 +114,7 @@ async def test_pressing_again_gives_the_same_table(
     assert [s["player"] is not None for s in again.json()["seats"]] == [True, False, False, False]
 
 
-async def test_a_waiting_normal_room_of_the_variant_and_stake_is_joined(
+async def test_a_waiting_normal_room_is_never_joined_only_quick_rooms(
     client: httpx.AsyncClient, players: Players
 ) -> None:
     _, ta = await players.create("Ana")
@@ -131,8 +132,11 @@ async def test_a_waiting_normal_room_of_the_variant_and_stake_is_joined(
         headers=Players.auth(ta),
     )
     assert private.status_code == 201
+    # A normal room waits for its owner (who may have gone): a quick start does not seat
+    # anyone there; it opens a quick room, which the server starts itself.
     joined = await _press(client, tb, "remi")
-    assert joined.json()["id"] == created.json()["id"] and joined.json()["your_seat"] == 1
+    assert joined.json()["id"] != created.json()["id"]
+    assert joined.json()["kind"] == "quick" and joined.json()["your_seat"] == 0
     other = await _press(client, tc, "remi45")  # the private remi45 room is not joined
     assert other.json()["id"] != private.json()["id"]
     staked = await _press(client, tc, "remi", stake=100)  # another stake: another table
@@ -180,3 +184,21 @@ async def test_a_restarted_server_starts_the_tables_whose_wait_ended_meanwhile(
                 await asyncio.sleep(0.05)
     assert view["status"] == "playing"
     assert [s["bot_level"] for s in view["seats"]] == [None, "normal", "normal", "normal"]
+
+
+async def test_a_full_waiting_room_leaves_the_lobby(
+    client: httpx.AsyncClient, players: Players
+) -> None:
+    """The lobby offers a waiting room only while a join can succeed."""
+    _, ta = await players.create("Ana")
+    _, tb = await players.create("Bob")
+    created = await client.post(
+        "/api/rooms", json={"variant": "remi", "seats": 2}, headers=Players.auth(ta)
+    )
+    room = created.json()["id"]
+    listed = (await client.get("/api/rooms")).json()["rooms"]
+    assert room in [r["id"] for r in listed]
+    taken = await client.post(f"/api/rooms/{room}/seats/1", headers=Players.auth(tb))
+    assert taken.status_code == 200, taken.text
+    listed = (await client.get("/api/rooms")).json()["rooms"]
+    assert room not in [r["id"] for r in listed]

@@ -639,7 +639,9 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
 
 /** A waiting room's Join button: the first free seat taken (unless the player holds one),
  * then the room opened. */
-export function joinButton(app: App, r: api.RoomView): HTMLElement {
+export function joinButton(app: App, r: api.RoomView): HTMLElement | null {
+  // Join only where a join can succeed: a free seat, or the player's own.
+  if (r.free_seats === 0 && r.your_seat === null) return null;
   return h(
     "button",
     {
