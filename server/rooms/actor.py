@@ -208,7 +208,7 @@ class RoomActor:
         """This node's lease of the room: every write is conditional on it."""
         self.loop = asyncio.get_running_loop()
         self.core = RoomCore(RoomConfig(room_id, "remi", 0), pacing_of(ctx.settings),
-                             encode=to_json)
+                             encode=to_json, bot_clock=time.perf_counter)
         self.conns: list[Conn] = []
         self._by_id: dict[int, Conn] = {}
         self.stopped = False
