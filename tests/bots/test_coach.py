@@ -118,8 +118,12 @@ def test_review_json_and_progress() -> None:
     assert [d["index"] for d in out] == seat_moves(state, 1)
     assert all(d["seat"] == 1 and d["worlds"] <= 200 for d in out)
     # The clock bounds the work: it is read before each sampled deal once the minimum
-    # (four) is played, one tick a reading, one tick of budget: four deals.
-    assert {d["worlds"] for d in out if d["candidates"] > 1} == {4}
+    # (four) is played, one tick a reading, one tick of budget: four deals, or up to the
+    # sixteen a flag needs when one is in sight.
+    valued = [d for d in out if d["candidates"] > 1]
+    assert valued and all(4 <= d["worlds"] <= 16 for d in valued)
+    assert sum(1 for d in valued if d["worlds"] == 4) > len(valued) // 2
+    assert all(d["worlds"] == 16 for d in out if d["flagged"])
 
 
 def test_hint_from_the_view() -> None:
