@@ -2,7 +2,7 @@
 
 # 1. The browser client (served by the app at / from web/dist). Its Node is the project's
 # (web/package.json "engines"; scripts/check_image.py checks they agree).
-FROM node:20-slim AS web
+FROM node:22-slim AS web
 WORKDIR /src/web
 COPY web/package.json web/package-lock.json ./
 RUN npm ci --no-audit --no-fund

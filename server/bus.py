@@ -22,9 +22,7 @@ import asyncio
 import contextlib
 import json
 import logging
-import random
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from redis.asyncio import Redis
@@ -33,6 +31,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from server.backoff import Backoff
+
 log = logging.getLogger(__name__)
 
 SUBSCRIBER_QUEUE = 256  # messages a slow subscriber may lag behind before dropping
@@ -40,28 +40,6 @@ SUBSCRIBER_QUEUE = 256  # messages a slow subscriber may lag behind before dropp
 RESUBSCRIBED: dict[str, Any] = {"bus": "resubscribed"}
 """What a subscription receives after it lost its connection and subscribed again:
 messages published in between are lost, so state built from the messages is refetched."""
-
-
-@dataclass(frozen=True, slots=True)
-class Backoff:
-    """Delays between reconnect attempts: exponential up to a cap, with jitter.
-
-    Attempt *n* waits a random time in [d/2, d], d = min(cap, base × 2ⁿ), so the
-    instances that lost the same Redis at the same instant do not all come back in the
-    same instant.
-
-    >>> b = Backoff(base=0.1, cap=5.0)
-    >>> 0.05 <= b.delay(0) <= 0.1, 2.5 <= b.delay(50) <= 5.0
-    (True, True)
-    """
-
-    base: float = 0.1
-    cap: float = 5.0
-
-    def delay(self, attempt: int) -> float:
-        """Seconds to wait before attempt ``attempt`` (0 for the first retry)."""
-        whole = self.cap if attempt >= 64 else min(self.cap, self.base * 2**attempt)
-        return random.uniform(whole / 2, whole)
 
 
 class Subscription:

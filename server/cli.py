@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import logging
 import socket
+import sys
 from typing import Any
 
 import uvicorn
@@ -24,24 +25,26 @@ from server.fairness import verifier
 from server.logs import configure_logging
 from server.settings import Settings
 from server.storage.migrate import migrate
+from server.wsprotocol import RoomSocketProtocol
 
 log = logging.getLogger("server.cli")
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
     """uvicorn's options for this app: uvloop, httptools, the sans-io ``websockets``
-    protocol, the frame size limit, no compression.
+    protocol with the server's changes (server/wsprotocol.py), the message size limit, no
+    compression.
 
     >>> opts = uvicorn_options(Settings(max_frame_bytes=4096))
-    >>> opts["loop"], opts["http"], opts["ws"], opts["ws_max_size"]
-    ('uvloop', 'httptools', 'websockets-sansio', 4096)
+    >>> opts["loop"], opts["http"], opts["ws"].__name__, opts["ws_max_size"]
+    ('uvloop', 'httptools', 'RoomSocketProtocol', 4096)
     >>> opts["ws_per_message_deflate"]
     False
     """
     return {
         "loop": "uvloop",
         "http": "httptools",
-        "ws": "websockets-sansio",
+        "ws": RoomSocketProtocol,
         "ws_max_size": settings.max_frame_bytes,
         "ws_per_message_deflate": False,
     }
@@ -118,9 +121,32 @@ def run_server(app: FastAPI, **options: Any) -> None:
     HandoverServer(uvicorn.Config(app, **options), app).run()
 
 
+VALUE_OPTIONS = ("--room", "--commitment")
+"""Options whose value may begin with ``-`` (a room id does, one in 64)."""
+
+
+def _glue_values(argv: list[str]) -> list[str]:
+    """``--room -x1`` as ``--room=-x1``: argparse would take ``-x1`` for an option.
+
+    >>> _glue_values(["verify", "--room", "-AbC", "--round", "1"])
+    ['verify', '--room=-AbC', '--round', '1']
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in VALUE_OPTIONS and i + 1 < len(argv):
+            out.append(f"{arg}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(arg)
+        i += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run a command; returns the process exit status."""
-    args = _parser().parse_args(argv)
+    args = _parser().parse_args(_glue_values(sys.argv[1:] if argv is None else argv))
     settings = Settings()
     configure_logging(settings)
     if args.command == "serve":

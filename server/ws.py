@@ -3,7 +3,7 @@
 The handshake checks the Origin against the allowlist and authenticates the
 player (cookie or bearer token); the connection remembers the session (device
 token) it was opened with, so that revoking it closes the socket
-(:mod:`server.rooms.devices`). Each frame, text or binary, is size-checked and
+(:mod:`server.rooms.core.room`). Each frame, text or binary, is size-checked and
 counted against the connection's message budget before anything else; every text
 message is validated by :mod:`server.protocol` and then handed to the room's actor.
 Frames to the client go out through :class:`~server.rooms.conn.Conn`, in order;
@@ -43,6 +43,7 @@ from server.rooms.actor import MOVED, PONG, error_frame
 from server.rooms.cluster import Elsewhere
 from server.rooms.conn import Conn
 from server.rooms.live import LiveRooms
+from server.wsprotocol import PING_EVENT
 
 if TYPE_CHECKING:
     from server.rooms.service import RoomEvents
@@ -145,7 +146,7 @@ class Session:
             conn.close(1009)
             return False
         if not self.budget.take():
-            conn.send(error_frame(None, "rate_limited", "too many messages"))
+            conn.send(error_frame(None, Code.RATE_LIMITED, "too many messages"))
             conn.close(1008)
             return False
         return True
@@ -169,7 +170,7 @@ class Session:
             if self.said_hello:
                 self.actor.post("action", conn, msg, t0)
             else:
-                conn.send(error_frame(msg.seq, "bad_message", "send hello first"))
+                conn.send(error_frame(msg.seq, Code.BAD_MESSAGE, "send hello first"))
         elif isinstance(msg, PingMessage):
             conn.send(PONG)
         elif isinstance(msg, Hello):
@@ -179,7 +180,7 @@ class Session:
             if self.said_hello:
                 self.actor.post("rack" if isinstance(msg, RackMessage) else "query", conn, msg)
             else:
-                conn.send(error_frame(msg.seq, "bad_message", "send hello first"))
+                conn.send(error_frame(msg.seq, Code.BAD_MESSAGE, "send hello first"))
         elif isinstance(msg, LeaveMessage):
             self.actor.post("leave", conn)
         elif isinstance(msg, NextRoundMessage):
@@ -188,7 +189,12 @@ class Session:
             if self.said_hello:
                 self.actor.post("react", conn, msg.reaction)
             else:
-                conn.send(error_frame(None, "bad_message", "send hello first"))
+                conn.send(error_frame(None, Code.BAD_MESSAGE, "send hello first"))
+
+    def ping_frame(self) -> None:
+        """A WebSocket ping frame (answered by the protocol): counted like any frame."""
+        if not self.conn.closed:
+            self._admit(0)
 
     def binary(self, data: bytes) -> None:
         """Handle one binary message: counted like any frame, then refused."""
@@ -196,7 +202,7 @@ class Session:
         if conn.closed:
             return
         if self._admit(len(data)):
-            conn.send(error_frame(None, "bad_message", BINARY_REFUSED))
+            conn.send(error_frame(None, Code.BAD_MESSAGE, BINARY_REFUSED))
 
 
 ORIGIN_REFUSED = (
@@ -267,7 +273,7 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
     await websocket.accept()
     if authed is None:
         await websocket.send_text(
-            error_frame(None, "not_authenticated", "send the token as cookie or bearer")
+            error_frame(None, Code.NOT_AUTHENTICATED, "send the token as cookie or bearer")
         )
         await websocket.close(code=4401)
         return
@@ -280,7 +286,7 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         async with asyncio.timeout(settings.handshake_seconds):
             await services.rooms.get_room(room_id, player.id, code)
     except ServerError:
-        await websocket.send_text(error_frame(None, "room_not_found", f"no room {room_id!r}"))
+        await websocket.send_text(error_frame(None, Code.ROOM_NOT_FOUND, f"no room {room_id!r}"))
         await websocket.close(code=4404)
         return
     except Exception as exc:
@@ -313,7 +319,9 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
             if message["type"] == "websocket.disconnect":
                 break
             text = message.get("text")
-            if text is None:
+            if message.get(PING_EVENT):
+                session.ping_frame()
+            elif text is None:
                 session.binary(message.get("bytes") or b"")
             else:
                 session.text(text)

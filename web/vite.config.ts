@@ -18,11 +18,13 @@ function offline(): Plugin {
   return {
     name: "remi-offline",
     async generateBundle(_options, bundle) {
-      for (const [fileName, source] of (await offlineAssets()) as [string, Buffer][]) {
-        this.emitFile({ type: "asset", fileName, source });
-      }
       const files: Record<string, string | Uint8Array> = {};
       for (const [name, out] of Object.entries(bundle)) files[name] = out.type === "asset" ? out.source : out.code;
+      // The emitted assets are listed as emitted: the bundler need not add them to `bundle`.
+      for (const [fileName, source] of (await offlineAssets()) as [string, Buffer][]) {
+        this.emitFile({ type: "asset", fileName, source });
+        files[fileName] = source;
+      }
       this.emitFile({ type: "asset", fileName: "sw.js", source: serviceWorker(files) });
     },
     configureServer(server) {

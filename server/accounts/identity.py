@@ -70,7 +70,19 @@ def clean_label(label: str | None) -> str | None:
 
 
 def clean_display_name(name: str) -> str:
-    """Normalise a display name (NFC, collapsed spaces); raise ValueError if unusable."""
+    """Normalise a display name (NFC, collapsed spaces); raise ValueError if unusable.
+    The line and paragraph separators (U+2028, U+2029) are refused like control
+    characters, not collapsed into spaces (they break lines in logs and pages).
+
+    >>> clean_display_name("  Ana   Maria ")
+    'Ana Maria'
+    >>> clean_display_name("Ana\u2028Maria")
+    Traceback (most recent call last):
+    ...
+    ValueError: display_name must not contain control characters
+    """
+    if any(unicodedata.category(c) in ("Zl", "Zp") for c in name):
+        raise ValueError("display_name must not contain control characters")
     name = " ".join(unicodedata.normalize("NFC", name).split())
     if not name:
         raise ValueError("display_name must not be blank")

@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response, status
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, StrictInt, field_validator
 
 from server.accounts.credentials import PASSWORD_MAX, check_password, clean_username
 from server.api.cookies import device_label, set_cookie
@@ -89,6 +89,10 @@ class SignedIn(BaseModel):
     token: str = Field(description="Bearer token; also set as an HttpOnly cookie.")
 
 
+LEDGER_ID_MAX = 2**31 - 1
+"""The largest ledger id (the column is a 32-bit integer): a larger cursor is a 422."""
+
+
 class EntryOut(BaseModel):
     """One change of the balance or of the joker credits."""
 
@@ -121,7 +125,7 @@ class LedgerPage(BaseModel):
 class JokerPurchase(BaseModel):
     """How many joker credits to buy; ``request_id`` makes a retry buy nothing more."""
 
-    count: int = Field(ge=1, le=100)
+    count: StrictInt = Field(ge=1, le=100, description="A JSON integer (not a string).")
     request_id: str = Field(min_length=1, max_length=64, pattern=ID_PATTERN)
 
 
@@ -191,7 +195,10 @@ async def change_password(
 async def ledger(
     player: CurrentPlayer,
     services: ServicesDep,
-    before: Annotated[int | None, Query(ge=1)] = None,
+    before: Annotated[
+        int | None,
+        Query(ge=1, le=LEDGER_ID_MAX, description="Entries with ids below this one."),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> LedgerPage:
     """The player's ledger, newest first: ``limit`` entries with ids below ``before``."""

@@ -5,7 +5,7 @@ table of a variant and stake, or opens one that bots fill after a short wait
 from __future__ import annotations
 
 from fastapi import APIRouter
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictInt
 
 from server.api.deps import ServicesDep
 from server.api.limits import LimitedQuickStart
@@ -21,7 +21,7 @@ class QuickStartRequest(BaseModel):
     variant: str = Field(
         description="A variant id of GET /api/variants.", json_schema_extra={"enum": list(VARIANTS)}
     )
-    stake: int = Field(
+    stake: StrictInt = Field(
         default=0,
         ge=0,
         le=1_000_000_000,

@@ -4,7 +4,7 @@ Seed 001: "În Arena, rezultatele rundelor contează numai pentru clasament; pre
 acordă din mize." A room of kind ``arena`` settles no round into the balances
 (:data:`server.economy.ledger.SETTLED_KINDS`); instead:
 
-* :func:`arena_settings`: at its creation the table's ``stake`` must be one of
+* :func:`arena_terms`: at its creation the table's ``stake`` must be one of
   ``REMI_ARENA_STAKES``; its payout table is fixed then (``REMI_ARENA_PAYOUT_3`` / ``_4``,
   the winner's for 2 seats) and a player needs the stake in their balance to sit down.
 * :func:`take_stakes`: when the match starts, each seat's stake goes from its player's
@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import cast
+from typing import Any, Protocol, cast
 
 from sqlalchemy import Connection, Table, func, select
 
 from server.economy.ledger import change, pay, room_kind
 from server.economy.payouts import split
 from server.errors import Code, ServerError
-from server.rooms.options import RoomSettings
 from server.settings import Settings
 from server.storage.models import LedgerEntry, Room, Seat
 
@@ -42,6 +41,19 @@ log = logging.getLogger(__name__)
 _LEDGER = cast(Table, LedgerEntry.__table__)
 _ROOMS = cast(Table, Room.__table__)
 _SEATS = cast(Table, Seat.__table__)
+
+
+class ArenaTable(Protocol):
+    """What the Arena reads of a room's settings (:class:`server.rooms.options.RoomSettings`)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def seats(self) -> int: ...
+    @property
+    def stake(self) -> int | None: ...
+    @property
+    def min_balance(self) -> int | None: ...
 
 
 def stake_key(room_id: str, seat: int) -> str:
@@ -68,25 +80,23 @@ def payout_table(settings: Settings, seats: int) -> list[int]:
     return [100]
 
 
-def arena_settings(room: RoomSettings, settings: Settings) -> RoomSettings:
-    """A new room's settings as the server keeps them: for an arena table, a stake of
+def arena_terms(room: ArenaTable, settings: Settings) -> dict[str, Any]:
+    """What the server sets in a new room's settings: for an arena table, a stake of
     ``REMI_ARENA_STAKES`` (else ``invalid_request``), its payout table, and a minimum
-    balance of at least the stake; other rooms as they are."""
+    balance of at least the stake; nothing for other rooms."""
     if room.kind != "arena" or room.stake is None:
-        return room
+        return {}
     if room.stake not in settings.arena_stakes:
         offered = ", ".join(str(s) for s in settings.arena_stakes)
         raise ServerError(Code.INVALID_REQUEST, f"the stake must be one of {offered}")
-    return room.model_copy(
-        update={
-            "payout": payout_table(settings, room.seats),
-            "min_balance": max(room.min_balance or 0, room.stake),
-        }
-    )
+    return {
+        "payout": payout_table(settings, room.seats),
+        "min_balance": max(room.min_balance or 0, room.stake),
+    }
 
 
 def take_stakes(
-    conn: Connection, room_id: str, settings: RoomSettings, players: Sequence[tuple[int, str]]
+    conn: Connection, room_id: str, settings: ArenaTable, players: Sequence[tuple[int, str]]
 ) -> int:
     """Take each seated player's stake (``players``: (seat, player id)) into the pot, in the
     transaction that starts the room; ``insufficient_balance`` (and the caller's
@@ -127,7 +137,6 @@ def pay_pot(conn: Connection, room_id: str, totals: Sequence[int]) -> list[int]:
     stored = conn.execute(select(_ROOMS.c.settings).where(_ROOMS.c.id == room_id)).scalar()
     if room_kind(stored) != "arena":
         return [0] * len(totals)
-    room = RoomSettings.model_validate(stored)
     pot = pot_of(conn, room_id)
     players = dict(
         conn.execute(
@@ -135,7 +144,8 @@ def pay_pot(conn: Connection, room_id: str, totals: Sequence[int]) -> list[int]:
         ).all()
     )
     eligible = [players.get(seat) is not None for seat in range(len(totals))]
-    table = room.payout if room.payout is not None else [100]
+    payout = (stored or {}).get("payout")  # set by arena_terms at the creation
+    table = [int(p) for p in payout] if payout is not None else [100]
     parts = split(pot, table, totals, eligible)
     for seat, amount in enumerate(parts):
         player_id = players.get(seat)

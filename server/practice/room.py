@@ -1,22 +1,20 @@
 """The practice room: a match on the player's device, seat 0 the player, bots on the rest.
 
-It runs in the browser's worker under Pyodide (web/src/practice/worker.ts) and speaks
-the server socket's message shapes (docs/protocol.md, :mod:`server.rooms.frames`):
-``hello`` gets a ``snapshot``; an ``action`` an ``ack`` or an ``error`` with the
-engine's code, then an ``event`` with the seat's whole view (the engine's
-:func:`~server.rules.views.view_for`), ``seats``, ``deadline`` and ``scores``; a
-``query`` a ``query_result`` made by the same helpers as the server's
-(:mod:`server.rules.queries`); a ``rack`` an ``ack``. So the table's code is the
-same online and offline; only the transport differs.
+The offline practice's shell around the room core (:class:`~server.rooms.core.room.RoomCore`,
+the server's rooms' own game flow): it runs in the browser's worker under Pyodide
+(web/src/practice/worker.ts), so the table gets the very frames a server room sends
+(docs/protocol.md). The shell parses the page's messages into the core's commands
+(checked here, without pydantic), answers the core's effects at once (the bots run in
+process, each round's seed comes from the match seed, the records are kept in memory),
+and hands the frames for the player's one connection back as dicts.
 
-Pure like the engine: no clock (every call gets ``now``, unix seconds), no global
-random (the deals come from the match seed the caller gives, the bots from seeds
-derived from it), no I/O. :meth:`PracticeRoom.to_dict` is the whole state, kept by
-the caller after every change (IndexedDB); :meth:`PracticeRoom.from_dict` resumes it
-(the bots start afresh, as after a server restart). :meth:`PracticeRoom.due` says when
-:meth:`PracticeRoom.tick` has something to do: a bot's move (paced by ``bot_delay``),
-a turn's time running out (a bot then finishes the turn, ``by: "timeout"``), the next
-deal.
+Pure like the core: no clock (every call gets ``now``, unix seconds), no global random,
+no I/O. :meth:`PracticeRoom.to_dict` is the whole state (the match so far, the round's
+log, the events kept for the snapshot), kept by the caller after every change
+(IndexedDB); :meth:`PracticeRoom.from_dict` resumes it (the bots start afresh, as after a
+server restart). :meth:`PracticeRoom.due` says when :meth:`PracticeRoom.tick` has
+something to do: a bot's move (paced by ``bot_delay``), a turn's time running out (a bot
+then finishes the turn, ``by: "timeout"``), the next deal.
 
 >>> room = PracticeRoom({"variant": "remi45", "seats": 2, "bot_levels": ["easy"],
 ...                      "end": {"kind": "rounds", "rounds": 1}}, "s1", now=0.0)
@@ -28,29 +26,53 @@ deal.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+import json
 from typing import Any
 
-from server.bots import make_bot
-from server.bots.bot import Bot
-from server.bots.legal import fallback_action
+from server.errors import Code
 from server.practice.settings import PracticeSettings, SettingsError, parse_settings
-from server.rooms.rack import layout_error, normalize_rack
-from server.rules import Deal, Event, Match, RoundState, RuleError, replay, view_for
-from server.rules.queries import (
-    evaluate_formation,
-    opening_lock,
-    reachable_row_indices,
-    row_take_block,
-    row_take_preview,
+from server.rooms.core import frames
+from server.rooms.core.bots import bot_choice
+from server.rooms.core.clock import Now
+from server.rooms.core.config import Pacing, RoomConfig
+from server.rooms.core.messages import (
+    Act,
+    AppendAction,
+    Ask,
+    Attach,
+    BeginRound,
+    BotMove,
+    Command,
+    Effect,
+    FindLogged,
+    FinishRound,
+    Hello,
+    Leave,
+    LoggedMove,
+    NewSeed,
+    NextRound,
+    React,
+    ReadCredits,
+    RecordMatch,
+    Restored,
+    SaveRack,
+    Seat,
+    Send,
+    SetRack,
+    StoredRound,
 )
+from server.rooms.core.room import RoomCore, Step, run_now
+from server.rules import RoundState, RuleError, parse_action
 
 PLAYER = 0
 """The player's seat; every other seat is a bot's."""
 
 PLAYER_ID = "local"
+CONN = 1
+"""The player's one connection."""
+
 RECENT_EVENTS = 50
-"""The round's last events a snapshot carries (the server's default)."""
+"""The round's last events a snapshot carries."""
 
 ROUND_PAUSE = 120.0
 """Seconds before the next deal when the player does not press Continue."""
@@ -58,11 +80,93 @@ ROUND_PAUSE = 120.0
 TIMEOUT_LEVEL = "normal"
 """The bot that finishes a turn whose time ran out."""
 
-__all__ = ["PracticeRoom", "SettingsError"]
+MAX_FORMATIONS = 30
+
+__all__ = ["PracticeRoom", "SettingsError", "round_seed"]
 
 
-def _frame_error(seq: int | None, code: str, message: str) -> dict[str, Any]:
-    return {"type": "error", "seq": seq, "code": code, "message": message}
+def round_seed(seed: str, number: int) -> str:
+    """Round ``number``'s deal seed in a match seeded ``seed`` (as the engine's
+    :meth:`~server.rules.match.Match.round_seed`)."""
+    return f"{seed}/{number - 1}"
+
+
+def _config(s: PracticeSettings) -> RoomConfig:
+    return RoomConfig(room_id="practice", variant=s.variant, seats=s.seats,
+                      end=s.end_condition(), short_game=s.short_game,
+                      joker_button=s.joker_button, bot_level=TIMEOUT_LEVEL, kind="practice",
+                      turn_seconds=None if s.turn_seconds is None else float(s.turn_seconds),
+                      plays_to_the_end=True, shown=s.to_dict())
+
+
+def _pacing(bot_delay: float, round_pause: float) -> Pacing:
+    return Pacing(bot_delay=bot_delay, round_pause=round_pause, recent_events=RECENT_EVENTS,
+                  replay_events=512, version_block=1_000_000)
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class _Bad(Exception):
+    """A message the protocol refuses (``bad_message``)."""
+
+    def __init__(self, seq: int | None, message: str) -> None:
+        super().__init__(message)
+        self.seq = seq
+        self.message = message
+
+
+def parse(msg: Any) -> Command | str:
+    """The page's message as the core's command (``ping``: the text ``ping``; ``leave``
+    and the rest as the server reads them); :class:`_Bad` when it is malformed."""
+    if not isinstance(msg, dict):
+        raise _Bad(None, "a message is a JSON object")
+    kind = msg.get("type")
+    seq = msg.get("seq")
+    if kind == "ping":
+        return "ping"
+    if kind == "hello":
+        last = msg.get("last_version")
+        return Hello(CONN, last if _int(last) else None, bool(msg.get("patches")),
+                     msg.get("device") if isinstance(msg.get("device"), str) else None)
+    if kind == "leave":
+        return Leave(CONN)
+    if kind == "next_round":
+        return NextRound(CONN)
+    if kind == "react":
+        reaction = msg.get("reaction")
+        if not isinstance(reaction, str):
+            raise _Bad(None, "reaction: one of the fixed reactions")
+        return React(CONN, reaction)
+    if kind not in ("action", "rack", "query"):
+        raise _Bad(seq if _int(seq) else None, f"unknown message type {kind!r}")
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+        raise _Bad(None, "seq: a whole number")
+    if kind == "action":
+        base, action = msg.get("base_version"), msg.get("action")
+        if not isinstance(base, int) or isinstance(base, bool) or not isinstance(action, dict):
+            raise _Bad(seq, "action: base_version and an action object")
+        return Act(CONN, seq, base, parse_action(action))
+    if kind == "rack":
+        layout = msg.get("layout")
+        if not isinstance(layout, list) or not all(t is None or _int(t) for t in layout):
+            raise _Bad(seq, "layout: a list of tiles")
+        return SetRack(CONN, seq, tuple(layout))
+    query = msg.get("query")
+    if query == "formations":
+        given = msg.get("formations") or []
+        if not isinstance(given, list) or not all(
+                isinstance(f, list) and all(_int(t) for t in f) for f in given):
+            raise _Bad(seq, "formations: lists of tiles")
+        taken = msg.get("taken")
+        if taken is not None and (not _int(taken) or taken < 0):
+            raise _Bad(seq, "taken: a tile id")
+        return Ask(CONN, seq, query, tuple(tuple(f) for f in given[:MAX_FORMATIONS]), taken)
+    if query == "row_preview":
+        index = msg.get("index")
+        return Ask(CONN, seq, query, index=index if _int(index) else None)
+    raise _Bad(seq, "query: formations or row_preview")
 
 
 class PracticeRoom:
@@ -70,352 +174,209 @@ class PracticeRoom:
 
     def __init__(self, settings: dict[str, Any], seed: str, now: float, *,
                  name: str | None = None, bot_delay: float = 0.8,
-                 round_pause: float = ROUND_PAUSE) -> None:
-        self.settings: PracticeSettings = parse_settings(settings)
+                 round_pause: float = ROUND_PAUSE, bot_key: str | None = None) -> None:
+        self._setup(parse_settings(settings), seed, name, bot_delay, round_pause, now, bot_key)
+        self.core.tell_time(Now(now, now))
+        self.core.restore(Restored(status="playing", version=0, seats=self._seats()))
+        self._connect()
+        self._run(self.core.run_due(), now)  # the first deal
+        self._take()
+
+    def _setup(self, settings: PracticeSettings, seed: str, name: str | None, bot_delay: float,
+               round_pause: float, now: float, bot_key: str | None) -> None:
+        self.settings = settings
         self.seed = seed
         self.name = name
         self.bot_delay = bot_delay
         self.round_pause = round_pause
-        s = self.settings
-        self.match = Match(s.variant, s.seats, seed, end=s.end_condition(),
-                           options=s.round_options())
-        self.round: RoundState | None = None
-        self.round_number = 0
-        self.status = "playing"
-        self.version = 0
-        self.recent: list[tuple[int, dict[str, Any]]] = []
-        self.rack: list[int | None] | None = None
-        self.last_seq: int | None = None
-        self.deadline: float | None = None
-        self.timed_out = False
-        self.bot_at: float | None = None
-        self.next_round_at: float | None = None
         self.started_at = now
-        self._bots: dict[int, Bot] = {}
-        self._out: list[dict[str, Any]] = []
-        self._deal(now)
-        self._out = []  # the first deal's event is in ``recent``: a hello gets a snapshot
+        self.bot_key = bot_key or f"practice:{seed}"
+        self.core = RoomCore(_config(settings), _pacing(bot_delay, round_pause),
+                             bot_key=self.bot_key)
+        self.log: list[list[Any]] = []
+        """The round's moves: seat, action, the player's seq (None: a bot's), version."""
+        self.round_start: dict[str, Any] | None = None
+        self.racks: dict[int, list[Any]] = {}
+
+    def _seats(self) -> tuple[Seat, ...]:
+        s = self.settings
+        out = [Seat(PLAYER, PLAYER_ID, self.name)]
+        out += [Seat(i, None, None, s.bot_levels[i - 1]) for i in range(1, s.seats)]
+        return tuple(out)
+
+    def _connect(self) -> None:
+        """The player's one connection, there from the start (never counted gone)."""
+        run_now(self.core.handle(Attach(CONN, PLAYER_ID)), self._answer)
+        run_now(self.core.handle(Hello(CONN)), self._answer)
+        self.core.take()
 
     # ------------------------------------------------------------------ the caller's API
 
     def message(self, msg: dict[str, Any], now: float) -> list[dict[str, Any]]:
         """Handle one client message; the frames to deliver, in order."""
-        kind = msg.get("type")
-        seq = msg.get("seq")
-        if isinstance(seq, int) and kind in ("action", "rack", "query"):
-            self.last_seq = seq if self.last_seq is None else max(self.last_seq, seq)
-        if kind == "hello":
-            self._out.append(self._snapshot(now))
-        elif kind == "action" and isinstance(seq, int):
-            self._action(seq, msg, now)
-        elif kind == "rack" and isinstance(seq, int):
-            self._set_rack(seq, msg.get("layout"))
-        elif kind == "query" and isinstance(seq, int):
-            self._out.append(self._query(seq, msg))
-        elif kind == "next_round":
-            if self.next_round_at is not None:
-                self.next_round_at = now
-        elif kind == "ping":
-            self._out.append({"type": "pong"})
-        elif kind != "leave":
-            self._out.append(_frame_error(seq if isinstance(seq, int) else None,
-                                          "bad_message", f"unknown message type {kind!r}"))
-        return self._flush()
+        try:
+            command = parse(msg)
+        except _Bad as bad:
+            return [json.loads(frames.error(bad.seq, Code.BAD_MESSAGE, bad.message))]
+        except RuleError as err:  # a malformed action (bad_action, §C)
+            return [json.loads(frames.error(msg.get("seq"), err.code, err.message))]
+        if command == "ping":
+            return [json.loads(frames.PONG)]
+        assert not isinstance(command, str)
+        self._run(self.core.handle(command), now)
+        return self._take()
 
     def due(self) -> float | None:
-        """When :meth:`tick` has something to do (None: nothing, ever, until a message)."""
-        if self.status != "playing":
+        """When :meth:`tick` has something to do (None: nothing, until a message)."""
+        if self.over:
             return None
-        state = self.round
-        if state is None or state.over:
-            return self.next_round_at
-        if self._bot_turn():
-            return self.bot_at
-        return self.deadline if not self.timed_out else None
+        return self.core.next_wakeup()
 
     def tick(self, now: float) -> list[dict[str, Any]]:
         """Do what is due at ``now`` (one step); the frames it sends."""
-        due = self.due()
-        if due is None or due > now:
-            return []
-        state = self.round
-        if state is None or state.over:
-            self._deal(now)
-        elif self._bot_turn():
-            self._bot_step(state, now)
-        else:
-            self.timed_out = True
-            self.bot_at = now
-            self._emit({"do": "timeout", "seat": state.turn, "timeouts": 1}, now)
-        return self._flush()
+        self._run(self.core.run_due(), now)
+        return self._take()
 
     @property
     def over(self) -> bool:
         """The match is over (its end condition was reached)."""
-        return self.status == "finished"
+        return self.core.status == "finished"
+
+    @property
+    def status(self) -> str:
+        return self.core.status
+
+    @property
+    def version(self) -> int:
+        return self.core.version
+
+    @property
+    def round(self) -> RoundState | None:
+        return self.core.round
+
+    @property
+    def timed_out(self) -> bool:
+        return self.core.timers.timed_out
 
     def summary(self) -> dict[str, Any]:
         """What the local history keeps of the match: settings, score sheet, winners."""
-        return {"settings": self.settings.to_dict(), "scores": self.match.score_sheet(),
-                "seats": self._seats(), "started_at": self.started_at}
+        match = self.core.match
+        assert match is not None
+        core = self.core
+        return {"settings": self.settings.to_dict(), "scores": match.score_sheet(),
+                "seats": frames.seat_states(core.seats, match.totals, core.config.bot_level),
+                "started_at": self.started_at}
 
-    # ------------------------------------------------------------------ moves
+    # ------------------------------------------------------------------ the shell
 
-    def _bot_turn(self) -> bool:
-        state = self.round
-        return state is not None and not state.over and (
-            state.turn != PLAYER or self.timed_out)
+    def _run(self, step: Step, now: float) -> None:
+        self.core.tell_time(Now(now, now))
+        run_now(step, self._answer)
 
-    def _action(self, seq: int, msg: dict[str, Any], now: float) -> None:
-        state = self.round
-        if self.status != "playing" or state is None or state.over:
-            self._out.append(_frame_error(seq, "room_closed", f"the room is {self.status}"))
-            return
-        if msg.get("base_version") != self.version:
-            self._out.append(_frame_error(
-                seq, "stale_version",
-                f"the room is at version {self.version}, not {msg.get('base_version')}"))
-            return
-        action = msg.get("action")
-        prev = state.turn
-        try:
-            event = state.apply(PLAYER, action if isinstance(action, dict) else {})
-        except RuleError as err:
-            self._out.append(_frame_error(seq, err.code.value, err.message))
-            return
-        self._out.append({"type": "ack", "seq": seq, "version": self.version + 1})
-        self.timed_out = False
-        self._after_move(state, event, prev, "player", now)
+    def _take(self) -> list[dict[str, Any]]:
+        return [json.loads(out.frame) for out in self.core.take()
+                if isinstance(out, Send) and out.conn == CONN]
 
-    def _bot_step(self, state: RoundState, now: float) -> None:
-        seat = state.turn
-        by = "timeout" if seat == PLAYER else "bot"
-        view = view_for(state, seat)
-        choices: list[dict[str, Any]] = []
-        try:
-            choices.append(self._bot(seat).act(view))
-        except Exception:  # a bot's failure costs a move, never the room (as on the server)
-            self._bots.pop(seat, None)
-        choices.append(fallback_action(view))
-        prev = state.turn
-        for action in choices:
-            try:
-                event = state.apply(seat, action)
-            except RuleError:
-                continue
-            self._after_move(state, event, prev, by, now)
-            return
-        self.bot_at = now + 1.0  # pragma: no cover - the fallback is always legal
-
-    def _bot(self, seat: int) -> Bot:
-        bot = self._bots.get(seat)
-        if bot is None:
-            level = TIMEOUT_LEVEL if seat == PLAYER else self.settings.bot_levels[seat - 1]
-            bot = self._bots[seat] = make_bot(level, f"{self.seed}:{self.round_number}:{seat}")
-        return bot
-
-    def _after_move(self, state: RoundState, event: Event, prev: int, by: str,
-                    now: float) -> None:
-        self.bot_at = now + self.bot_delay
-        if state.turn != prev:
-            self.timed_out = False
-            self._start_turn(now)
-        if state.over:
-            self.deadline = None
-        self._emit({**event.for_seat(PLAYER), "by": by}, now)
-        if state.over:
-            self._finish_round(state, now)
-
-    def _start_turn(self, now: float) -> None:
-        seconds = self.settings.turn_seconds
-        self.deadline = None if seconds is None else now + seconds
-
-    # ------------------------------------------------------------------ rounds
-
-    def _deal(self, now: float) -> None:
-        match = self.match
-        self.round = match.start_round()
-        self.round_number = len(match.history) + 1
-        self.next_round_at = None
-        self.rack = None
-        self.recent = []
-        self._bots = {}
-        self.timed_out = False
-        self._start_turn(now)
-        self.bot_at = now + self.bot_delay
-        first = self.round.first
-        self._emit({"do": "round_start", "round": self.round_number, "first": first,
-                    "commitment": self.round.deal.commitment}, now)
-
-    def _finish_round(self, state: RoundState, now: float) -> None:
-        match = self.match
-        result = state.result
-        assert result is not None
-        scores = match.finish_round(state)
-        self._emit({"do": "round_over", "round": self.round_number, "result": asdict(result),
-                    "scores": list(scores), "totals": list(match.totals),
-                    "next_round_in": None if match.over else self.round_pause,
-                    "seed": match.round_seed(self.round_number - 1),
-                    "commitment": state.deal.commitment}, now)
-        if match.over:
-            self.status = "finished"
-            self._emit({"do": "match_over", "reason": "end_condition",
-                        "totals": list(match.totals), "winners": match.winners,
-                        "rounds": len(match.history)}, now)
-        else:
-            self.next_round_at = now + self.round_pause
-
-    # ------------------------------------------------------------------ rack and queries
-
-    def _set_rack(self, seq: int, layout: Any) -> None:
-        state = self.round
-        ok = isinstance(layout, list) and all(
-            t is None or (isinstance(t, int) and not isinstance(t, bool)) for t in layout)
-        if not ok:
-            self._out.append(_frame_error(seq, "bad_message", "layout: a list of tiles"))
-            return
-        problem = layout_error(list(layout), state.hands[PLAYER] if state is not None else [])
-        if problem is not None:
-            self._out.append(_frame_error(seq, "bad_message", problem))
-            return
-        self.rack = list(layout)
-        self._out.append({"type": "ack", "seq": seq, "version": self.version})
-
-    def _query(self, seq: int, msg: dict[str, Any]) -> dict[str, Any]:
-        """As :func:`server.rooms.query.answer` (the server's), on the player's view."""
-        state = self.round
-        if state is None:
-            return _frame_error(seq, "room_closed", "no round is being played")
-        view = view_for(state, PLAYER)
-        result: dict[str, Any]
-        if msg.get("query") == "formations":
-            formations = [list(f) for f in (msg.get("formations") or [])][:30]
-            taken = msg.get("taken")
-            if taken is not None and (type(taken) is not int or taken < 0):
-                return _frame_error(seq, "bad_message", "taken: a tile id")
-            result = {"formations": [evaluate_formation(view, f) for f in formations],
-                      "lock": opening_lock(view, formations, taken)}
-        elif msg.get("query") == "row_preview":
-            index = msg.get("index")
-            if not isinstance(index, int):
-                return _frame_error(seq, "bad_message", "index: required for row_preview")
-            result = {"index": index, "tiles": row_take_preview(view, index),
-                      "reachable": reachable_row_indices(view),
-                      "block": row_take_block(view, index)}
-        else:
-            return _frame_error(seq, "bad_message", "query: formations or row_preview")
-        return {"type": "query_result", "seq": seq, "result": result}
-
-    # ------------------------------------------------------------------ what is shown
-
-    def _emit(self, change: dict[str, Any], now: float) -> None:
-        self.version += 1
-        if change.get("do") == "round_start":
-            self.recent = []
-        self.recent = [*self.recent, (self.version, change)][-RECENT_EVENTS:]
-        self._out.append({"type": "event", "version": self.version, "event": change,
-                          "view": self._view(), "seats": self._seats(),
-                          "deadline": self._deadline(), "server_time": now,
-                          "scores": self.match.score_sheet(), "replay": False})
-
-    def _flush(self) -> list[dict[str, Any]]:
-        out, self._out = self._out, []
-        return out
-
-    def _view(self) -> dict[str, Any] | None:
-        return None if self.round is None else view_for(self.round, PLAYER).to_dict()
-
-    def _deadline(self) -> float | None:
-        state = self.round
-        if self.status != "playing" or state is None or state.over:
-            return None
-        return self.deadline
-
-    def _seats(self) -> list[dict[str, Any]]:
-        totals = self.match.totals
-        out = []
-        for seat in range(self.settings.seats):
-            player = seat == PLAYER
-            out.append({"seat": seat, "player_id": PLAYER_ID if player else None,
-                        "name": self.name if player else None,
-                        "bot_level": TIMEOUT_LEVEL if player
-                        else self.settings.bot_levels[seat - 1],
-                        "is_bot": not player, "away": False, "unresponsive": False,
-                        "bot_playing": not player, "total": totals[seat]})
-        return out
-
-    def _snapshot(self, now: float) -> dict[str, Any]:
-        state = self.round
-        return {
-            "type": "snapshot", "version": self.version,
-            "room": {"id": "practice", "status": self.status, "kind": "practice",
-                     "settings": self.settings.to_dict(), "round": self.round_number,
-                     "turn_seconds": float(self.settings.turn_seconds or 0)},
-            "you": {"player_id": PLAYER_ID, "seat": PLAYER},
-            "seats": self._seats(), "view": self._view(),
-            "rack": normalize_rack(self.rack, state.hands[PLAYER] if state else []),
-            "deadline": self._deadline(), "server_time": now,
-            "scores": self.match.score_sheet(), "last_seq": self.last_seq,
-            "recent": [{"version": v, "event": e} for v, e in self.recent],
-        }
+    def _answer(self, effect: Effect) -> Any:
+        """Each effect at once: the records kept in memory, the bots run here."""
+        match effect:
+            case NewSeed(number=number):
+                return round_seed(self.seed, number)
+            case ReadCredits(player_ids=ids):
+                return {pid: 1 for pid in ids}
+            case BeginRound():
+                self.round_start = {"number": effect.number, "seed": effect.seed,
+                                    "first": effect.first, "options": dict(effect.stored)}
+                self.log = []
+                return effect.number
+            case AppendAction():
+                self.log.append([effect.seat, dict(effect.action), effect.client_seq,
+                                 effect.version])
+                return "ok"
+            case FinishRound() | RecordMatch():
+                return None
+            case SaveRack():
+                self.racks[effect.seat] = [list(effect.layout), effect.round]
+                return None
+            case FindLogged(seat=seat, seq=seq):
+                for logged_seat, action, client_seq, version in self.log:
+                    if logged_seat == seat and client_seq == seq:
+                        return LoggedMove(action, version)
+                return None
+            case BotMove(bot=bot, view=view):
+                return bot_choice(bot, view), bot
+        return None
 
     # ------------------------------------------------------------------ keeping it
 
     def to_dict(self, now: float) -> dict[str, Any]:
         """The whole state as JSON values (turn time left, not a wall time: the time
         the device was off is not charged)."""
-        state = self.round
+        core = self.core
+        match = core.match
+        state = core.round
+        t = core.timers
+        current = None
+        if state is not None and not state.over and self.round_start is not None:
+            current = {**self.round_start, "log": self.log,
+                       "turn_left": None if t.deadline is None else max(0.0, t.deadline - now)}
         return {
-            "format": 1, "settings": self.settings.to_dict(), "seed": self.seed,
+            "format": 2, "settings": self.settings.to_dict(), "seed": self.seed,
             "name": self.name, "bot_delay": self.bot_delay, "round_pause": self.round_pause,
-            "status": self.status, "version": self.version, "history": self.match.history,
-            "round": None if state is None else {
-                "number": self.round_number, "deal": state.deal.to_dict(),
-                "options": state.options.to_dict(),
-                "log": [[seat, action] for seat, action in state.log]},
-            "recent": [[v, e] for v, e in self.recent], "rack": self.rack,
-            "last_seq": self.last_seq, "started_at": self.started_at,
-            "timed_out": self.timed_out,
-            "turn_left": None if self.deadline is None else max(0.0, self.deadline - now),
-            "next_round_in": None if self.next_round_at is None
-            else max(0.0, self.next_round_at - now),
+            "bot_key": self.bot_key, "status": core.status, "version": core.version,
+            "history": [] if match is None else [list(line) for line in match.history],
+            "round": current,
+            "racks": {str(seat): rack for seat, rack in self.racks.items()},
+            "recent": [[v, seat, public.decode(), None if own is None else own.decode()]
+                       for v, seat, public, own in core.audience.buffer],
+            "started_at": self.started_at,
+            "next_round_in": None if t.next_round_at is None
+            else max(0.0, t.next_round_at - now),
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], now: float) -> PracticeRoom:
         """Resume a match kept by :meth:`to_dict`."""
         room = cls.__new__(cls)
-        room.settings = parse_settings(data["settings"])
-        s = room.settings
-        room.seed = str(data["seed"])
-        room.name = data.get("name")
-        room.bot_delay = float(data.get("bot_delay", 0.8))
-        room.round_pause = float(data.get("round_pause", ROUND_PAUSE))
-        history = [list(line) for line in data.get("history", [])]
-        room.match = Match(s.variant, s.seats, room.seed, end=s.end_condition(),
-                           options=s.round_options(), history=history,
-                           totals=[sum(col) for col in zip(*history, strict=True)]
-                           if history else [])
-        room.status = str(data.get("status", "playing"))
-        room.match.over = room.status == "finished"
-        room.version = int(data["version"])
+        room._setup(parse_settings(data["settings"]), str(data["seed"]), data.get("name"),
+                    float(data.get("bot_delay", 0.8)),
+                    float(data.get("round_pause", ROUND_PAUSE)),
+                    float(data.get("started_at", now)), data.get("bot_key"))
+        racks = {int(seat): rack for seat, rack in (data.get("racks") or {}).items()}
+        room.racks = racks
+        seats = tuple(
+            Seat(s.seat, s.player_id, s.name, s.bot_level,
+                 (tuple(racks[s.seat][0]), int(racks[s.seat][1])) if s.seat in racks
+                 else (None, 0))
+            for s in room._seats())
         stored = data.get("round")
-        room.round = None
-        room.round_number = 0
+        current = None
+        logged: dict[int, set[int]] = {}
         if stored is not None:
-            room.round = replay(s.variant, s.seats, Deal.from_dict(stored["deal"]),
-                                room.match.options, [tuple(a) for a in stored["log"]])
-            room.round_number = int(stored["number"])
-        room.recent = [(int(v), e) for v, e in data.get("recent", [])]
-        room.rack = data.get("rack")
-        room.last_seq = data.get("last_seq")
-        room.started_at = float(data.get("started_at", now))
-        room.timed_out = bool(data.get("timed_out", False))
-        left = data.get("turn_left")
-        room.deadline = None if left is None else now + max(float(left), 5.0)
+            room.round_start = {k: stored[k] for k in ("number", "seed", "first", "options")}
+            room.log = [list(entry) for entry in stored["log"]]
+            for seat, _, seq, _ in room.log:
+                if seq is not None:
+                    logged.setdefault(seat, set()).add(seq)
+            left = stored.get("turn_left")
+            current = StoredRound(
+                number=int(stored["number"]), variant=room.settings.variant,
+                seed=str(stored["seed"]), first=int(stored["first"]),
+                options=stored["options"],
+                actions=tuple((int(seat), action) for seat, action, _, _ in room.log),
+                turn_left=None if left is None else max(float(left), 5.0))
+        recent = tuple((int(v), seat, public.encode(), None if own is None else own.encode())
+                       for v, seat, public, own in data.get("recent", []))
+        core = room.core
+        core.tell_time(Now(now, now))
+        core.restore(Restored(
+            status=str(data.get("status", "playing")), version=int(data["version"]),
+            seats=seats, history=tuple(tuple(line) for line in data.get("history", [])),
+            current=current, logged={s: frozenset(q) for s, q in logged.items()},
+            recent=recent))
         pause = data.get("next_round_in")
-        room.next_round_at = None if pause is None else now + float(pause)
-        room.bot_at = now + room.bot_delay
-        room._bots = {}
-        room._out = []
+        if current is None and pause is not None and core.timers.next_round_at is not None:
+            core.timers.next_round_at = now + float(pause)
+        core.timers.bot_at = now + room.bot_delay
+        room._connect()
         return room

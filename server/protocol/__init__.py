@@ -23,6 +23,7 @@ from server.protocol.client import (
     RackMessage,
     ReactMessage,
     action_dict,
+    engine_action,
     parse_client,
 )
 from server.protocol.common import MAX_RACK_SLOTS, MAX_SEQ
@@ -54,5 +55,6 @@ __all__ = [
     "PingMessage", "Pong", "ProtocolError", "QueryMessage", "QueryResult", "RackMessage",
     "ReactMessage", "ReactionMessage",
     "RoomInfo", "Scores", "SeatState", "ServerMessage", "Snapshot", "You", "action_dict",
+    "engine_action",
     "parse_client", "validate_server",
 ]

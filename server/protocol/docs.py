@@ -105,9 +105,13 @@ def render_markdown() -> str:
         "Endpoint: `GET /ws/rooms/{room_id}` (WebSocket; add `?code=<invite>` to watch a "
         "private room you are not seated in). Authentication: the guest cookie `remi_token` "
         "(browsers) or `Authorization: Bearer <token>`. A handshake whose `Origin` is not in "
-        "the server's allowlist is refused (HTTP 403); a client that sends no `Origin` "
-        "(not a browser) is allowed. Text frames only, one JSON object each, at most 16 KB; "
-        "permessage-deflate is off. Each connection may send 100 messages per 20 s.",
+        "the server's allowlist is accepted, answered with one `error` (code "
+        "`origin_refused`, words the page shows) and closed with 4003, before any token is "
+        "read; a client that sends no `Origin` (not a browser) is allowed. Text frames only, "
+        "one JSON object each, at most 16 KB (a larger message, even in fragments, closes "
+        "1009; text that is not UTF-8 closes 1007); permessage-deflate is off. Each "
+        "connection may send 100 messages per 20 s, WebSocket pings included (beyond: "
+        "`rate_limited`, close 1008).",
         "",
         "Every message has a `type`. The server keeps one authoritative room: every change "
         "is an `event` with the next room `version`. A connection sees only its own seat's "

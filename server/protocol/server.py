@@ -1,7 +1,7 @@
 """Messages from the server to a client (docs/protocol.md): their models, the events,
 the error and close codes.
 
-The room's frames are built from these models (server/rooms/frames.py); the tests
+The room's frames have the shapes of these models (server/rooms/core/frames.py); the tests
 validate every frame they receive with :func:`validate_server`.
 """
 

@@ -2,7 +2,7 @@
 
 The browser's types for every WebSocket message (server/protocol/client.py and
 server.py) and for the variant catalogue of ``GET /api/variants``
-(server/api/variants.py) are written from pydantic's JSON schema of those models,
+(server/protocol/catalogue.py) are written from pydantic's JSON schema of those models,
 so the client cannot drift from what the server sends and accepts:
 ``python -m server.protocol.typescript > web/src/protocol.gen.ts``;
 tests/server/test_web_types.py fails when the checked-in file differs.
@@ -27,6 +27,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
+from server.protocol.catalogue import Catalogue
 from server.protocol.client import ACTION_MODELS, CLIENT_MODELS
 from server.protocol.server import SERVER_MODELS
 
@@ -35,10 +36,8 @@ _SCALARS = {"integer": "number", "number": "number", "string": "string", "boolea
             "null": "null"}
 
 
-def _catalogue_models() -> tuple[type[BaseModel], ...]:
-    from server.api.variants import Catalogue
-
-    return (Catalogue,)
+_NOTES = {"title", "description", "default", "examples", "deprecated"}
+"""Keys that describe a node without constraining it: a node of these only is any value."""
 
 
 def _paren(text: str) -> str:
@@ -76,12 +75,13 @@ def ts_type(schema: dict[str, Any]) -> str:
         return f"{{ [key: string]: {value} }}"
     if isinstance(kind, str) and kind in _SCALARS:
         return _SCALARS[kind]
-    if not schema:
+    if not set(schema) - _NOTES:
         return "unknown"
     raise ValueError(f"unsupported JSON schema {schema!r}")
 
 
-def _doc(text: str | None, indent: str = "") -> list[str]:
+def ts_doc(text: str | None, indent: str = "") -> list[str]:
+    """A docstring as a TypeScript doc comment's lines."""
     if not text:
         return []
     lines = text.replace("``", "`").replace("*/", "* /").strip().splitlines()
@@ -90,13 +90,15 @@ def _doc(text: str | None, indent: str = "") -> list[str]:
     return [f"{indent}/**", *[f"{indent} * {ln}".rstrip() for ln in lines], f"{indent} */"]
 
 
-def _interface(name: str, schema: dict[str, Any]) -> list[str]:
+def ts_interface(name: str, schema: dict[str, Any]) -> list[str]:
+    """The TypeScript interface of an object model's JSON schema (a field not required is
+    optional)."""
     if schema.get("type") != "object" or "properties" not in schema:
         raise ValueError(f"{name}: not an object model")
     required = set(schema.get("required", ()))
-    out = [*_doc(schema.get("description")), f"export interface {name} {{"]
+    out = [*ts_doc(schema.get("description")), f"export interface {name} {{"]
     for field, sub in schema["properties"].items():
-        out += _doc(sub.get("description"), "  ")
+        out += ts_doc(sub.get("description"), "  ")
         optional = "" if field in required else "?"
         out.append(f"  {field}{optional}: {ts_type(sub)};")
     out.append("}")
@@ -104,24 +106,24 @@ def _interface(name: str, schema: dict[str, Any]) -> list[str]:
 
 
 def _union(name: str, doc: str, models: tuple[type[BaseModel], ...]) -> list[str]:
-    return [*_doc(doc), f"export type {name} = {' | '.join(m.__name__ for m in models)};"]
+    return [*ts_doc(doc), f"export type {name} = {' | '.join(m.__name__ for m in models)};"]
 
 
 def render_typescript() -> str:
     """The text of web/src/protocol.gen.ts."""
-    models = (*CLIENT_MODELS, *SERVER_MODELS, *_catalogue_models())
+    models: tuple[type[BaseModel], ...] = (*CLIENT_MODELS, *SERVER_MODELS, Catalogue)
     _, schema = models_json_schema(
         [(m, "validation") for m in models], ref_template=_REF + "{model}"
     )
     out = [
-        "// Generated from the pydantic models of server/protocol/ and server/api/variants.py by",
+        "// Generated from the pydantic models of server/protocol/ (the catalogue's included) by",
         "// `python -m server.protocol.typescript > web/src/protocol.gen.ts`; do not edit.",
         "// tests/server/test_web_types.py fails when this file and the models disagree.",
         "/* eslint-disable */",
         "",
     ]
     for name, sub in schema["$defs"].items():
-        out += [*_interface(name, sub), ""]
+        out += [*ts_interface(name, sub), ""]
     out += [
         *_union("GameAction", "A move inside an `action` message (`do` names it).", ACTION_MODELS),
         "",

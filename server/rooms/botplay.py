@@ -1,8 +1,5 @@
-"""Bots as the room actor uses them: the real ones when present, else a minimal fallback.
-
-A bot only ever receives one seat's :class:`~server.rules.views.SeatView`.
-:func:`bot_actions` yields the bot's choice and then safe fallbacks, so the
-actor always finds a legal move for the seat (the engine is the judge).
+"""Where the server runs the room bots' searches (the bots themselves, and the moves
+legal in every position, are the room core's: :mod:`server.rooms.core.bots`).
 
 :class:`BotRunner` runs the bots' searches away from the event loop: a search
 takes a millisecond on average but up to tens of milliseconds (the hard bot in
@@ -21,94 +18,41 @@ time: its room's actor waits for the answer and keeps the bot that comes back.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from typing import Any, Protocol
+from typing import Any
 
+from server.rooms.core.bots import (
+    Bot,
+    FallbackBot,
+    bot_actions,
+    bot_choice,
+    fallback_actions,
+    make_seat_bot,
+    search,
+)
 from server.rules.views import SeatView
+
+__all__ = [
+    "BOT_SEARCHES",
+    "Bot",
+    "BotRunner",
+    "FallbackBot",
+    "bot_actions",
+    "bot_choice",
+    "fallback_actions",
+    "make_seat_bot",
+    "search",
+]
 
 log = logging.getLogger(__name__)
 
-FIRST_JOKER_ID = 104
-
-
-class Bot(Protocol):
-    """What a bot offers: one action for a seat's view."""
-
-    def act(self, view: SeatView) -> dict[str, Any]: ...
-
-
-class FallbackBot:
-    """Take phase: draw. Build phase: discard the newest non-joker tile (any tile if none)."""
-
-    def act(self, view: SeatView) -> dict[str, Any]:
-        if view.phase == "take":
-            return {"do": "draw"}
-        plain = [t for t in view.hand if t < FIRST_JOKER_ID]
-        tiles = plain or view.hand
-        return {"do": "discard", "tile": tiles[-1]}
-
-
-def make_seat_bot(level: str, seed: str) -> Bot:
-    """``server.bots.make_bot(level, seed)`` when it exists, else :class:`FallbackBot`."""
-    try:
-        module = importlib.import_module("server.bots")
-    except ImportError:
-        return FallbackBot()
-    make_bot = getattr(module, "make_bot", None)
-    if make_bot is None:
-        return FallbackBot()
-    try:
-        bot: Bot = make_bot(level, seed)
-    except Exception as exc:  # a broken bot must not stop a room
-        log.warning("bot_create_failed", extra={"level": level, "error": repr(exc)})
-        return FallbackBot()
-    return bot
-
-
-def bot_choice(bot: Bot, view: SeatView) -> dict[str, Any] | None:
-    """The bot's action for ``view``; None when it failed or gave no action."""
-    try:
-        choice = bot.act(view)
-    except Exception as exc:
-        log.warning("bot_failed", extra={"error": repr(exc)})
-        return None
-    return choice if isinstance(choice, dict) else None
-
-
-def bot_actions(bot: Bot, view: SeatView) -> Iterator[dict[str, Any]]:
-    """The bot's action, then fallbacks that are legal in every position."""
-    choice = bot_choice(bot, view)
-    if choice is not None:
-        yield choice
-    yield from fallback_actions(view)
-
-
-def fallback_actions(view: SeatView) -> Iterator[dict[str, Any]]:
-    """Actions legal in every position of the seat: draw, else each discard in turn."""
-    if view.phase == "take":
-        yield {"do": "draw"}
-        return
-    plain = [t for t in reversed(view.hand) if t < FIRST_JOKER_ID]
-    jokers = [t for t in view.hand if t >= FIRST_JOKER_ID]
-    for tile in plain + jokers:
-        yield {"do": "discard", "tile": tile}
-
-
 BOT_SEARCHES: tuple[str, ...] = ("process", "thread", "loop")
 """Where the bots search: in a worker process, in a thread, on the event loop."""
-
-
-def search(bot: Bot, view: SeatView) -> tuple[dict[str, Any] | None, Bot]:
-    """:func:`bot_choice` and the bot after it (a worker process sends its copy back:
-    a bot remembers what it saw and draws from its own random generator)."""
-    return bot_choice(bot, view), bot
 
 
 PARENT_CHECK_SECONDS = 0.2

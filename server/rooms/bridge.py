@@ -36,7 +36,7 @@ import os
 import time
 from collections import defaultdict
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from redis.asyncio import Redis
 
@@ -44,13 +44,27 @@ from server.accounts.identity import PlayerInfo
 from server.errors import Code, ServerError
 from server.protocol import ProtocolError, parse_client
 from server.rooms.actor import MOVED, RoomActor
+from server.rooms.cluster import Cluster
 from server.rooms.conn import Conn
-from server.rooms.frames import error as error_frame
+from server.rooms.core.frames import error as error_frame
 from server.rooms.links import Links
 from server.rooms.service import RoomView
 
-if TYPE_CHECKING:
-    from server.rooms.live import LiveRooms
+
+class Node(Protocol):
+    """What the bridges need of this node's live rooms (:class:`server.rooms.live.LiveRooms`)."""
+
+    @property
+    def cluster(self) -> Cluster: ...
+    @property
+    def actors(self) -> dict[str, RoomActor]: ...
+
+    def join(self, actor: RoomActor, conn: Conn) -> None: ...
+
+    async def run_here(
+        self, op: str, room_id: str, player: PlayerInfo, args: dict[str, Any]
+    ) -> RoomView: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +169,7 @@ class Bridges:
     """This node's bridged sockets (client side), remote connections (owner side), and
     room commands in flight, over its :class:`~server.rooms.links.Links`."""
 
-    def __init__(self, live: LiveRooms, redis: Redis) -> None:
+    def __init__(self, live: Node, redis: Redis) -> None:
         self.live = live
         self.node = live.cluster.node
         self.links = Links(redis, self.node, self)

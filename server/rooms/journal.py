@@ -29,12 +29,15 @@ found committed with the same values counts as the write (``Journal._write_one``
 So the room waits for the truth, its state stays the log's, and a move is in the
 log once.
 
-The balance ("cont", :mod:`server.economy.ledger`): a round's finish settles its scores into
-the balances of the seats' players in the transaction that writes the scores, once
-(the finish of a round finished already does nothing; each settlement has a unique
-ledger key besides); a joker button's action spends its credit in the transaction that
-logs it. So a retried or uncertain write settles and spends exactly once, and a crash
-before the commit settles nothing: the restarted room finishes the round again.
+A round's finish is a unit of work (:data:`~server.storage.gamelog.Work`) that the domain
+composes (:class:`server.economy.settlement.RoundFinish`: the scores stored, then settled
+into the balances of the seats' players) and the journal runs in its transaction, in
+order with the batch's other round writes; a joker button's action carries the unit
+that spends its credit (:class:`~server.economy.settlement.JokerSpend`), run in the
+transaction that logs the action. The finish of a round finished already does nothing
+(and each settlement has a unique ledger key besides), so a retried or uncertain write
+settles and spends exactly once, and a crash before the commit settles nothing: the
+restarted room finishes the round again. The journal imports no domain module.
 
 Fencing (several nodes on one database, :mod:`server.storage.leases`): a write may carry
 the :class:`~server.storage.leases.Fence` of its room's owner. :func:`_write` reads the
@@ -45,9 +48,9 @@ is thus refused by the database, and a claim of the room waits for the writes al
 checked, so the new owner reads them.
 
 The round writes have :class:`~server.storage.gamelog.GameLog`'s meaning:
-:meth:`Journal.begin_round` returns the new round's id; :meth:`Journal.finish_round`
-raises ``KeyError`` for a round that does not exist and does nothing for one that
-is finished already.
+:meth:`Journal.begin_round` returns the new round's id; a round finish
+(:func:`~server.storage.gamelog.store_round_finish`) raises ``KeyError`` for a round that
+does not exist and does nothing for one that is finished already.
 
 :meth:`Journal.stop` commits every write queued before it; a write submitted
 after it raises :class:`JournalStopped`. So that a database that does not answer
@@ -63,7 +66,6 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -78,18 +80,18 @@ from sqlalchemy.exc import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from server.economy.ledger import settle_round, spend_joker
+from server.backoff import Backoff
 from server.metrics import LATENCY_BUCKETS, LatencyHistogram
 from server.storage.database import Database
+from server.storage.gamelog import Work
 from server.storage.leases import Fence, Fenced, stale_rooms
-from server.storage.models import Action, Round, RoundScore, Seat, seat_facts, utcnow
+from server.storage.models import Action, Round, Seat, utcnow
 
 log = logging.getLogger(__name__)
 
 _ACTIONS = cast(Table, Action.__table__)
 _SEATS = cast(Table, Seat.__table__)
 _ROUNDS = cast(Table, Round.__table__)
-_SCORES = cast(Table, RoundScore.__table__)
 
 _INSERT_ACTION = insert(_ACTIONS)
 _SET_RACK = (
@@ -98,12 +100,10 @@ _SET_RACK = (
     .values(rack=bindparam("rack"))
 )
 _INSERT_ROUND = insert(_ROUNDS).returning(_ROUNDS.c.id)
-_INSERT_SCORE = insert(_SCORES)
 
 
-_RETRY_FIRST = 0.05
-_RETRY_MOST = 2.0
-"""Seconds between the attempts at a write whose outcome is unknown: doubling, at most."""
+_RETRY = Backoff(base=0.05, cap=2.0)
+"""Seconds between the attempts at a write whose outcome is unknown."""
 
 
 class JournalStopped(RuntimeError):
@@ -116,7 +116,7 @@ class _Write:
     values: dict[str, Any]
     done: asyncio.Future[Any] = field(repr=False)
     result: Any = None  # begin_round: the new round's id, once written
-    spend: tuple[str, str, int] | None = None  # action: (player, room, round) of a joker
+    work: Work | None = None  # finish_round: the unit; action: a joker spend after it
     fence: Fence | None = None  # the room's owner the write is conditional on
     fenced: bool = False  # refused by the fence in the last attempt
 
@@ -203,16 +203,17 @@ class Journal:
         client_seq: int | None,
         source: str,
         version: int | None = None,
-        spend: tuple[str, str, int] | None = None,
+        spend: Work | None = None,
         fence: Fence | None = None,
     ) -> None:
         """Append one action to its round's log (``version``: the room's after it, the
         one its ack carries); returns once committed.
 
-        ``spend`` = (player, room, round number): the action is the 101 joker button of
-        a seat with a player, whose joker credit is spent in the same transaction
-        (:func:`~server.economy.ledger.spend_joker`); without a credit the action is not logged
-        and :class:`~server.economy.ledger.NoJokerCredit` is raised."""
+        ``spend``: the action is the 101 joker button of a seat with a player, whose
+        joker credit this unit spends in the same transaction, after the action's insert
+        (:class:`~server.economy.settlement.JokerSpend`); what it raises (no credit:
+        :class:`~server.economy.ledger.NoJokerCredit`) fails the write, and the action
+        is not logged."""
         values = {
             "round_id": round_id,
             "seq": seq,
@@ -257,19 +258,13 @@ class Journal:
         }
         return cast(int, await self._submit("begin_round", values, fence=fence))
 
-    async def finish_round(
-        self,
-        round_id: int,
-        result: dict[str, Any],
-        scores: Sequence[int],
-        fence: Fence | None = None,
-    ) -> None:
-        """Finish the round with its result and each seat's score; returns once committed.
-
-        Nothing if it is finished already; ``KeyError`` if there is no such round.
-        """
-        values = {"round_id": round_id, "result": result, "scores": list(scores)}
-        await self._submit("finish_round", values, fence=fence)
+    async def finish_round(self, work: Work, fence: Fence | None = None) -> None:
+        """Run a round's finish, composed by the domain
+        (:class:`~server.economy.settlement.RoundFinish`), in order with the batch's other
+        round writes; returns once committed. It may run again after an unknown
+        outcome: a finished round's finish does nothing (``KeyError`` if there is no
+        such round)."""
+        await self._submit("finish_round", {}, work, fence)
 
     # ------------------------------------------------------------------ the writers
 
@@ -277,13 +272,13 @@ class Journal:
         self,
         kind: str,
         values: dict[str, Any],
-        spend: tuple[str, str, int] | None = None,
+        work: Work | None = None,
         fence: Fence | None = None,
     ) -> Any:
         if self._state == "stopped":
             raise JournalStopped("the journal is stopped: the write was not made")
         write = _Write(
-            kind, values, asyncio.get_running_loop().create_future(), spend=spend, fence=fence
+            kind, values, asyncio.get_running_loop().create_future(), work=work, fence=fence
         )
         if self._state == "new":
             async with self._db.engine.begin() as conn:
@@ -343,7 +338,7 @@ class Journal:
         commit's answer) is written again until the database answers: a copy already
         committed then refuses it (a duplicate key) and is found with the same values
         (:func:`_made_already`), so the write is answered as made, and never twice."""
-        delay = _RETRY_FIRST
+        attempt = 0
         try:
             while True:
                 try:
@@ -377,8 +372,8 @@ class Journal:
                     if self.stalled_since is None:
                         self.stalled_since = time.monotonic()
                     log.warning("journal_write_uncertain", extra={"error": repr(exc)})
-                    await asyncio.sleep(delay)
-                    delay = min(2 * delay, _RETRY_MOST)
+                    await asyncio.sleep(_RETRY.delay(attempt))
+                    attempt += 1
         finally:
             self.stalled_since = None
 
@@ -503,17 +498,16 @@ def _write(conn: Connection, batch: list[_Write]) -> None:
     if actions:
         conn.execute(_INSERT_ACTION, actions)
     for w in batch:
-        if w.kind == "action" and w.spend is not None:
-            player_id, room_id, number = w.spend
-            spend_joker(conn, player_id, room_id, number, w.values["seat"])
+        if w.kind == "action" and w.work is not None:
+            w.work(conn)
     racks = [w.values for w in batch if w.kind == "rack"]
     if racks:
         conn.execute(_SET_RACK, racks)
     for w in batch:
         if w.kind == "begin_round":
             w.result = conn.execute(_INSERT_ROUND, w.values).scalar_one()
-        elif w.kind == "finish_round":
-            _finish_round(conn, **w.values)
+        elif w.kind == "finish_round" and w.work is not None:
+            w.work(conn)
 
 
 def _made_already(conn: Connection, w: _Write) -> bool:
@@ -559,34 +553,6 @@ def _uncertain(exc: BaseException) -> bool:
     if isinstance(exc, DBAPIError):
         return exc.connection_invalidated or not isinstance(exc, _REFUSALS)
     return isinstance(exc, (OSError, TimeoutError))
-
-
-def _finish_round(
-    conn: Connection, round_id: int, result: dict[str, Any], scores: list[int]
-) -> None:
-    found = conn.execute(
-        select(_ROUNDS.c.room_id, _ROUNDS.c.number, _ROUNDS.c.finished)
-        .where(_ROUNDS.c.id == round_id)
-        .with_for_update()
-    ).first()
-    if found is None:
-        raise KeyError(round_id)
-    room_id, number, finished = found
-    if finished:
-        return
-    conn.execute(
-        update(_ROUNDS)
-        .where(_ROUNDS.c.id == round_id)
-        .values(finished=True, result=result, finished_at=utcnow())
-    )
-    if scores:
-        rows = [
-            {"room_id": room_id, "round_number": number, "seat": seat, "score": score,
-             **seat_facts(result, seat)}
-            for seat, score in enumerate(scores)
-        ]
-        conn.execute(_INSERT_SCORE, rows)
-        settle_round(conn, room_id, number, scores)
 
 
 def _fenced(w: _Write) -> Fenced:

@@ -28,7 +28,7 @@ from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 
-from server.bus import Backoff
+from server.backoff import Backoff
 
 log = logging.getLogger(__name__)
 

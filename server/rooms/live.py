@@ -30,7 +30,7 @@ import random
 import secrets
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from server.errors import Code, ServerError
 from server.rooms.actor import MOVED, RoomActor
@@ -43,10 +43,14 @@ from server.rooms.service import RoomView
 from server.storage.leases import Fence, Fenced
 
 if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
     from server.accounts.identity import PlayerInfo
+    from server.bus import Bus
+    from server.economy.ledger import Economy
     from server.metrics import Metrics
-    from server.rooms.service import RoomEvents
-    from server.services import Services
+    from server.rooms.quickstart import QuickStart
+    from server.rooms.service import RoomEvents, RoomService
     from server.settings import Settings
     from server.storage.database import Database
     from server.storage.gamelog import GameLog
@@ -69,6 +73,30 @@ was revoked, and attached just after, is closed too."""
 
 ADOPT_AT_ONCE = 200
 """Most orphaned playing rooms one heartbeat adopts (the next one takes more)."""
+
+
+class Services(Protocol):
+    """What the live rooms use of the server's services (:class:`server.services.Services`,
+    which the app passes): named here so that the rooms import nothing above them."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def db(self) -> Database: ...
+    @property
+    def gamelog(self) -> GameLog: ...
+    @property
+    def metrics(self) -> Metrics: ...
+    @property
+    def economy(self) -> Economy: ...
+    @property
+    def rooms(self) -> RoomService: ...
+    @property
+    def quick(self) -> QuickStart: ...
+    @property
+    def bus(self) -> Bus: ...
+    @property
+    def redis(self) -> Redis | None: ...
 
 
 class LiveContext:
@@ -326,7 +354,7 @@ class LiveRooms:
         """Record that this server is playing its rooms now (``rooms.last_alive``), with
         each room's turn clock (what a restart gives the turn)."""
         playing = self._playing() if actors is None else actors
-        clocks = {a.room_id: a.timers.clock(a.loop.time()) for a in playing}
+        clocks = {a.room_id: a.turn_clock() for a in playing}
         fences = [a.fence for a in playing if a.fence is not None]
         try:
             await self.services.gamelog.mark_alive(clocks, fences=fences)
@@ -482,7 +510,7 @@ class LiveRooms:
 
     def join(self, actor: RoomActor, conn: Conn) -> None:
         """Register ``conn`` on a running actor (a socket here, or a bridged one)."""
-        actor.conns.append(conn)
+        actor.join(conn)
         if conn.session_id in self._revoked:
             actor.post("revoked", frozenset((conn.session_id,)))
 

@@ -1,6 +1,6 @@
-"""The match as a room plays it, from the room's settings: its end condition, each
-round's options, and what a restarted server rebuilds (the match so far, the time
-the restored turn has left).
+"""The match as a server room plays it, from the room's settings: its end condition,
+and what a restarted server reads back (the round in play, the time its turn has
+left). The match itself is the room core's (:mod:`server.rooms.core.room`).
 """
 
 from __future__ import annotations
@@ -8,12 +8,15 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 
+from server.rooms.core.room import joker_availability
 from server.rooms.options import RoomSettings
-from server.rules import Deal, EndCondition, Match, RoundOptions, RoundState, get_variant, replay
+from server.rules import Deal, EndCondition, RoundOptions, RoundState, get_variant, replay
 from server.rules.state import deal_tiles
 from server.storage.gamelog import RoundRecord, TurnClock
 
 log = logging.getLogger(__name__)
+
+__all__ = ["end_condition", "joker_availability", "restored_round", "restored_turn_left"]
 
 
 def end_condition(settings: RoomSettings) -> EndCondition:
@@ -24,59 +27,6 @@ def end_condition(settings: RoomSettings) -> EndCondition:
     if end.kind == "target":
         return EndCondition("target", end.points)
     return EndCondition()
-
-
-def round_options(
-    settings: RoomSettings, credits: tuple[int, ...] | None = None
-) -> RoundOptions:
-    """A round's options: row depth, short game, the joker button and, with it, each
-    seat's credit for the round (B.9: at most one; the room layer gives it from the
-    seat's account, :func:`joker_availability`; one a seat when not given)."""
-    if not settings.joker_button:
-        credits = None
-    elif credits is None:
-        credits = tuple([1] * settings.seats)
-    return RoundOptions(
-        row_depth=settings.row_depth,
-        short_game=settings.short_game,
-        joker_button=settings.joker_button,
-        joker_credits=credits,
-    )
-
-
-def joker_availability(
-    player_ids: list[str | None], accounts: dict[str, int]
-) -> tuple[int, ...]:
-    """Each seat's joker credit for a new round (B.9, once per round): 1 when the seat's
-    player holds a credit in their account (``accounts``: the players' credits), else 0;
-    a seat with no player (a bot filling it) has one, the room's gift (docs/rules.md).
-
-    >>> joker_availability(["a", "b", None], {"a": 3, "b": 0})
-    (1, 0, 1)
-    """
-    return tuple(
-        1 if pid is None else min(1, max(0, accounts.get(pid, 0))) for pid in player_ids
-    )
-
-
-def restored_match(settings: RoomSettings, players: int, history: list[list[int]]) -> Match:
-    """The match after the finished rounds of ``history`` (each round's additions)."""
-    totals = [sum(line[i] for line in history) for i in range(players)]
-    match = Match(
-        settings.variant,
-        players,
-        seed="-",
-        end=end_condition(settings),
-        options=round_options(settings),
-        history=history,
-        totals=totals,
-    )
-    end = match.end
-    if end.kind == "rounds":
-        match.over = len(history) >= (end.value or 0)
-    elif end.kind == "target":
-        match.over = bool(history) and max(totals) >= (end.value or 0)
-    return match
 
 
 def restored_turn_left(

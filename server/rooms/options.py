@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    field_validator,
+    model_validator,
+)
 
 from server.rules.catalogue import MAX_PLAYERS, MIN_PLAYERS
 from server.rules.variants import VARIANTS, get_variant
@@ -53,14 +60,14 @@ class RoundsEnd(_Strict):
     """The match ends after a fixed number of rounds."""
 
     kind: Literal["rounds"]
-    rounds: int = Field(ge=1, le=1000, description="Number of rounds to play.")
+    rounds: StrictInt = Field(ge=1, le=1000, description="Number of rounds to play.")
 
 
 class TargetEnd(_Strict):
     """The match ends after the round in which some total reaches ``points``."""
 
     kind: Literal["target"]
-    points: int = Field(ge=1, le=1_000_000, description="Total that ends the match.")
+    points: StrictInt = Field(ge=1, le=1_000_000, description="Total that ends the match.")
 
 
 EndCondition = Annotated[EndlessEnd | RoundsEnd | TargetEnd, Field(discriminator="kind")]
@@ -74,7 +81,7 @@ class RoomSettings(_Strict):
         description="Rules variant (RULES.md §0): an id of GET /api/variants.",
         json_schema_extra={"enum": list(VARIANTS)},
     )
-    seats: int = Field(
+    seats: StrictInt = Field(
         default=4, ge=MIN_PLAYERS, le=MAX_PLAYERS, description="Number of seats, 2 to 4."
     )
     short_game: bool = Field(
@@ -92,7 +99,7 @@ class RoomSettings(_Strict):
         default=False, description="Seats still empty at the start are played by bots."
     )
     bot_level: BotLevel = Field(default="normal", description="Level of those bots.")
-    row_depth: int | None = Field(
+    row_depth: StrictInt | None = Field(
         default=None,
         ge=1,
         le=200,
@@ -105,20 +112,20 @@ class RoomSettings(_Strict):
         description="practice (no settlement), normal or quick (each round settles into "
         "the seats' balances), arena or tournament (standings only): docs/economy.md.",
     )
-    min_balance: int | None = Field(
+    min_balance: StrictInt | None = Field(
         default=None,
         ge=0,
         le=1_000_000_000,
         description="Balance a player needs to sit down (null: none).",
     )
-    stake: int | None = Field(
+    stake: StrictInt | None = Field(
         default=None,
         ge=1,
         le=1_000_000_000,
         description="Arena only: each seat's stake, one of GET /api/arena's, taken from its "
         "player's balance into the pot when the match starts (docs/tournaments.md).",
     )
-    payout: list[int] | None = Field(
+    payout: list[StrictInt] | None = Field(
         default=None,
         description="Arena only, set by the server: per cent of the pot for the 1st, 2nd, "
         "... place (REMI_ARENA_PAYOUT_3 / _4; 2 seats: the winner's).",

@@ -1,49 +1,62 @@
-"""How a room actor takes up its room: from the database when it boots, from the lobby
-while the room waits.
+"""What a room actor reads to take up its room: the room as the database holds it.
 
-A booting actor (a restarted server, or a room another node played) rebuilds the room
-as the database holds it (:func:`boot`): its settings, seats and rack layouts, version
-and status and, once the match has started, the match so far and the round in play
-(:mod:`server.rooms.match`), every player away until they say ``hello`` again. While
-the room waits, the lobby posts its seats' changes (:func:`room_changed`) and its
-start (:func:`started`: the room loaded as started, its first round dealt).
-
-These functions are the room actor's own (:mod:`server.rooms.actor`): they run in its
-task, on its state.
+A booting actor (a restarted server, or a room another node played) gives its room
+core (:meth:`~server.rooms.core.room.RoomCore.restore`) the room's settings, seats and
+rack layouts, version and status and, once the match has started, the finished
+rounds' scores, the round in play with its log and the time its turn had left
+(:func:`~server.rooms.match.restored_turn_left`), and the seqs of the moves already
+logged (for resends). When the lobby starts a waiting room the actor reads its seats
+again (:func:`started`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from server.rooms import rounds
-from server.rooms.audience import Change
-from server.rooms.match import restored_match, restored_round, restored_turn_left
-from server.rooms.options import RoomSettings
-from server.rooms.presence import SeatSlot
-from server.rooms.rack import saved_layout
-from server.rooms.store import player_names, round_lines
+from server.rooms.core.config import RoomConfig
+from server.rooms.core.messages import Restored, Seat, Started, StoredRound
+from server.rooms.core.rack import saved_layout
+from server.rooms.match import end_condition, restored_turn_left
+from server.rooms.options import RoomSettings, kind_of
+from server.rooms.store import logged_seqs, player_names, round_lines
 
 if TYPE_CHECKING:
-    from server.rooms.actor import RoomActor
-    from server.rooms.service import RoomView
     from server.settings import Settings
     from server.storage.database import Database
-    from server.storage.gamelog import RoomRecord, RoundRecord, SeatRecord
+    from server.storage.gamelog import GameLog, SeatRecord
 
 
-async def seat_slots(db: Database, seats: list[SeatRecord]) -> list[SeatSlot]:
-    """The live room's seats from the stored ones, with their players' names."""
+def config_of(room_id: str, settings: RoomSettings, config: Settings) -> RoomConfig:
+    """The room core's settings for a room with these settings on this server."""
+    base = settings.turn_seconds or config.default_turn_seconds
+    shown = settings.model_dump(mode="json")
+    return RoomConfig(
+        room_id=room_id,
+        variant=settings.variant,
+        seats=settings.seats,
+        end=end_condition(settings),
+        row_depth=settings.row_depth,
+        short_game=settings.short_game,
+        joker_button=settings.joker_button,
+        bot_level=settings.bot_level,
+        turn_seconds=float(base) * config.turn_time_scale,
+        kind=kind_of(shown),
+        plays_to_the_end=settings.plays_to_the_end,
+        shown=shown,
+    )
+
+
+async def seats_of(db: Database, seats: list[SeatRecord]) -> tuple[Seat, ...]:
+    """The room's seats from the stored ones, with their players' names."""
     names = await player_names(db, [s.player_id for s in seats])
-    return [
-        SeatSlot(
-            seat=s.seat,
-            player_id=s.player_id,
-            name=names.get(s.player_id) if s.player_id else None,
-            bot_level=s.bot_level if s.player_id is None else None,
-        )
-        for s in seats
-    ]
+    out = []
+    for s in seats:
+        layout, rack_round = saved_layout(s.rack)
+        out.append(Seat(seat=s.seat, player_id=s.player_id,
+                        name=names.get(s.player_id) if s.player_id else None,
+                        bot_level=s.bot_level if s.player_id is None else None,
+                        rack=(None if layout is None else tuple(layout), rack_round)))
+    return tuple(out)
 
 
 def no_show_wait(settings: RoomSettings, config: Settings) -> float:
@@ -54,103 +67,45 @@ def no_show_wait(settings: RoomSettings, config: Settings) -> float:
     return max(0.0, config.tournament_bot_wait_seconds - config.reconnect_grace_seconds)
 
 
-async def boot(actor: RoomActor) -> None:
-    """Rebuild the room as the database holds it (the module docstring). A playing room
-    between two rounds deals the next one at once; what the last owner left undone (a
-    round played out, a match over) the actor finishes itself (``RoomActor._boot``)."""
-    ctx = actor.ctx
-    record = await ctx.gamelog.load(actor.room_id)
-    actor.settings = RoomSettings.model_validate(record.settings)
-    actor.seats = await seat_slots(ctx.db, record.seats)
-    actor.version = record.version
-    await actor.reserve_ahead()
-    actor.status = record.status
-    now = actor.loop.time()
-    for slot, stored in zip(actor.seats, record.seats, strict=True):
-        slot.rack, slot.rack_round = saved_layout(stored.rack)
-    if actor.status == "waiting":
-        return
-    await load_match(actor)
-    if actor.status != "playing":
-        return
-    # Restoring a playing room: every player starts disconnected (at a tournament's
-    # table, which starts this way, away after REMI_TOURNAMENT_BOT_WAIT_SECONDS).
-    late = no_show_wait(actor.settings, ctx.settings)
-    for slot in actor.seats:
-        if slot.player_id is not None:
-            slot.gone_at = now + late
-    actor.update_empty()
+async def load(
+    db: Database, gamelog: GameLog, room_id: str, config: Settings
+) -> tuple[RoomConfig, Restored]:
+    """The room as the database holds it (the module docstring)."""
+    record = await gamelog.load(room_id)
+    settings = RoomSettings.model_validate(record.settings)
+    room = config_of(room_id, settings, config)
+    seats = await seats_of(db, record.seats)
+    if record.status == "waiting":
+        return room, Restored(status=record.status, version=record.version, seats=seats)
+    history = await round_lines(db, room_id, len(seats))
+    logged = await logged_seqs(db, room_id)
     current = record.current_round
-    if current is not None:
-        restore_round(actor, current, record)
-    elif actor.match is None or not actor.match.over:
-        actor.timers.next_round_at = now
-
-
-async def load_match(actor: RoomActor) -> None:
-    """The match so far, from its finished rounds' scores, and the answers the room
-    already gave to moves (:mod:`server.rooms.replies`)."""
-    players = len(actor.seats)
-    history = await round_lines(actor.ctx.db, actor.room_id, players)
-    actor.match = restored_match(actor.settings, players, history)
-    actor.round_number = len(history)
-    await actor.replies.load()
-
-
-def restore_round(actor: RoomActor, current: RoundRecord, record: RoomRecord) -> None:
-    """The round in play, replayed from its log, its turn clock running with the time
-    the turn had left (:func:`~server.rooms.match.restored_turn_left`)."""
-    actor.round = restored_round(current, len(actor.seats))
-    actor.round_id = current.id
-    actor.round_number = current.number
-    actor.round_seed = current.seed
-    left = restored_turn_left(
-        current, record.last_alive, actor.turn_seconds, actor.room_id, record.clock
-    )
-    actor.timers.start_turn(actor.loop.time(), left)
-
-
-def room_changed(actor: RoomActor, view: RoomView) -> None:
-    """The lobby changed the waiting room's seats: each seat keeps its rack layout and
-    each connection finds its player's seat again."""
-    if actor.status != "waiting":
-        return
-    old = {s.seat: s for s in actor.seats}
-    actor.seats = []
-    for sv in view.seats:
-        prev = old.get(sv.seat)
-        actor.seats.append(
-            SeatSlot(
-                seat=sv.seat,
-                player_id=sv.player.id if sv.player else None,
-                name=sv.player.display_name if sv.player else None,
-                bot_level=sv.bot_level if sv.player is None else None,
-                rack=prev.rack if prev else None,
-            )
+    stored = None
+    if current is not None and record.status == "playing":
+        left = restored_turn_left(current, record.last_alive, room.turn_seconds or 0.0, room_id,
+                                  record.clock)
+        stored = StoredRound(
+            number=current.number, variant=current.variant, seed=current.seed,
+            first=current.first_seat, options=current.options,
+            actions=tuple((a.seat, a.action) for a in current.actions),
+            turn_left=left, key=current.id,
         )
-    for conn in actor.conns:
-        conn.seat = actor.seat_of(conn.player_id)
-    actor.emit(Change({"do": "room_changed"}))
+    return room, Restored(
+        status=record.status, version=record.version, seats=seats,
+        history=tuple(tuple(line) for line in history), current=stored,
+        logged={seat: frozenset(seqs) for seat, seqs in logged.items()},
+        late=no_show_wait(settings, config),
+    )
 
 
-async def started(actor: RoomActor) -> None:
-    """The lobby started the waiting room: it is loaded as started, each player not
-    connected now counts as gone (away after the reconnect grace), the first round is
-    dealt."""
-    if actor.status != "waiting":
-        return
-    record = await actor.ctx.gamelog.load(actor.room_id)
+async def started(db: Database, gamelog: GameLog, room_id: str,
+                  config: Settings) -> Started | None:
+    """The waiting room the lobby just started, as stored (None: it is not playing)."""
+    record = await gamelog.load(room_id)
     if record.status != "playing":
-        return
-    actor.settings = RoomSettings.model_validate(record.settings)
-    actor.seats = await seat_slots(actor.ctx.db, record.seats)
-    for conn in actor.conns:
-        conn.seat = actor.seat_of(conn.player_id)
-    actor.status = "playing"
-    await load_match(actor)
-    now = actor.loop.time()
-    for slot in actor.seats:
-        if slot.player_id is not None and not actor.seat_connected(slot.seat):
-            slot.gone_at = now
-    actor.update_empty()
-    await rounds.start(actor)
+        return None
+    settings = RoomSettings.model_validate(record.settings)
+    logged = await logged_seqs(db, room_id)
+    return Started(seats=await seats_of(db, record.seats),
+                   logged={seat: frozenset(seqs) for seat, seqs in logged.items()},
+                   config=config_of(room_id, settings, config))

@@ -32,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from server import cursors
 from server.accounts.identity import PlayerInfo, new_id
-from server.economy.arena import arena_settings, take_stakes
+from server.economy.arena import arena_terms, take_stakes
 from server.economy.ledger import room_kind
 from server.errors import Code, ServerError
 from server.rooms.options import ASKED_KINDS, RoomKind, RoomSettings
@@ -212,7 +212,8 @@ class RoomService:
             settings = settings.model_copy(
                 update={"turn_seconds": self._settings.default_turn_seconds}
             )
-        settings = arena_settings(settings, self._settings)  # a stake, its payout table
+        # an arena table's stake and payout table
+        settings = settings.model_copy(update=arena_terms(settings, self._settings))
         room = Room(
             id=new_id(),
             invite_code=None if settings.public else secrets.token_urlsafe(INVITE_CODE_BYTES),

@@ -32,6 +32,16 @@ class StepFailure(Exception):
     """A step did not do what the file expects."""
 
 
+def _parse(notation: Any, face_text: str) -> int:
+    """A face written exactly as SCENARIOS.md writes it (``"7S"``, ``"10B"``): another
+    spelling of it (``"7s"``, ``" 7S"``) is a ValueError, like an unknown face."""
+    face: int = notation.parse(face_text)
+    written = notation.format(face)
+    if written != face_text:
+        raise ValueError(f"{face_text!r} is not written as a face is (write {written!r})")
+    return face
+
+
 def _faces_to_deal(variant: Variant, players: int, options: RoundOptions,
                    deal: Mapping[str, Any]) -> Deal:
     notation = variant.family.notation
@@ -42,7 +52,7 @@ def _faces_to_deal(variant: Variant, players: int, options: RoundOptions,
 
     def take(face_text: str) -> int:
         try:
-            face = notation.parse(face_text)
+            face = _parse(notation, face_text)
         except ValueError as exc:
             raise ScenarioFileError(str(exc)) from None
         copies = free.get(face)
@@ -95,7 +105,7 @@ class _Picker:
                 return face_text
             raise ScenarioFileError(f"a tile is written as a face string, not {face_text!r}")
         notation = self.state.family.notation
-        if face_text.upper() == "ATU":
+        if face_text == "ATU":
             if self.state.atu is None:
                 if self.raw:
                     return face_text
@@ -103,7 +113,7 @@ class _Picker:
             self.used.add(self.state.atu)
             return self.state.atu
         try:
-            face = notation.parse(face_text)
+            face = _parse(notation, face_text)
         except ValueError as exc:
             if self.raw:
                 return face_text
@@ -217,7 +227,10 @@ def _faces(state: RoundState, tiles: Iterable[int]) -> list[str]:
 
 def _norm_faces(state: RoundState, faces: Iterable[str]) -> list[str]:
     n = state.family.notation
-    return [n.format(n.parse(f)) for f in faces]
+    try:
+        return [n.format(_parse(n, f)) for f in faces]
+    except ValueError as exc:
+        raise ScenarioFileError(str(exc)) from None
 
 
 def _check(state: RoundState, expect: Mapping[str, Any]) -> None:

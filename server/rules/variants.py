@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from server.rules.actions import (
     BuyJoker,
@@ -48,8 +48,6 @@ from server.rules.tiles import (
     rank_of,
 )
 
-if TYPE_CHECKING:
-    from server.rules.state import RoundState
 
 class OpeningContext(Protocol):
     """What judging an opening needs: a round state, or a seat's view of it."""
@@ -62,6 +60,43 @@ class OpeningContext(Protocol):
     def last_points_opening(self) -> int | None: ...
     @property
     def last_doubles_opening(self) -> int | None: ...
+
+
+class OpeningRecord(Protocol):
+    """What remembering an opening (B.8) writes: a round state's last openings."""
+
+    @property
+    def variant(self) -> Variant: ...
+    last_points_opening: int | None
+    last_doubles_opening: int | None
+
+
+class ScoringContext(Protocol):
+    """What scoring a finished round reads: a round state (A.16, B.11, B.12)."""
+
+    @property
+    def variant(self) -> Variant: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def hands(self) -> list[list[int]]: ...
+    @property
+    def atu(self) -> int | None: ...
+    @property
+    def atu_pair(self) -> list[bool]: ...
+    @property
+    def opened(self) -> list[bool]: ...
+    @property
+    def opened_with(self) -> list[str | None]: ...
+    @property
+    def out(self) -> int | None: ...
+    @property
+    def out_with_joker_meld(self) -> bool: ...
+    @property
+    def last_discard_joker(self) -> bool: ...
+    @property
+    def anyone_opened_at_turn_start(self) -> bool: ...
+    def credits(self, seat: int) -> int: ...
 
 
 FLAT_UNOPENED_A = -100  # A.16
@@ -141,11 +176,11 @@ class Family:
                           shapes: Sequence[MeldShape]) -> None:
         """Restrictions on melds laid after the opening (B.7); none in family A."""
 
-    def record_opening(self, state: RoundState, seat: int, kind: str,
+    def record_opening(self, state: OpeningRecord, seat: int, kind: str,
                        shapes: Sequence[MeldShape]) -> None:
         """Remember what the rising threshold (B.8) needs; nothing in family A."""
 
-    def score(self, state: RoundState) -> RoundResult:
+    def score(self, state: ScoringContext) -> RoundResult:
         raise NotImplementedError
 
 
@@ -197,7 +232,7 @@ class FamilyA(Family):
             raise RuleError(ErrorCode.RUN_REQUIRED, "an opening must include a run")
         return "points"
 
-    def score(self, state: RoundState) -> RoundResult:
+    def score(self, state: ScoringContext) -> RoundResult:
         """A.16: laid − hand, going-out bonus, flat −100, atu pair, doublings."""
         v = state.variant
         atu_face = face_of(state.atu) if state.atu is not None else None
@@ -294,7 +329,7 @@ class FamilyB(Family):
                             f"the opening is worth {total}, it needs {points}")
         return "points"
 
-    def record_opening(self, state: RoundState, seat: int, kind: str,
+    def record_opening(self, state: OpeningRecord, seat: int, kind: str,
                        shapes: Sequence[MeldShape]) -> None:
         if kind == "doubles":
             state.last_doubles_opening = len(shapes)
@@ -314,7 +349,7 @@ class FamilyB(Family):
             raise RuleError(ErrorCode.DOUBLES_RESTRICTED,
                             "doubles may be laid only after some seat has opened on doubles")
 
-    def score(self, state: RoundState) -> RoundResult:
+    def score(self, state: ScoringContext) -> RoundResult:
         """B.11 closing kinds and the B.12 penalty table."""
         closing: str | None = None
         multiplier = 1

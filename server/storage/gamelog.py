@@ -8,12 +8,16 @@ it acknowledges or broadcasts anything (the round, action and rack writes throug
 2. :meth:`GameLog.append_action` for every accepted action (``seq`` counts
    from 1 in the round; the unique key (round_id, seq) refuses a second
    writer of the same slot with :class:`DuplicateAction`);
-3. :meth:`GameLog.finish_round` with the engine's result and per-seat
-   additions, in one transaction;
+3. the round's finish with the engine's result and per-seat additions, in one
+   transaction (:func:`store_round_finish`);
 4. :meth:`GameLog.record_match` when the end condition is met: exactly once
    per room (the primary key on ``match_results.room_id``), and the room
-   becomes ``finished``; the match is rated (:mod:`server.economy.ratings`) and an
-   Arena table's pot paid (:func:`server.economy.arena.pay_pot`) in the same transaction.
+   becomes ``finished`` (:func:`store_match_result`).
+
+Storage imports no domain module. What else a finish does in its transaction (a round's
+settlement into the balances, the match's ratings, an Arena table's pot) is the domain's:
+it composes a :data:`Work` of storage's statements and its own
+(:mod:`server.economy.settlement`), which storage runs as one transaction.
 
 On start-up :meth:`GameLog.unfinished_rooms` and :meth:`GameLog.load` give
 everything needed to rebuild each live room by replaying its current round;
@@ -28,7 +32,7 @@ that plays it: made only while that node still holds the room's lease, else
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
@@ -37,8 +41,6 @@ from sqlalchemy import Connection, Table, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from server.economy.arena import pay_pot
-from server.economy.ratings import rate_match
 from server.storage.database import Database
 from server.storage.leases import Fence, Fenced, check_fence, stale_rooms
 from server.storage.models import (
@@ -54,6 +56,9 @@ from server.storage.models import (
 
 _ROOMS = cast(Table, Room.__table__)
 _RESULTS = cast(Table, MatchResult.__table__)
+_ROUNDS = cast(Table, Round.__table__)
+_SCORES = cast(Table, RoundScore.__table__)
+_INSERT_SCORE = insert(_SCORES)
 _MARK_ALIVE = (
     update(_ROOMS)
     .where(_ROOMS.c.id == bindparam("b_id"), _ROOMS.c.status == "playing")
@@ -63,6 +68,15 @@ _MARK_ALIVE = (
         turn_since=bindparam("turn_since"),
     )
 )
+
+
+Work = Callable[[Connection], None]
+"""A unit of work: the synchronous statements of one transaction. The domain composes it
+from storage's statements (:func:`store_round_finish`, :func:`store_match_result`) and its
+own (:mod:`server.economy.settlement`); storage runs it in one transaction
+(:meth:`GameLog.record_match`, :class:`server.rooms.journal.Journal`'s group commit). A
+unit that storage may run again after an unknown outcome (the journal's) changes nothing
+the second time."""
 
 
 class DuplicateAction(Exception):
@@ -145,16 +159,55 @@ class RoomRecord:
         return None
 
 
-def _record_match(
+@dataclass(frozen=True, slots=True)
+class FinishedRound:
+    """The round a :func:`store_round_finish` just finished."""
+
+    room_id: str
+    number: int
+
+
+def store_round_finish(
+    conn: Connection, round_id: int, result: dict[str, Any], scores: Sequence[int]
+) -> FinishedRound | None:
+    """Mark the round finished with its result and store each seat's score; the round
+    if this finished it, None if it was finished already (nothing written), ``KeyError``
+    if there is no such round. The round's row is locked first, so of two finishes at
+    once only one finds it unfinished."""
+    found = conn.execute(
+        select(_ROUNDS.c.room_id, _ROUNDS.c.number, _ROUNDS.c.finished)
+        .where(_ROUNDS.c.id == round_id)
+        .with_for_update()
+    ).first()
+    if found is None:
+        raise KeyError(round_id)
+    room_id, number, finished = found
+    if finished:
+        return None
+    conn.execute(
+        update(_ROUNDS)
+        .where(_ROUNDS.c.id == round_id)
+        .values(finished=True, result=result, finished_at=utcnow())
+    )
+    if scores:
+        rows = [
+            {"room_id": room_id, "round_number": number, "seat": seat, "score": score,
+             **seat_facts(result, seat)}
+            for seat, score in enumerate(scores)
+        ]
+        conn.execute(_INSERT_SCORE, rows)
+    return FinishedRound(room_id, number)
+
+
+def store_match_result(
     conn: Connection,
     room_id: str,
     totals: Sequence[int],
     winners: Sequence[int],
     rounds_played: int,
-    fence: Fence | None = None,
 ) -> None:
-    if fence is not None and stale_rooms(conn, [fence]):
-        raise Fenced(f"room {room_id}: epoch {fence.epoch} is no longer this node's")
+    """Store the match's result and finish the room; ``IntegrityError`` if the room's
+    result is stored already (the primary key on ``match_results.room_id``)."""
     conn.execute(
         insert(_RESULTS).values(
             room_id=room_id, totals=list(totals), winners=list(winners),
@@ -166,8 +219,12 @@ def _record_match(
         .where(_ROOMS.c.id == room_id)
         .values(status="finished", finished_at=utcnow(), version=_ROOMS.c.version + 1)
     )
-    rate_match(conn, room_id, totals, rounds_played)
-    pay_pot(conn, room_id, totals)
+
+
+def _run_fenced(conn: Connection, work: Work, fence: Fence | None) -> None:
+    if fence is not None and stale_rooms(conn, [fence]):
+        raise Fenced(f"room {fence.room_id}: epoch {fence.epoch} is no longer this node's")
+    work(conn)
 
 
 class GameLog:
@@ -230,46 +287,25 @@ class GameLog:
     async def finish_round(
         self, round_id: int, result: dict[str, Any], scores: Sequence[int]
     ) -> None:
-        """Mark the round finished with its result and store each seat's addition."""
-        async with self._db.transaction() as session:
-            rnd = await session.get(Round, round_id, with_for_update=True)
-            if rnd is None:
-                raise KeyError(round_id)
-            if rnd.finished:
-                return
-            rnd.finished = True
-            rnd.result = result
-            rnd.finished_at = utcnow()
-            session.add_all(
-                RoundScore(
-                    room_id=rnd.room_id, round_number=rnd.number, seat=i, score=s,
-                    **seat_facts(result, i),
-                )
-                for i, s in enumerate(scores)
-            )
+        """Mark the round finished with its result and store each seat's addition
+        (:func:`store_round_finish`, nothing more: a room's finish goes through the
+        journal with the domain's settlement)."""
+        async with self._db.engine.begin() as conn:
+            await conn.run_sync(store_round_finish, round_id, result, scores)
 
-    async def record_match(
-        self,
-        room_id: str,
-        totals: Sequence[int],
-        winners: Sequence[int],
-        rounds_played: int,
-        fence: Fence | None = None,
-    ) -> bool:
-        """Store the match result, finish the room, rate the match
-        (:func:`server.economy.ratings.rate_match`) and pay an Arena table's pot
-        (:func:`server.economy.arena.pay_pot`), in one transaction; False if it was already stored.
+    async def record_match(self, work: Work, fence: Fence | None = None) -> bool:
+        """Run the unit of work that ends a match in one transaction (the fence checked
+        first): the domain's :class:`server.economy.settlement.MatchFinish`, which stores
+        the result (:func:`store_match_result`), rates the match and pays an Arena
+        table's pot; False if the result was stored already.
 
         The primary key on ``match_results.room_id`` makes this exactly-once even when
         two writers race (tests/server/storage/test_gamelog.py): the second one's insert
-        fails and its transaction, rating and payout included, is rolled back. The room
-        must exist.
+        fails and its whole transaction is rolled back. The room must exist.
         """
         try:
             async with self._db.engine.begin() as conn:
-                await conn.run_sync(
-                    _record_match, room_id, totals, winners, rounds_played, fence
-                )
+                await conn.run_sync(_run_fenced, work, fence)
         except IntegrityError:
             return False
         return True

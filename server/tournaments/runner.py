@@ -27,22 +27,35 @@ import contextlib
 import logging
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 from sqlalchemy import Row, Table, and_, select
 
-from server.settings import TournamentSeries
+from server.rooms.service import RoomService
+from server.settings import Settings, TournamentSeries
+from server.storage.database import Database
 from server.storage.models import Room, Tournament, TournamentTable, utcnow
 from server.tournaments import store
-
-if TYPE_CHECKING:
-    from server.services import Services
+from server.tournaments.service import Tournaments
 
 log = logging.getLogger(__name__)
 
 _TOURNAMENTS = cast(Table, Tournament.__table__)
 _TABLES = cast(Table, TournamentTable.__table__)
 _ROOMS = cast(Table, Room.__table__)
+
+
+class RunnerServices(Protocol):
+    """What the runner uses of the server's services (:class:`server.services.Services`)."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def db(self) -> Database: ...
+    @property
+    def tournaments(self) -> Tournaments: ...
+    @property
+    def rooms(self) -> RoomService: ...
 
 
 def _has_open(spec: TournamentSeries, rows: list[Row[Any]], now: datetime) -> bool:
@@ -58,7 +71,7 @@ def _has_open(spec: TournamentSeries, rows: list[Row[Any]], now: datetime) -> bo
 class TournamentRunner:
     """The tournaments' task (module doc); :meth:`start` it, :meth:`stop` it."""
 
-    def __init__(self, services: Services, clock: Callable[[], datetime] = utcnow) -> None:
+    def __init__(self, services: RunnerServices, clock: Callable[[], datetime] = utcnow) -> None:
         self.services = services
         self.clock = clock
         self._task: asyncio.Task[None] | None = None

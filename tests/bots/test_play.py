@@ -1,4 +1,7 @@
-"""Bots never attempt an illegal action, in every variant, at every level."""
+"""Bots never attempt an illegal action, in every variant, at every level.
+
+A small seeded sample (each line-up once per variant): the volume, thousands of rounds
+that also count illegal actions and fallbacks, is the arena's (docs/bots.md)."""
 
 from __future__ import annotations
 
@@ -18,8 +21,7 @@ LINEUPS = [
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_no_illegal_action(variant: str) -> None:
-    for r in range(12):
-        levels = LINEUPS[r % len(LINEUPS)]
+    for r, levels in enumerate(LINEUPS):
         state, bots = play_round(variant, levels, seed=f"legal/{variant}/{r}",
                                  first=r % len(levels))
         assert state.result is not None
@@ -34,7 +36,7 @@ def test_no_illegal_action(variant: str) -> None:
 ])
 def test_family_a_room_options(options: RoundOptions) -> None:
     for variant in ("remi45", "etalat"):
-        for r in range(6):
+        for r in range(2):
             _, bots = play_round(variant, ["normal", "hard"], seed=f"opt/{variant}/{r}",
                                  first=r % 2, options=options)
             assert all(b.errors == [] and b.fallbacks == 0 for b in bots)

@@ -1,7 +1,8 @@
-"""The practice room (server/practice/room.py) speaks the server socket's message shapes:
-every frame it sends validates against the protocol's models (server/protocol/server.py),
-its query answers are the server's (server/rooms/query.py), a whole match plays to its
-score sheet, and a match kept mid-round resumes where it was."""
+"""The practice room (server/practice/room.py, the offline shell of the room core) speaks
+the server socket's message shapes: every frame it sends validates against the
+protocol's models (server/protocol/server.py), its query answers are the engine's
+helpers on the player's view, a whole match plays to its score sheet, and a match kept
+mid-round resumes where it was."""
 
 from __future__ import annotations
 
@@ -14,10 +15,15 @@ from pydantic import TypeAdapter
 from server.bots.legal import fallback_action
 from server.practice.bridge import Session
 from server.practice.room import PLAYER, PracticeRoom, SettingsError
-from server.protocol import QueryMessage
 from server.protocol.server import ServerMessage
-from server.rooms import query
 from server.rules import SeatView, view_for
+from server.rules.queries import (
+    evaluate_formation,
+    opening_lock,
+    reachable_row_indices,
+    row_take_block,
+    row_take_preview,
+)
 
 FRAMES: TypeAdapter[Any] = TypeAdapter(ServerMessage)
 
@@ -109,8 +115,18 @@ def test_queries_are_the_servers_answers() -> None:
                  "formations": [hand[:3]], "taken": hand[0]},
                 {"type": "query", "seq": 2, "query": "row_preview", "index": 0}):
         (mine,) = checked(room.message(msg, 0.0))
-        server = json.loads(query.answer(state, PLAYER, QueryMessage.model_validate(msg)))
-        assert mine == server
+        view = view_for(state, PLAYER)
+        if msg["query"] == "formations":
+            given = msg["formations"]
+            want: dict[str, Any] = {
+                "formations": [evaluate_formation(view, f) for f in given],  # type: ignore[arg-type]
+                "lock": opening_lock(view, given, msg.get("taken")),  # type: ignore[arg-type]
+            }
+        else:
+            want = {"index": 0, "tiles": row_take_preview(view, 0),
+                    "reachable": reachable_row_indices(view), "block": row_take_block(view, 0)}
+        assert mine == json.loads(json.dumps({"type": "query_result", "seq": msg["seq"],
+                                              "result": want}))
 
 
 def test_rack_layout_is_kept_and_checked() -> None:

@@ -1,5 +1,5 @@
-"""server/rules and server/bots must run under Pyodide: standard library only, no I/O,
-no clock, no threads, no global random (DEVELOPERS.md)."""
+"""server/rules, server/bots, the room core and the practice must run under Pyodide:
+standard library only, no I/O, no clock, no threads, no global random (DEVELOPERS.md)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 # Everything the browser's offline practice runs under Pyodide (web/scripts/pack-python.mjs).
 PURE = sorted([*(ROOT / "server" / "rules").glob("*.py"), *(ROOT / "server" / "bots").glob("*.py"),
-               *(ROOT / "server" / "practice").glob("*.py"), ROOT / "server" / "rooms" / "rack.py"])
+               *(ROOT / "server" / "practice").glob("*.py"),
+               *(ROOT / "server" / "rooms" / "core").glob("*.py"), ROOT / "server" / "errors.py"])
 FORBIDDEN_MODULES = {"threading", "multiprocessing", "socket", "subprocess", "asyncio",
                      "time", "datetime", "os", "secrets"}
 # The CLI entry points may read argv, print and time rounds; the rules proper may not.
@@ -36,7 +37,8 @@ def test_only_the_standard_library_and_the_pure_packages(path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for name in _imports(tree):
         top = name.split(".")[0]
-        if name.startswith(("server.rules", "server.bots", "server.practice", "server.rooms.rack")):
+        if name.startswith(("server.rules", "server.bots", "server.practice", "server.rooms.core",
+                            "server.errors")):
             continue
         assert top in sys.stdlib_module_names, f"{path.name} imports {name}"
         if path.name not in ENTRY_POINTS:
@@ -67,7 +69,7 @@ finders = list(sys.meta_path)
 import {package}
 stdlib = sys.stdlib_module_names
 def ours(name):
-    return name in ("__main__", "server") or any(
+    return name in ("__main__", "server", "server.rooms") or any(
         name == p or name.startswith(p + ".") for p in {allowed!r})
 outside = sorted(m for m in sys.modules
                  if not ours(m) and m.split(".")[0] not in stdlib
@@ -79,16 +81,25 @@ print(json.dumps({{"outside": outside, "project": project,
 """
 
 
-@pytest.mark.parametrize("package", ["server.rules", "server.bots"])
+_ALLOWED = {
+    "server.rules": ("server.rules",),
+    "server.bots": ("server.rules", "server.bots"),
+    "server.rooms.core.room": ("server.rules", "server.bots", "server.rooms.core", "server.errors"),
+    "server.practice.bridge": ("server.rules", "server.bots", "server.rooms.core", "server.errors",
+                               "server.practice"),
+}
+
+
+@pytest.mark.parametrize("package", list(_ALLOWED))
 def test_importing_the_package_loads_only_the_standard_library(package: str) -> None:
-    """Issue 22 item 5: ``import server.rules`` (and ``server.bots``) loads nothing outside
-    the standard library but the package itself (and ``server``, its parent, whose
+    """``import server.rules`` (and ``server.bots``, the room core, the practice) loads
+    nothing outside the standard library but the pure packages (and ``server``, whose
     ``__init__`` is only a docstring), and runs nothing but definitions."""
     import json
     import subprocess
 
     # -I -S: no site packages, no .pth file, no environment: only what the import loads.
-    allowed = ("server.rules", "server.bots") if package == "server.bots" else ("server.rules",)
+    allowed = _ALLOWED[package]
     probe = _PROBE.format(package=package, root=str(ROOT), allowed=allowed)
     run = subprocess.run([sys.executable, "-I", "-S", "-c", probe],
                          cwd=ROOT, capture_output=True, text=True, check=True)

@@ -243,3 +243,29 @@ def test_runner_imports_only_the_standard_library_and_server_rules() -> None:
     run = subprocess.run([sys.executable, "-I", "-S", "-c", code], cwd=ROOT,
                          capture_output=True, text=True, check=True)
     assert run.stdout.splitlines() == ["[]", "[]"]
+
+
+A02 = Path(__file__).resolve().parents[1] / "scenarios" / "a02-remi45-deal-first-turn.json"
+
+
+@pytest.mark.parametrize("spelling", ["ks", " KS", "KS ", "Ks"])
+@pytest.mark.parametrize("where", ["deal", "step", "check"])
+def test_a_face_not_written_as_scenarios_md_writes_it_is_a_bad_file(
+    spelling: str, where: str
+) -> None:
+    data = json.loads(A02.read_text(encoding="utf-8"))
+    assert run_scenario(data)[0]
+    if where == "deal":
+        data["deal"]["hands"][0][13] = spelling  # "KS"
+    elif where == "step":
+        # Seat 0 discards 9D first in the file; it discards KS instead.
+        step = next(s for s in data["steps"] if s.get("do") == "discard" and "error" not in s)
+        step["tile"] = spelling
+        data["steps"] = data["steps"][: data["steps"].index(step) + 1]
+    else:
+        data["steps"] = [{"check": {"hand": {"0": ["7S", "8S", "9S", "TS", "QH", "QD", "QC",
+                                                  "2H", "3D", "5C", "6H", "9D", "JD",
+                                                  spelling, "4C"]}}}]
+    passed, message = run_scenario(data)
+    assert not passed
+    assert "not written as a face is" in message, message

@@ -5,6 +5,12 @@ PostgreSQL (a fresh schema in the ``test`` database, dropped afterwards).
 PostgreSQL is at ``REMI_TEST_POSTGRES_URL`` (default
 postgresql+asyncpg://postgres@127.0.0.1:5432/test). When it is unreachable the
 PostgreSQL variants skip locally and fail when ``CI=true``.
+
+The stores of ``settings`` are already migrated: the migrations run once per store and
+test session (per xdist worker) into a template, a SQLite file copied for each test and a
+PostgreSQL schema whose ``pg_dump`` is replayed into each test's schema (each test's own
+migration when ``pg_dump`` is missing or refuses). ``empty_settings`` gives a store with
+nothing in it, for the migrations' own tests (tests/server/storage/test_migrations.py).
 """
 
 from __future__ import annotations
@@ -13,9 +19,11 @@ import asyncio
 import os
 import secrets
 import shutil
-from collections.abc import AsyncIterator, Iterator
+import subprocess
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 import httpx
@@ -23,13 +31,18 @@ import pytest
 from fastapi import FastAPI
 from redis.asyncio import Redis
 from redisproc import RedisProcess, redis_process
+from sqlalchemy.engine import make_url
 
 from server.app import create_app
 from server.settings import Settings
+from server.storage.database import sqlite_path
+from server.storage.migrate import migrate
 
 PG_URL = os.environ.get(
     "REMI_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 )
+T = TypeVar("T")
+
 REDIS_URL = os.environ.get("REMI_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
 
@@ -93,11 +106,73 @@ def base_settings(**overrides: Any) -> Settings:
     return Settings(**values)
 
 
+def _run_apart(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to its end on an event loop of its own thread: the session's
+    templates are made from inside a test's running loop (``request.getfixturevalue``)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+async def _drop_schema(schema: str) -> None:
+    conn = await asyncpg.connect(plain_pg_dsn(), timeout=5)
+    try:
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    finally:
+        await conn.close()
+
+
+def _pg_dump_schema(schema: str) -> str | None:
+    """The SQL that recreates ``schema`` with its rows (``pg_dump --inserts``), without
+    psql's meta-commands; None when ``pg_dump`` is missing or fails."""
+    url = make_url(PG_URL)
+    command = [
+        "pg_dump", "--schema", schema, "--inserts", "--no-owner", "--no-privileges",
+        "--host", url.host or "127.0.0.1", "--port", str(url.port or 5432),
+        "--username", url.username or "postgres", url.database or "test",
+    ]  # fmt: skip
+    env = {**os.environ, **({"PGPASSWORD": url.password} if url.password else {})}
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return "\n".join(line for line in done.stdout.splitlines() if not line.startswith("\\"))
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated to head once per session, copied by each SQLite test."""
+    data_dir = tmp_path_factory.mktemp("sqlite-template")
+    settings = base_settings(data_dir=data_dir, database_url="")
+    _run_apart(migrate(settings))
+    path = sqlite_path(settings.database_url)
+    assert path is not None and path.is_file()
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_template(postgres_problem: str | None) -> Iterator[tuple[str, str] | None]:
+    """A PostgreSQL schema migrated to head once per session: (its name, the SQL that
+    recreates it); None when PostgreSQL is unreachable or ``pg_dump`` cannot dump it."""
+    if postgres_problem is not None:
+        yield None
+        return
+    schema = f"template_{secrets.token_hex(8)}"
+    settings = base_settings(database_url=PG_URL, database_schema=schema)
+    _run_apart(migrate(settings))
+    try:
+        script = _pg_dump_schema(schema)
+        yield None if script is None else (schema, script)
+    finally:
+        _run_apart(_drop_schema(schema))
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-async def settings(
+async def empty_settings(
     request: pytest.FixtureRequest, tmp_path: Path, postgres_problem: str | None
 ) -> AsyncIterator[Settings]:
-    """Settings on SQLite or on a fresh PostgreSQL schema."""
+    """Settings on an empty SQLite file or an empty PostgreSQL schema (nothing migrated)."""
     if request.param == "sqlite":
         yield base_settings(data_dir=tmp_path, database_url="")
         return
@@ -105,11 +180,37 @@ async def settings(
         unavailable("PostgreSQL", postgres_problem)
     schema = f"t_{secrets.token_hex(6)}"
     yield base_settings(data_dir=tmp_path, database_url=PG_URL, database_schema=schema)
-    conn = await asyncpg.connect(plain_pg_dsn(), timeout=5)
-    try:
-        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-    finally:
-        await conn.close()
+    await _drop_schema(schema)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def settings(
+    request: pytest.FixtureRequest, tmp_path: Path, postgres_problem: str | None
+) -> AsyncIterator[Settings]:
+    """Settings on a migrated SQLite file or a migrated, fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        sqlite = base_settings(data_dir=tmp_path, database_url="")
+        path = sqlite_path(sqlite.database_url)
+        assert path is not None
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
+        yield sqlite
+        return
+    if postgres_problem is not None:
+        unavailable("PostgreSQL", postgres_problem)
+    template = request.getfixturevalue("postgres_template")
+    schema = f"t_{secrets.token_hex(6)}"
+    settings = base_settings(data_dir=tmp_path, database_url=PG_URL, database_schema=schema)
+    if template is None:
+        await migrate(settings)
+    else:
+        name, script = template
+        conn = await asyncpg.connect(plain_pg_dsn(), timeout=5)
+        try:
+            await conn.execute(script.replace(name, schema))
+        finally:
+            await conn.close()
+    yield settings
+    await _drop_schema(schema)
 
 
 @pytest.fixture

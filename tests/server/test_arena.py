@@ -17,6 +17,7 @@ from wsharness import FAST, play_until, running_server
 
 from server.accounts.identity import IdentityService, PlayerInfo
 from server.economy.ledger import Economy
+from server.economy.settlement import MatchFinish
 from server.errors import ServerError
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomService
@@ -94,7 +95,7 @@ async def test_the_stakes_go_into_the_pot_and_the_pot_to_the_standings(table: Ta
     assert await _balances(t) == [START - 100] * 4
     assert await _rows(t, room) == [("arena_stake", -100, s) for s in range(4)]
     # the match's standings (Cip first, Ana and Dan tied second): 240, 80 + 80 (30% + 10%)
-    await asyncio.gather(*(t.gamelog.record_match(room, [50, -20, 90, 50], [2], 3)
+    await asyncio.gather(*(t.gamelog.record_match(MatchFinish(room, [50, -20, 90, 50], [2], 3))
                            for _ in range(8)))
     assert await _balances(t) == [START - 100 + 80, START - 100, START - 100 + 240,
                                   START - 100 + 80]
@@ -110,9 +111,10 @@ async def test_two_seats_winner_takes_the_pot_a_tie_shares_it(table: Table) -> N
     won, tied = await _arena(t, 2, 50), await _arena(t, 2, 10)
     await t.rooms.start(won, t.players[0])
     await t.rooms.start(tied, t.players[0])
-    assert await t.gamelog.record_match(won, [-10, 30], [1], 1)
-    assert not await t.gamelog.record_match(won, [30, -10], [0], 1)  # recorded once
-    assert await t.gamelog.record_match(tied, [0, 0], [0, 1], 0)  # abandoned at once: a tie
+    assert await t.gamelog.record_match(MatchFinish(won, [-10, 30], [1], 1))
+    assert not await t.gamelog.record_match(MatchFinish(won, [30, -10], [0], 1))  # recorded once
+    # abandoned at once: a tie
+    assert await t.gamelog.record_match(MatchFinish(tied, [0, 0], [0, 1], 0))
     assert await _balances(t) == [START - 50, START + 50, START, START]
     await _sums_hold(t)
 

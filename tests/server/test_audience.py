@@ -1,6 +1,7 @@
-"""The audience (server/rooms/audience.py) and its frames (server/rooms/frames.py), off the
-network: over whole bot rounds, every frame matches the protocol models; a patch
-connection's view rebuilt from its patches is, at every version, the whole view a plain
+"""The room core's audience (server/rooms/core/audience.py) and its frames
+(server/rooms/core/frames.py), off the network: over whole bot rounds, every frame
+matches the protocol models; a patch connection's view rebuilt from its patches is, at every
+version, the whole view a plain
 connection of the same seat received; a patch holds exactly the keys that differ; seats
 and scores come to a patch connection only when they changed; a replay ends with the
 whole state and a reconnecting patch connection patches again after it.
@@ -13,12 +14,24 @@ from typing import Any
 
 import pytest
 
+from server.errors import Code
 from server.protocol import validate_server
-from server.rooms import frames
-from server.rooms.audience import Audience, Change, Shown, Table
-from server.rooms.botplay import make_seat_bot
-from server.rooms.conn import Conn
-from server.rules import new_round, view_for
+from server.rooms.core import frames
+from server.rooms.core.audience import Audience, Change, Shown, Table
+from server.rooms.core.bots import make_seat_bot
+from server.rooms.core.peers import Peer
+from server.rules import ErrorCode, new_round, view_for
+
+_OUT: dict[int, list[str]] = {}
+_IDS = iter(range(1, 1_000_000))
+
+
+def _send(peer: Peer, frame: str) -> None:
+    _OUT[peer.id].append(frame)
+
+
+def _audience(events: int, recent_events: int = 0) -> Audience:
+    return Audience(events, recent_events, send=_send)
 
 
 class _Seats:
@@ -51,24 +64,17 @@ class _Seat:
         self.unresponsive = False
 
 
-def _conn(seat: int | None, out: list[str]) -> Conn:
-    async def send(text: str) -> None:
-        out.append(text)
-
-    async def close(code: int) -> None:
-        return None
-
-    conn = Conn("p0" if seat == 0 else "watcher", send, close)
-    conn.seat = seat
-    conn.ready = True
-    return conn
+def _conn(seat: int | None, out: list[str]) -> Peer:
+    peer = Peer(next(_IDS), "p0" if seat == 0 else "watcher", seat=seat, ready=True)
+    _OUT[peer.id] = out
+    return peer
 
 
 async def _play(variant: str, players: int) -> None:
-    audience = Audience(512)
+    audience = _audience(512)
     table = _Seats(players)
     received: dict[str, list[str]] = {}
-    conns: list[Conn] = []
+    conns: list[Peer] = []
     for name, seat, patching in [
         ("seat0", 0, False),
         ("seat0+", 0, True),
@@ -84,7 +90,7 @@ async def _play(variant: str, players: int) -> None:
     bots = [make_seat_bot("easy", f"audience:{i}") for i in range(players)]
     start = Change({"do": "round_start", "round": 1, "first": 0})
     audience.record(version, start)
-    audience.publish(start, conns, Shown(version, state, 1, table.table(100.0)))
+    audience.publish(start, conns, Shown(version, state, 1, table.table(100.0), 0.0))
     while not state.over:
         seat = state.turn
         event = state.apply(seat, bots[seat].act(view_for(state, seat)))
@@ -93,16 +99,15 @@ async def _play(variant: str, players: int) -> None:
         audience.record(version, change)
         if version % 17 == 0:  # a presence change now and then: seats change
             table.away = not table.away
-        audience.publish(change, conns, Shown(version, state, 1, table.table(100.0 + version)))
+        shown = Shown(version, state, 1, table.table(100.0 + version), 0.0)
+        audience.publish(change, conns, shown)
         if version == 40:  # the spectator's patch connection drops, comes back later
             conns.remove(conns[4])
         if version == 60:
             back = _conn(None, received.setdefault("back+", []))
             audience.hello(back, True)
-            assert audience.replay(back, 40, Shown(version, state, 1, table.table(160.0)))
+            assert audience.replay(back, 40, Shown(version, state, 1, table.table(160.0), 0.0))
             conns.append(back)
-    for conn in conns:  # the frames are sent by each connection's sender task
-        await conn.drained(1.0)
 
     parsed = {name: [json.loads(f) for f in texts] for name, texts in received.items()}
     for texts in parsed.values():
@@ -163,21 +168,20 @@ async def test_patches_rebuild_the_whole_views(variant: str, players: int) -> No
 
 
 async def test_a_new_round_or_no_round_is_never_patched() -> None:
-    audience = Audience(8)
+    audience = _audience(8)
     out: list[str] = []
     conn = _conn(0, out)
     audience.hello(conn, True)
     table = _Seats(2).table(None)
     waiting = Change({"do": "room_changed"})
-    audience.publish(waiting, [conn], Shown(1, None, None, table))
+    audience.publish(waiting, [conn], Shown(1, None, None, table, 0.0))
     first = new_round("remi", 2, seed="r1")
-    audience.publish(Change({"do": "round_start"}), [conn], Shown(2, first, 1, table))
+    audience.publish(Change({"do": "round_start"}), [conn], Shown(2, first, 1, table, 0.0))
     same = Change({"do": "presence", "seat": 1, "away": False, "unresponsive": False})
-    audience.publish(same, [conn], Shown(3, first, 1, table))
+    audience.publish(same, [conn], Shown(3, first, 1, table, 0.0))
     second = new_round("remi", 2, seed="r2")
-    audience.publish(Change({"do": "round_start"}), [conn], Shown(4, second, 2, table))
-    audience.publish(Change({"do": "match_over"}), [conn], Shown(5, None, None, table))
-    await conn.drained(1.0)
+    audience.publish(Change({"do": "round_start"}), [conn], Shown(4, second, 2, table, 0.0))
+    audience.publish(Change({"do": "match_over"}), [conn], Shown(5, None, None, table, 0.0))
     got = [json.loads(f) for f in out]
     assert [(f["view"] is None, f["patch"]) for f in got] == [
         (True, None),  # no round: no view
@@ -192,12 +196,12 @@ async def test_a_new_round_or_no_round_is_never_patched() -> None:
 
 
 async def test_replay_needs_every_missed_event() -> None:
-    audience = Audience(3)
+    audience = _audience(3)
     for version in range(1, 6):
         audience.record(version, Change({"do": "room_changed"}))
     conn = _conn(None, [])
     audience.hello(conn, False)
-    shown = Shown(5, None, None, _Seats(2).table(None))
+    shown = Shown(5, None, None, _Seats(2).table(None), 0.0)
     assert not audience.replay(conn, None, shown)  # no version: a snapshot
     assert not audience.replay(conn, 1, shown)  # 2 is no longer held
     assert not audience.replay(conn, 6, shown)  # ahead of the room
@@ -211,8 +215,8 @@ def test_frames_match_the_protocol_models() -> None:
     room = frames.room_info("r", "playing", {"variant": "remi"}, 1, 30.0)
     texts = [
         frames.ack(3, 9),
-        frames.error(3, "not_your_turn", "it is seat 1's turn"),
-        frames.error(None, "bad_message", "x"),
+        frames.error(3, ErrorCode.NOT_YOUR_TURN, "it is seat 1's turn"),
+        frames.error(None, Code.BAD_MESSAGE, "x"),
         frames.PONG,
         frames.query_result(4, {"index": 0, "tiles": [], "reachable": []}),
         frames.replayed(5, {"do": "room_changed"}, 1.0),
@@ -261,7 +265,7 @@ async def test_a_snapshot_carries_the_rounds_recent_events_as_its_seat_sees_them
     """``recent``: the current round's last events (from its ``round_start``, at most
     ``recent_events``), each seat's own copy for its own move (a drawn tile) and the
     public copy otherwise (RULES.md §D)."""
-    audience = Audience(512, recent_events=4)
+    audience = _audience(512, recent_events=4)
     state = new_round("remi", 2, seed="recent")
     audience.record(1, Change({"do": "round_start", "round": 1, "first": 0}))
     audience.record(2, Change.of_move(state.apply(0, {"do": "discard",
@@ -269,7 +273,7 @@ async def test_a_snapshot_carries_the_rounds_recent_events_as_its_seat_sees_them
     drawn = state.apply(1, {"do": "draw"})
     audience.record(3, Change.of_move(drawn, "bot"))
     table = _Seats(2).table(None)
-    shown = Shown(3, state, 1, table)
+    shown = Shown(3, state, 1, table, 0.0)
     room = frames.room_info("r", "playing", {"variant": "remi"}, 1, 30.0)
     got: dict[int | None, Any] = {}
     for seat in (0, 1, None):
@@ -277,7 +281,6 @@ async def test_a_snapshot_carries_the_rounds_recent_events_as_its_seat_sees_them
         conn = _conn(seat, out)
         audience.hello(conn, False)
         audience.snapshot(conn, shown, room, None, None)
-        await conn.drained(1.0)
         frame = json.loads(out[0])
         validate_server(frame)
         got[seat] = frame["recent"]

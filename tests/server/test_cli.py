@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from server import cli
 from server.app import create_app
 from server.settings import Settings
+from server.wsprotocol import RoomSocketProtocol
 
 
 @pytest.fixture
@@ -56,11 +57,11 @@ def test_serve_migrates_then_runs_uvicorn(data_dir: Path, monkeypatch: pytest.Mo
     assert before == 0 and during > 0
     assert kwargs["host"] == "127.0.0.2"
     assert kwargs["port"] == 8123
-    # Public implementations only: uvloop, httptools, uvicorn's sans-io websockets protocol.
+    # uvloop, httptools, uvicorn's sans-io websockets protocol with the server's changes.
     assert (kwargs["loop"], kwargs["http"], kwargs["ws"]) == (
         "uvloop",
         "httptools",
-        "websockets-sansio",
+        RoomSocketProtocol,
     )
     assert kwargs["ws_max_size"] == 16 * 1024
     assert kwargs["ws_per_message_deflate"] is False
@@ -75,3 +76,17 @@ def test_an_app_built_for_tests_freezes_nothing(data_dir: Path) -> None:
 def test_unknown_command() -> None:
     with pytest.raises(SystemExit):
         cli.main(["dance"])
+
+
+@pytest.mark.parametrize("room", ["-AbC1xYz2_q", "--bC1xYz2_q", "-"])
+def test_verify_takes_a_room_id_that_begins_with_a_dash(
+    room: str, monkeypatch: pytest.MonkeyPatch, data_dir: Path
+) -> None:
+    """About one room id in 64 begins with ``-``: ``verify --room ID`` still reads it."""
+    seen: list[tuple[object, ...]] = []
+    monkeypatch.setenv("REMI_DATA_DIR", str(data_dir))
+    monkeypatch.setattr(
+        cli.verifier, "run", lambda *args: seen.append(args) or 0  # type: ignore[func-returns-value]
+    )
+    assert cli.main(["verify", "--room", room, "--round", "3"]) == 0
+    assert seen[0][:3] == (None, room, 3)

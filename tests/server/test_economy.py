@@ -14,13 +14,15 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+import server.economy.settlement as settlement
 import server.rooms.journal as journal_module
 from server.accounts.identity import IdentityService, PlayerInfo
 from server.economy.ledger import Economy, NoJokerCredit
+from server.economy.settlement import JokerSpend, RoundFinish
 from server.errors import ServerError
 from server.rooms.journal import Journal
 from server.rooms.match import joker_availability
-from server.rooms.options import RoomSettings
+from server.rooms.options import ASKED_KINDS, RoomSettings
 from server.rooms.service import RoomService
 from server.settings import Settings
 from server.storage.database import Database
@@ -64,16 +66,21 @@ async def _room(bank: Bank, kind: str = "normal", seated: int = 2, seats: int = 
     arena = {"stake": 10, "fill_with_bots": False} if kind == "arena" else {}
     if arena:  # an arena table is played by players only, who all pay the stake
         seats = seated
-    room = await bank.rooms.create_room(
-        owner,
-        RoomSettings.model_validate(
-            {"variant": "remi101", "seats": seats, "fill_with_bots": True, "kind": kind, **arena}
-        ),
+    if kind == "practice":  # a practice room is private (server/rooms/options.py)
+        arena = {"public": False}
+    settings = RoomSettings.model_validate(
+        {"variant": "remi101", "seats": seats, "fill_with_bots": True, "kind": kind, **arena}
     )
+    if kind in ASKED_KINDS:
+        room_id, code = (v := await bank.rooms.create_room(owner, settings)).id, v.invite_code
+    else:  # quick start and tournament tables are made by the server itself
+        async with bank.db.transaction() as session:
+            made = await bank.rooms.new_room(session, owner.id, settings)
+            room_id, code = made.id, made.invite_code
     for i in range(1, seated):
-        await bank.rooms.take_seat(room.id, i, bank.players[i])
-    await bank.rooms.start(room.id, owner)
-    return room.id
+        await bank.rooms.take_seat(room_id, i, bank.players[i], code)
+    await bank.rooms.start(room_id, owner)
+    return room_id
 
 
 async def _check_sums(bank: Bank) -> None:
@@ -117,9 +124,10 @@ async def test_settlement_once_under_concurrent_retries(bank: Bank) -> None:
     try:
         rid = await j.begin_round(room, 1, "remi101", "s", 0, {})
         scores = [-40, 101, -61]
-        await asyncio.gather(*(j.finish_round(rid, {"r": 1}, scores) for _ in range(12)))
+        finish = RoundFinish(rid, {"r": 1}, scores)
+        await asyncio.gather(*(j.finish_round(finish) for _ in range(12)))
         # and a journal of its own (another server taking over), after the others
-        await Journal(bank.db).finish_round(rid, {"r": 1}, scores)
+        await Journal(bank.db).finish_round(RoundFinish(rid, {"r": 1}, scores))
     finally:
         await j.stop()
     ana, bob = bank.players[0].id, bank.players[1].id
@@ -137,24 +145,24 @@ async def test_a_crash_before_the_commit_settles_nothing_then_once(
     then settles once."""
     room = await _room(bank)
     rid = await Journal(bank.db).begin_round(room, 1, "remi101", "s", 0, {})
-    real = journal_module.settle_round
+    real = settlement.settle_round
 
     def crash(conn: Any, *args: Any) -> int:
         real(conn, *args)  # the rows are written ... and the process dies before commit
         raise OSError("the server died")
 
-    monkeypatch.setattr(journal_module, "settle_round", crash)
+    monkeypatch.setattr(settlement, "settle_round", crash)
     with pytest.raises(OSError):
-        await Journal(bank.db).finish_round(rid, {"r": 1}, [5, 7, 9])
+        await Journal(bank.db).finish_round(RoundFinish(rid, {"r": 1}, [5, 7, 9]))
     async with bank.db.transaction() as s:
         assert not (await s.scalar(select(Round.finished).where(Round.id == rid)))
     assert await _round_rows(bank, room) == []
-    monkeypatch.setattr(journal_module, "settle_round", real)
+    monkeypatch.setattr(settlement, "settle_round", real)
     j = Journal(bank.db)
     j.start()
     try:
-        await asyncio.gather(j.finish_round(rid, {"r": 1}, [5, 7, 9]),
-                             j.finish_round(rid, {"r": 1}, [5, 7, 9]))
+        await asyncio.gather(j.finish_round(RoundFinish(rid, {"r": 1}, [5, 7, 9])),
+                             j.finish_round(RoundFinish(rid, {"r": 1}, [5, 7, 9])))
     finally:
         await j.stop()
     assert [r[3] for r in await _round_rows(bank, room)] == [5, 7]
@@ -166,7 +174,7 @@ async def test_practice_and_arena_rooms_settle_nothing(bank: Bank) -> None:
         room = await _room(bank, kind)
         j = Journal(bank.db)
         rid = await j.begin_round(room, 1, "remi101", "s", 0, {})
-        await j.finish_round(rid, {}, [10, 20, 30])
+        await j.finish_round(RoundFinish(rid, {}, [10, 20, 30]))
         assert await _round_rows(bank, room) == []
     # only the arena's stake was taken (docs/tournaments.md): no round settled
     assert (await bank.economy.account(bank.players[0].id)).balance == START - 10
@@ -192,7 +200,8 @@ async def test_ledger_equals_balance_over_random_matches_and_restarts(
                 journals = [Journal(bank.db) for _ in range(rng.randint(1, 3))]
                 for j in journals:
                     j.start()
-                await asyncio.gather(*(j.finish_round(rid, {}, scores) for j in journals))
+                finish = RoundFinish(rid, {}, scores)
+                await asyncio.gather(*(j.finish_round(finish) for j in journals))
                 for j in journals:
                     await j.stop()
                 if kind != "practice":
@@ -235,13 +244,13 @@ async def test_joker_credit_spent_once_and_refused_without_one(bank: Bank) -> No
         rid = await j.begin_round(room, 1, "remi101", "s", 0, {})
         press = {"do": "joker_button"}
         with pytest.raises(NoJokerCredit):
-            await j.append_action(rid, 1, 1, press, 1, "player", 2, (bob, room, 1))
-        await j.append_action(rid, 1, 0, press, 1, "player", 2, (ana, room, 1))
+            await j.append_action(rid, 1, 1, press, 1, "player", 2, JokerSpend(bob, room, 1, 1))
+        await j.append_action(rid, 1, 0, press, 1, "player", 2, JokerSpend(ana, room, 1, 0))
         # a second room of Ana's pressing at once: the one credit is spent there already
         other = await _room(bank)
         rid2 = await j.begin_round(other, 1, "remi101", "s", 0, {})
         with pytest.raises(NoJokerCredit):
-            await j.append_action(rid2, 1, 0, press, 1, "player", 2, (ana, other, 1))
+            await j.append_action(rid2, 1, 0, press, 1, "player", 2, JokerSpend(ana, other, 1, 0))
     finally:
         await j.stop()
     async with bank.db.transaction() as s:

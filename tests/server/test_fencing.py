@@ -23,6 +23,7 @@ from websockets.exceptions import ConnectionClosed
 from wsharness import Client, running_server, simple_move
 
 from server.accounts.identity import IdentityService, PlayerInfo
+from server.economy.settlement import MatchFinish, RoundFinish
 from server.rooms.journal import Journal
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomService
@@ -82,10 +83,10 @@ async def test_a_stale_owners_writes_are_refused_by_the_database(env: Env) -> No
         stale_writes = [
             journal.append_action(round_id, 2, 0, {"do": "draw"}, 2, "player", 6, None, old),
             journal.set_rack(env.room_id, 0, {"round": 1, "layout": []}, old),
-            journal.finish_round(round_id, {"winner": 0}, [0, 0], old),
+            journal.finish_round(RoundFinish(round_id, {"winner": 0}, [0, 0]), old),
             journal.begin_round(env.room_id, 2, "remi", "s2", 1, {}, old),
             env.log.set_version(env.room_id, 5000, old),
-            env.log.record_match(env.room_id, [1, 2], [0], 1, old),
+            env.log.record_match(MatchFinish(env.room_id, [1, 2], [0], 1), old),
             env.rooms.leave_seat(env.room_id, env.owner, fence=old),
         ]
         for write in stale_writes:

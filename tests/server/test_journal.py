@@ -27,6 +27,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy import func, make_url, select
 
 from server.accounts.identity import IdentityService
+from server.economy.settlement import RoundFinish
 from server.protocol.common import MAX_SEQ
 from server.rooms.journal import Journal, JournalStopped
 from server.rooms.options import RoomSettings
@@ -285,9 +286,9 @@ async def test_rounds_begin_and_finish(env: Env, journal: Journal) -> None:
         nulls = await session.scalar(select(func.count()).where(Round.result.is_(None)))
     assert nulls == 2
 
-    await journal.finish_round(second, RESULT, [5, -5])
+    await journal.finish_round(RoundFinish(second, RESULT, [5, -5]))
     # A second finish does nothing: the first result and no second set of scores.
-    await journal.finish_round(second, {"other": True}, [100, 100])
+    await journal.finish_round(RoundFinish(second, {"other": True}, [100, 100]))
     record = await env.log.load(env.room_id)
     assert record.current_round is None
     assert record.rounds[-1].result == RESULT
@@ -295,7 +296,7 @@ async def test_rounds_begin_and_finish(env: Env, journal: Journal) -> None:
     assert await _scores(env) == 2
 
     with pytest.raises(KeyError) as missing:
-        await journal.finish_round(second + 99, RESULT, [1, 1])
+        await journal.finish_round(RoundFinish(second + 99, RESULT, [1, 1]))
     assert missing.value.args == (second + 99,)
     with pytest.raises(sa_exc.IntegrityError):
         await journal.begin_round(env.room_id, 2, "remi", "again", 0, {})
@@ -304,7 +305,7 @@ async def test_rounds_begin_and_finish(env: Env, journal: Journal) -> None:
     # The journal goes on after those failures.
     third = await journal.begin_round(env.room_id, 3, "remi", "seed3", 0, {})
     await journal.append_action(third, 1, 0, {"n": 1}, None, "bot")
-    await journal.finish_round(third, {}, [1, 2])
+    await journal.finish_round(RoundFinish(third, {}, [1, 2]))
     assert (await env.log.load(env.room_id)).totals == [6, -3]
 
 
@@ -316,8 +317,8 @@ async def test_a_failing_round_write_fails_alone(
     calls = [
         journal.begin_round(env.room_id, 2, "remi", "first", 1, {}),
         journal.begin_round(env.room_id, 2, "remi", "second", 1, {}),  # number taken
-        journal.finish_round(env.round_id, RESULT, [1, 2]),
-        journal.finish_round(env.round_id + 99, RESULT, [1, 2]),  # no such round
+        journal.finish_round(RoundFinish(env.round_id, RESULT, [1, 2])),
+        journal.finish_round(RoundFinish(env.round_id + 99, RESULT, [1, 2])),  # no such round
         journal.begin_round("no-such-room", 1, "remi", "x", 0, {}),
         journal.begin_round(env.room_id, 3, "remi", "third", 0, {}),
         journal.set_rack(env.room_id, 0, {"layout": [9]}),
@@ -361,7 +362,8 @@ async def test_stop_commits_what_is_queued(env: Env, take_hold: TakeHold) -> Non
         for s in range(1, 51)
     ]
     writes.append(asyncio.create_task(journal.begin_round(env.room_id, 2, "remi", "s", 0, {})))
-    writes.append(asyncio.create_task(journal.finish_round(env.round_id, RESULT, [1, 1])))
+    finish = RoundFinish(env.round_id, RESULT, [1, 1])
+    writes.append(asyncio.create_task(journal.finish_round(finish)))
     await asyncio.sleep(0.05)
     stopping = asyncio.create_task(journal.stop())
     await asyncio.sleep(0.2)
@@ -391,7 +393,7 @@ async def test_writes_after_stop_fail(env: Env) -> None:
     with pytest.raises(JournalStopped):
         await journal.begin_round(env.room_id, 3, "remi", "s3", 0, {})
     with pytest.raises(JournalStopped):
-        await journal.finish_round(second, RESULT, [1, 2])
+        await journal.finish_round(RoundFinish(second, RESULT, [1, 2]))
     await journal.stop()  # twice is fine
     record = await env.log.load(env.room_id)
     assert [a[0] for a in await _actions(env)] == [1]
@@ -435,9 +437,9 @@ async def test_an_unstarted_journal_writes_directly(env: Env) -> None:
     await journal.append_action(env.round_id, 1, 0, ACTION, 3, "timeout")
     await journal.set_rack(env.room_id, 0, {"layout": []})
     second = await journal.begin_round(env.room_id, 2, "remi", "s", 0, {"o": [1]})
-    await journal.finish_round(second, RESULT, [2, 3])
+    await journal.finish_round(RoundFinish(second, RESULT, [2, 3]))
     with pytest.raises(KeyError):
-        await journal.finish_round(second + 99, RESULT, [2, 3])
+        await journal.finish_round(RoundFinish(second + 99, RESULT, [2, 3]))
     with pytest.raises(sa_exc.IntegrityError):
         await journal.append_action(env.round_id, 1, 0, ACTION, 3, "timeout")
     await journal.stop()  # never started: nothing to stop, still writes directly

@@ -14,9 +14,10 @@ import pytest
 from openskill.models import PlackettLuce
 from sqlalchemy import func, select, update
 
-import server.storage.gamelog as gamelog_module
+import server.economy.settlement as settlement
 from server.accounts.identity import IdentityService, PlayerInfo
 from server.economy.ledger import Economy
+from server.economy.settlement import MatchFinish
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomService
 from server.settings import Settings
@@ -63,6 +64,8 @@ async def _match(
     round with these scores, and (``record``) its result recorded."""
     # an Arena table has a stake and no bots (docs/tournaments.md)
     arena = {"stake": 10, "fill_with_bots": False} if kind == "arena" else {}
+    if kind == "practice":  # a practice room is private (server/rooms/options.py)
+        arena = {"public": False}
     room = await club.rooms.create_room(
         seated[0],
         RoomSettings.model_validate(
@@ -71,13 +74,13 @@ async def _match(
         ),
     )
     for i, p in enumerate(seated[1:], start=1):
-        await club.rooms.take_seat(room.id, i, p)
+        await club.rooms.take_seat(room.id, i, p, room.invite_code)
     await club.rooms.start(room.id, seated[0])
     rid = await club.log.begin_round(room.id, 1, variant, "seed", 0, {})
     await club.log.finish_round(rid, {"out": 0, "breakdown": []}, list(totals))
     if record:
         winners = [i for i, t in enumerate(totals) if t == max(totals)]
-        assert await club.log.record_match(room.id, totals, winners, 1)
+        assert await club.log.record_match(MatchFinish(room.id, totals, winners, 1))
     return room.id
 
 
@@ -137,10 +140,10 @@ async def test_a_match_is_rated_once_under_concurrent_finishes(club: Club) -> No
     ana, bob = club.players[:2]
     room_id = await _match(club, [ana, bob], 2, [40, 0], record=False)
     recorded = await asyncio.gather(
-        *(club.log.record_match(room_id, [40, 0], [0], 1) for _ in range(4))
+        *(club.log.record_match(MatchFinish(room_id, [40, 0], [0], 1)) for _ in range(4))
     )
     assert sorted(recorded) == [False, False, False, True]
-    assert not await club.log.record_match(room_id, [40, 0], [0], 1)  # a retry, later
+    assert not await club.log.record_match(MatchFinish(room_id, [40, 0], [0], 1))  # a retry, later
     assert await _changes(club, room_id) == 2
     assert (await _rating(club, ana)).matches == 1  # type: ignore[union-attr]
     expected = PlackettLuce().rate([[DEFAULT.rating()], [DEFAULT.rating()]], ranks=[1, 2])
@@ -156,15 +159,15 @@ async def test_a_crash_between_the_end_and_the_rating_loses_both_then_rates_once
     def crash(*args: object) -> int:
         raise RuntimeError("the server died here")
 
-    monkeypatch.setattr(gamelog_module, "rate_match", crash)
+    monkeypatch.setattr(settlement, "rate_match", crash)
     with pytest.raises(RuntimeError):
-        await club.log.record_match(room_id, [0, 25], [1], 1)
+        await club.log.record_match(MatchFinish(room_id, [0, 25], [1], 1))
     async with club.db.transaction() as session:  # the result went with the rating
         assert await session.get(MatchResult, room_id) is None
         assert (await session.get(Room, room_id)).status == "playing"  # type: ignore[union-attr]
     monkeypatch.undo()
     # The restarted room ends the match again (server/rooms/actor.py _boot): rated then.
-    assert await club.log.record_match(room_id, [0, 25], [1], 1)
+    assert await club.log.record_match(MatchFinish(room_id, [0, 25], [1], 1))
     assert await _changes(club, room_id) == 2
     assert (await _rating(club, bob)).mu > DEFAULT.mu  # type: ignore[union-attr]
 
@@ -174,8 +177,8 @@ async def test_two_matches_of_one_player_ending_at_once_both_count(club: Club) -
     first = await _match(club, [ana, bob], 2, [10, 0], record=False)
     second = await _match(club, [ana, cip], 2, [10, 0], record=False)
     await asyncio.gather(
-        club.log.record_match(first, [10, 0], [0], 1),
-        club.log.record_match(second, [10, 0], [0], 1),
+        club.log.record_match(MatchFinish(first, [10, 0], [0], 1)),
+        club.log.record_match(MatchFinish(second, [10, 0], [0], 1)),
     )
     rating = await _rating(club, ana)
     assert rating is not None and rating.matches == 2
@@ -203,12 +206,12 @@ async def test_practice_bot_only_and_roundless_matches_are_not_rated(club: Club)
         await session.execute(
             update(Seat).where(Seat.room_id == bots).values(player_id=None, bot_level="easy")
         )
-    assert await club.log.record_match(bots, [10, 0], [0], 1)
+    assert await club.log.record_match(MatchFinish(bots, [10, 0], [0], 1))
     assert await _changes(club, bots) == 0
     # A match that ended before its first round did.
     room = await club.rooms.create_room(
         ana, RoomSettings(variant="remi", seats=2, fill_with_bots=True)
     )
     await club.rooms.start(room.id, ana)
-    assert await club.log.record_match(room.id, [0, 0], [0, 1], 0)
+    assert await club.log.record_match(MatchFinish(room.id, [0, 0], [0, 1], 0))
     assert await _changes(club, room.id) == 0

@@ -12,7 +12,7 @@ import pytest
 from conftest import base_settings
 from wsharness import Server, running_server, two_player_room
 
-from server.rooms.reactions import BURST, Reactions
+from server.rooms.core.reactions import BURST, Reactions
 
 
 @pytest.fixture

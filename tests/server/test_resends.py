@@ -10,7 +10,7 @@ from typing import Any
 
 from wsharness import Client, running_server, simple_move, two_player_room
 
-from server.rooms.replies import RESULT_CACHE
+from server.rooms.core.replies import RESULT_CACHE
 from server.settings import Settings
 
 

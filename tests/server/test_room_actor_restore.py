@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import func, select
 from wsharness import FAST, Server, running_server, simple_move, two_player_room
 
+from server.economy.settlement import MatchFinish
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.models import Action, MatchResult, Room, Round
@@ -215,7 +216,7 @@ async def test_match_result_is_recorded_once(settings: Settings) -> None:
             lambda m: m["type"] == "event" and m["event"]["do"] == "match_over", timeout=30
         )
         log = srv.live.services.gamelog
-        assert not await log.record_match(room, end["event"]["totals"], [0], 1)
+        assert not await log.record_match(MatchFinish(room, end["event"]["totals"], [0], 1))
         async with srv.live.services.db.transaction() as session:
             count = await session.scalar(
                 select(func.count()).select_from(MatchResult).where(MatchResult.room_id == room)

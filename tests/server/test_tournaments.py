@@ -19,6 +19,7 @@ from sqlalchemy import func, select
 
 from server.accounts.identity import IdentityService, PlayerInfo
 from server.economy.ledger import Economy
+from server.economy.settlement import MatchFinish
 from server.errors import ServerError
 from server.rooms.service import NoRoomEvents, RoomView
 from server.services import build_services
@@ -113,9 +114,8 @@ async def _tables(lg: League, tid: str, stage: int) -> list[tuple[str, list[str 
 
 async def _finish(lg: League, room_id: str, totals: list[int]) -> None:
     best = max(totals)
-    assert await lg.gamelog.record_match(
-        room_id, totals, [i for i, t in enumerate(totals) if t == best], 1
-    )
+    winners = [i for i, t in enumerate(totals) if t == best]
+    assert await lg.gamelog.record_match(MatchFinish(room_id, totals, winners, 1))
 
 
 async def _advance(lg: League, tid: str) -> list[str]:
@@ -352,7 +352,8 @@ async def test_the_runner_moves_tournaments_on_by_its_clock(settings: Settings) 
         await runner.tick()  # the final is being played: nothing to do
         seats = [s.player.id if s.player else None for s in table.seats]
         totals = [30 if p == players[1].id else 0 for p in seats]
-        await services.gamelog.record_match(table.room_id, totals, [seats.index(players[1].id)], 1)
+        winners = [seats.index(players[1].id)]
+        await services.gamelog.record_match(MatchFinish(table.room_id, totals, winners, 1))
         await runner.tick()
         await runner.tick()
         done = await services.tournaments.detail(daily.id, None)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from server import protocol
-from server.api.variants import Catalogue
+from server import apitypes, protocol
 from server.protocol import typescript
+from server.protocol.catalogue import Catalogue
 
 GENERATED = Path(__file__).resolve().parents[2] / "web" / "src" / "protocol.gen.ts"
 
@@ -54,3 +54,42 @@ def test_an_unknown_schema_shape_is_refused_not_guessed() -> None:
         except ValueError:
             continue
         raise AssertionError(f"{schema} was translated")
+
+
+API_GENERATED = GENERATED.with_name("api.gen.ts")
+
+
+def test_the_checked_in_http_types_are_generated_from_the_openapi_schema() -> None:
+    assert API_GENERATED.read_text(encoding="utf-8") == apitypes.render_typescript(), (
+        "web/src/api.gen.ts is out of date: run "
+        "`.venv/bin/python -m server.apitypes > web/src/api.gen.ts`"
+    )
+
+
+def test_every_http_model_and_operation_has_a_type() -> None:
+    schema = apitypes.openapi_schema()
+    text = apitypes.render_typescript()
+    declared = set(re.findall(r"^export interface (\w+)", text, re.MULTILINE))
+    assert set(schema["components"]["schemas"]) | {"Endpoints"} <= declared
+    operations = {f"{m.upper()} {p}" for p, ms in schema["paths"].items() for m in ms}
+    assert operations == set(re.findall(r'^  "([A-Z]+ /[^"]*)":', text, re.MULTILINE))
+    assert "POST /api/rooms" in operations and "GET /api/variants" in operations
+    endpoints = _fields(text, "Endpoints")
+    assert '"POST /api/rooms": { body: RoomSettings; response: RoomView };' in endpoints
+    assert '"POST /api/account/password": { body: PasswordChange; response: void };' in endpoints
+
+
+def test_what_a_response_carries_is_required_and_a_request_default_is_optional() -> None:
+    text = apitypes.render_typescript()
+    # RoomView answers requests: its defaulted fields are sent all the same.
+    assert "your_seat: number | null;" in _fields(text, "RoomView")
+    assert "invite_code: string | null;" in _fields(text, "RoomView")
+    # A request body only: a field with a default may be left out by the client.
+    assert "stake?: number;" in _fields(text, "QuickStartRequest")
+
+
+def test_the_client_names_its_http_types_from_the_generated_file() -> None:
+    client = (GENERATED.parent / "api.ts").read_text(encoding="utf-8")
+    assert 'import type * as gen from "./api.gen";' in client
+    assert not re.search(r"^export interface (RoomView|Player|Account|Profile)\b", client,
+                         re.MULTILINE)

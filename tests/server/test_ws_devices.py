@@ -1,6 +1,7 @@
-"""Room sockets and sessions (server/rooms/devices.py): a revoked token's sockets are
-closed (4403), and a seat's ``hello`` from another device closes the seat's older
-connections from a different device (4409), never those of the same device or of none."""
+"""Room sockets and sessions (the room core, server/rooms/core/room.py): a revoked
+token's sockets are closed (4403), and a seat's ``hello`` from another device closes the
+seat's older connections from a different device (4409), never those of the same device
+or of none."""
 
 from __future__ import annotations
 

@@ -69,3 +69,12 @@ def test_every_error_code_is_documented() -> None:
     text = DOC.read_text(encoding="utf-8")
     for code in codes:
         assert f"`{code}`" in text
+
+
+def test_the_doc_describes_a_refused_origin_as_it_happens() -> None:
+    """server/ws.py accepts the handshake, sends ``origin_refused`` and closes 4003
+    (tests/server/test_ws_safety.py checks the socket): the doc says the same."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    intro = text.split("Every message has a `type`")[0]
+    assert "`origin_refused`" in intro and "4003" in intro
+    assert "403" not in intro.replace("4003", "")

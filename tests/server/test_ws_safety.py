@@ -212,24 +212,26 @@ async def test_a_move_whose_handling_fails_is_still_answered(
 ) -> None:
     """A move the server fails on unexpectedly gets ``internal_error``, never silence; the
     room goes on and the next move is played."""
+    from collections.abc import Generator
+
     from wsharness import simple_move, two_player_room
 
-    from server.rooms.actor import RoomActor
+    from server.rooms.core.room import RoomCore
 
     _, a, b, _, _ = await two_player_room(srv)
     mover = a if a.my_turn() else b
     assert mover.view is not None
-    real = RoomActor._player_move
+    real = RoomCore._player_move
     calls = 0
 
-    async def failing_once(self: RoomActor, *args: object) -> str:
+    def failing_once(self: RoomCore, *args: object) -> Generator[object, object, str]:
         nonlocal calls
         calls += 1
         if calls == 1:
             raise RuntimeError("a bug")
-        return await real(self, *args)  # type: ignore[arg-type]
+        return (yield from real(self, *args))  # type: ignore[arg-type]
 
-    monkeypatch.setattr(RoomActor, "_player_move", failing_once)
+    monkeypatch.setattr(RoomCore, "_player_move", failing_once)
     reply = await mover.act(simple_move(mover.view))
     assert reply["type"] == "error" and reply["code"] == "internal_error", reply
     reply = await mover.act(simple_move(mover.view))

@@ -1,6 +1,8 @@
 """Run under Pyodide in node by pack-python.mjs at build time: the offline practice's
 Python as the worker loads it, with its bytecode compiled once here instead of at
-every start in the browser.
+every start in the browser. Run by the machine's Python (``python3 bytecode.py REPO
+PATH...``), it writes the sources alone as a zip to its standard output: the dev
+server's ``remi-python.zip``.
 
 Pyodide's standard library zip holds sources only, and its file system is new at every
 start, so every module imported (Python's own start, Pyodide's, the rule engine's)
@@ -19,6 +21,7 @@ so a stale ``.pyc`` is never run. zipimport finds ``name.pyc`` beside ``name.py`
 
 from __future__ import annotations
 
+import io
 import json
 import py_compile
 import sys
@@ -88,3 +91,17 @@ def build(src_root: str, paths_json: str, remi_zip: str, remi_shown: str,
             if info.filename in used:
                 _put(out, info.filename[:-3] + ".pyc", _pyc(data, f"{stdlib_in}/{info.filename}"))
     return json.dumps({"packed": len(paths), "stdlib_compiled": len(used)})
+
+
+def source_zip(src_root: str, paths: list[str]) -> bytes:
+    """The packed sources alone, deflated (no bytecode: Python compiles them at import)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for path in paths:
+            with open(f"{src_root}/{path}", "rb") as f:
+                _put(z, path, f.read())
+    return out.getvalue()
+
+
+if __name__ == "__main__":
+    sys.stdout.buffer.write(source_zip(sys.argv[1], sys.argv[2:]))

@@ -1,13 +1,12 @@
 // What the build adds for the offline practice and the installable app (vite.config.ts):
 // Pyodide's files from the npm package (served by the app under pyodide/, never a CDN),
 // the packed Python with its bytecode (pack-python.mjs), the web app manifest with its
-// icons (drawn here as PNG), and the service worker with the list of every file to cache
-// on the first visit.
+// icons (the PNG files of web/icons), and the service worker with the list of every file
+// to cache on the first visit.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { deflateSync } from "node:zlib";
-import { crc32, PYODIDE_DIR, pythonBundle } from "./pack-python.mjs";
+import { PYODIDE_DIR, pythonBundle, REPO } from "./pack-python.mjs";
 
 export { PYODIDE_DIR };
 
@@ -29,7 +28,9 @@ export async function offlineAssets() {
     ["pyodide/pyodide-lock.json", lockFile()],
     ["pyodide/remi-python.zip", python["remi-python.zip"]],
   ];
-  out.push(["icons/icon-192.png", icon(192)], ["icons/icon-512.png", icon(512)]);
+  for (const size of [192, 512]) {
+    out.push([`icons/icon-${size}.png`, readFileSync(join(REPO, "web", "icons", `icon-${size}.png`))]);
+  }
   out.push(["manifest.webmanifest", Buffer.from(JSON.stringify(MANIFEST, null, 2))]);
   return out;
 }
@@ -49,45 +50,6 @@ export const MANIFEST = {
     { src: "icons/icon-512.png", sizes: "512x512", type: "image/png", purpose: "any maskable" },
   ],
 };
-
-// ---------------------------------------------------------------- the icon (a tile on green)
-
-function chunk(type, data) {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([len, body, crc]);
-}
-
-/** A square PNG: a cream tile with a red heart-ish dot on the table's green. */
-export function icon(size) {
-  const rows = [];
-  const inTile = (x, y) => x > size * 0.24 && x < size * 0.76 && y > size * 0.14 && y < size * 0.86;
-  for (let y = 0; y < size; y++) {
-    const row = Buffer.alloc(1 + size * 3);
-    for (let x = 0; x < size; x++) {
-      let rgb = [0x1f, 0x5d, 0x3a];
-      if (inTile(x, y)) rgb = [0xfd, 0xf8, 0xec];
-      const dx = x - size / 2;
-      const dy = y - size / 2;
-      if (dx * dx + dy * dy < (size * 0.12) ** 2) rgb = [0xc0, 0x39, 0x2b];
-      row.set(rgb, 1 + x * 3);
-    }
-    rows.push(row);
-  }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(size, 0);
-  ihdr.writeUInt32BE(size, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(Buffer.concat(rows))),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
-}
 
 // ---------------------------------------------------------------- the service worker
 

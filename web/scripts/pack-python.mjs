@@ -1,7 +1,8 @@
 // The Python the offline practice runs under Pyodide, packed from the repository at
 // build time (vite.config.ts writes it under dist/pyodide/): the rule engine
-// (server/rules), the bots (server/bots), the practice room (server/practice) and the
-// pure rack helpers it shares with the server's rooms (server/rooms/rack.py). Nothing is
+// (server/rules), the bots (server/bots), the room core the practice shares with the
+// server's rooms (server/rooms/core), the practice's shell (server/practice) and the
+// error codes (server/errors.py). Nothing is
 // copied by hand; web/e2e/pyodide.test.mjs compares the pack with the repository.
 //
 // The build compiles their bytecode once, with the same Pyodide under node
@@ -9,20 +10,20 @@
 // each, and `python_stdlib.zip` is Pyodide's own with a `.pyc` added beside every module
 // the practice imports. The browser then compiles no Python at a start. The dev server
 // serves the sources alone (`sourceZip`): Python compiles them as it imports them.
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { deflateRawSync } from "node:zlib";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const require = createRequire(import.meta.url);
 export const PYODIDE_DIR = dirname(require.resolve("pyodide/package.json"));
 
 /** Packages packed whole (every .py file directly in them). */
-export const PACKAGES = ["server/rules", "server/bots", "server/practice"];
-/** Single files packed besides them (package markers and the shared pure helper). */
-export const FILES = ["server/__init__.py", "server/rooms/__init__.py", "server/rooms/rack.py"];
+export const PACKAGES = ["server/rules", "server/bots", "server/practice", "server/rooms/core"];
+/** Single files packed besides them (package markers and the error codes). */
+export const FILES = ["server/__init__.py", "server/rooms/__init__.py", "server/errors.py"];
 /** Where the worker puts remi-python.zip in Pyodide's file system (on sys.path). */
 export const REMI_ZIP_PATH = "/lib/remi-python.zip";
 
@@ -65,52 +66,14 @@ export async function pythonBundle(repo = REPO) {
 
 // ---------------------------------------------------------------- a zip of the sources alone
 
-const CRC = new Uint32Array(256).map((_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-export function crc32(buf) {
-  let c = 0xffffffff;
-  for (const b of buf) c = CRC[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-/** remi-python.zip without bytecode (the dev server's): the packed sources, deflated. */
+/** remi-python.zip without bytecode (the dev server's): the packed sources, deflated by
+ * Python's zipfile (bytecode.py run by the machine's python3, or $PYTHON). */
 export function sourceZip(repo = REPO) {
-  const parts = [];
-  const central = [];
-  let offset = 0;
-  for (const [path, data] of Object.entries(packPython(repo))) {
-    const name = Buffer.from(path);
-    const body = deflateRawSync(data);
-    const head = Buffer.alloc(30);
-    head.writeUInt32LE(0x04034b50, 0);
-    head.writeUInt16LE(20, 4);
-    head.writeUInt16LE(8, 8); // deflate; date and time 0
-    head.writeUInt16LE(0x21, 12); // 1980-01-01
-    head.writeUInt32LE(crc32(data), 14);
-    head.writeUInt32LE(body.length, 18);
-    head.writeUInt32LE(data.length, 22);
-    head.writeUInt16LE(name.length, 26);
-    const entry = Buffer.alloc(46);
-    entry.writeUInt32LE(0x02014b50, 0);
-    entry.writeUInt16LE(20, 4);
-    entry.writeUInt16LE(20, 6);
-    head.copy(entry, 8, 6, 28); // flags … name length
-    entry.writeUInt32LE(offset, 42);
-    parts.push(head, name, body);
-    central.push(entry, name);
-    offset += head.length + name.length + body.length;
-  }
-  const dir = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(central.length / 2, 8);
-  end.writeUInt16LE(central.length / 2, 10);
-  end.writeUInt32LE(dir.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...parts, dir, end]);
+  const python = process.env.PYTHON ?? "python3";
+  const script = join(REPO, "web", "scripts", "bytecode.py");
+  const done = spawnSync(python, [script, repo, ...packedPaths(repo)], { maxBuffer: 64 << 20 });
+  if (done.status !== 0) throw new Error(`${python} ${script}: ${done.error ?? done.stderr}`);
+  return done.stdout;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -4,77 +4,35 @@
 // then signs in with a token of its own, POST /api/sessions). A token older than
 // ROTATE_AFTER_MS is rotated on page load (maybeRotate).
 
-import type { Catalogue } from "./protocol.gen";
+import type * as gen from "./api.gen";
 import type { RoundResult, TableMeld } from "./types";
-export type { Catalogue };
 
-export interface PlayerRef {
-  id: string;
-  display_name: string;
-}
-
-export interface Player extends PlayerRef {
-  created_at: string;
-}
-
-export type EndCondition =
-  | { kind: "endless" }
-  | { kind: "rounds"; rounds: number }
-  | { kind: "target"; points: number };
-
-export type RoomKind = "practice" | "normal" | "quick" | "arena" | "tournament";
-
-export interface RoomSettings {
+// The request and response types are generated from the server's OpenAPI schema
+// (src/api.gen.ts, `python -m server.apitypes`); these are the names the client uses.
+export type Catalogue = gen.Catalogue;
+export type PlayerRef = gen.PlayerRef;
+export type Player = gen.PlayerOut;
+export type EndCondition = gen.RoomSettings["end"];
+export type RoomKind = gen.RoomView["kind"];
+/** A room's settings. The variant and the turn time are widened to what a form holds:
+ * the catalogue's variants arrive at run time, and the server checks both and says
+ * what is wrong (the generated type lists the values it accepts). */
+export type RoomSettings = Omit<gen.RoomSettings, "variant" | "turn_seconds"> & {
   variant: string;
-  seats: number;
-  short_game: boolean;
-  end: EndCondition;
   turn_seconds: number | null;
-  public: boolean;
-  fill_with_bots: boolean;
-  bot_level: "easy" | "normal" | "hard";
-  row_depth: number | null;
-  joker_button: boolean;
-  /** practice, normal, quick (quick start), arena, tournament (docs/economy.md). */
-  kind?: RoomKind;
-  /** The balance a player needs to sit down (a quick start table's stake). */
-  min_balance?: number | null;
-  /** Arena: each seat's stake, and how the pot is shared (per cent by place). */
-  stake?: number | null;
-  payout?: number[] | null;
-}
-
-export interface RoomSeat {
-  seat: number;
-  player: PlayerRef | null;
-  bot_level: string | null;
-}
-
-export interface RoomView {
-  id: string;
-  status: "waiting" | "playing" | "finished" | string;
-  version: number;
-  owner: PlayerRef;
-  /** Decided by the server when the room was made; it never changes. */
-  kind: RoomKind;
-  settings: RoomSettings;
-  created_at: string;
-  started_at: string | null;
-  seats: RoomSeat[];
-  free_seats: number;
-  invite_code: string | null;
-  your_seat: number | null;
-}
-
-export interface ScoreSheet {
-  room_id: string;
-  status: string;
-  seats: RoomSeat[];
-  rounds: { number: number; scores: (number | null)[] }[];
-  totals: number[];
-  finished: boolean;
-  winners: number[] | null;
-}
+};
+export type RoomSeat = gen.SeatView;
+export type RoomView = gen.RoomView;
+export type ScoreSheet = gen.ScoreSheet;
+export type SessionRow = gen.SessionOut;
+export type Account = gen.AccountOut;
+export type LedgerEntry = gen.EntryOut;
+export type RatingRow = gen.RatingRow;
+export type BalanceRow = gen.BalanceRow;
+export type VariantFigures = gen.VariantFigures;
+export type RatingPoint = gen.RatingPoint;
+export type Profile = gen.Profile;
+export type MatchSummary = gen.MatchSummary;
 
 /** Dispatched on `window` when the server refused this page's origin (HTTP or socket). */
 export const ORIGIN_REFUSED_EVENT = "remi:origin-refused";
@@ -151,15 +109,6 @@ export function forgetToken(): void {
   }
 }
 
-export interface SessionRow {
-  id: string;
-  label: string | null;
-  created_at: string;
-  issued_at: string;
-  last_used_at: string | null;
-  current: boolean;
-}
-
 export async function me(): Promise<Player | null> {
   try {
     return await call<Player>("GET", "/api/me");
@@ -181,7 +130,7 @@ export async function me(): Promise<Player | null> {
 }
 
 export async function createPlayer(displayName: string): Promise<Player> {
-  const res = await call<{ player: Player; token: string }>("POST", "/api/players", {
+  const res = await call<gen.PlayerCreated>("POST", "/api/players", {
     display_name: displayName,
   });
   saveToken(res.token);
@@ -191,14 +140,14 @@ export async function createPlayer(displayName: string): Promise<Player> {
 /** Sign in on this device with a token copied from another: this device gets a token
  * of its own (the copied one keeps working where it came from). */
 export async function useToken(token: string): Promise<Player> {
-  const res = await call<{ player: Player; token: string }>("POST", "/api/sessions", { token });
+  const res = await call<gen.PlayerCreated>("POST", "/api/sessions", { token });
   saveToken(res.token);
   return res.player;
 }
 
 /** A new token for this device (the old one stops working; open sockets stay). */
 export async function rotate(): Promise<void> {
-  const res = await call<{ player: Player; token: string }>("POST", "/api/session/rotate");
+  const res = await call<gen.PlayerCreated>("POST", "/api/session/rotate");
   saveToken(res.token);
 }
 
@@ -231,19 +180,19 @@ export async function signOut(): Promise<void> {
 
 /** Sign out on every device; this one gets a new token and stays signed in. */
 export async function signOutEverywhere(): Promise<void> {
-  const res = await call<{ player: Player; token: string }>("POST", "/api/session/revoke-all");
+  const res = await call<gen.PlayerCreated>("POST", "/api/session/revoke-all");
   saveToken(res.token);
 }
 
-export const sessions = () => call<{ sessions: SessionRow[] }>("GET", "/api/sessions");
+export const sessions = () => call<gen.SessionList>("GET", "/api/sessions");
 export const signOutDevice = (id: string) => call<void>("DELETE", `/api/sessions/${encodeURIComponent(id)}`);
 
 export const getVariants = () => call<Catalogue>("GET", "/api/variants");
 /** Public rooms waiting for players, or (`playing`) the tables being played, to watch. */
 export const lobby = (status: "waiting" | "playing" = "waiting") =>
-  call<{ rooms: RoomView[] }>("GET", status === "waiting" ? "/api/rooms" : "/api/rooms?status=playing");
+  call<gen.Lobby>("GET", status === "waiting" ? "/api/rooms" : "/api/rooms?status=playing");
 /** The rooms not finished where this player holds a seat (practice included), playing first. */
-export const myRooms = () => call<{ rooms: RoomView[] }>("GET", "/api/players/me/rooms");
+export const myRooms = () => call<gen.YourRooms>("GET", "/api/players/me/rooms");
 export const createRoom = (s: Partial<RoomSettings>) => call<RoomView>("POST", "/api/rooms", s);
 export const joinByCode = (code: string) => call<RoomView>("POST", "/api/rooms/join-by-code", { code });
 export const getRoom = (id: string, code?: string | null) =>
@@ -257,25 +206,6 @@ export const scores = (id: string, code?: string | null) =>
 
 // ------------------------------------------------------------------ accounts, the "cont"
 
-export interface Account {
-  player: Player;
-  username: string | null;
-  balance: number;
-  joker_credits: number;
-  joker_credit_price: number;
-}
-
-export interface LedgerEntry {
-  id: number;
-  reason: string;
-  amount: number;
-  credits: number;
-  room_id: string | null;
-  round_number: number | null;
-  seat: number | null;
-  created_at: string;
-}
-
 /** The player's balance, joker credits and username (null: a guest). */
 export const account = () => call<Account>("GET", "/api/account");
 
@@ -285,7 +215,7 @@ export const claimAccount = (username: string, password: string) =>
 
 /** Sign in on this device with a username and a password: a session of its own. */
 export async function login(username: string, password: string): Promise<Player> {
-  const res = await call<{ player: Player; token: string }>("POST", "/api/account/login", {
+  const res = await call<gen.SignedIn>("POST", "/api/account/login", {
     username,
     password,
   });
@@ -298,7 +228,7 @@ export const changePassword = (current: string, next: string) =>
   call<void>("POST", "/api/account/password", { current_password: current, new_password: next });
 
 export const ledger = (before?: number) =>
-  call<{ entries: LedgerEntry[]; next_before: number | null }>(
+  call<gen.LedgerPage>(
     "GET",
     `/api/account/ledger?limit=20${before ? `&before=${before}` : ""}`,
   );
@@ -311,6 +241,8 @@ export const buyJokers = (count: number) =>
   });
 
 // ------------------------------------------------------------------ finished rounds
+// The server sends a replay and a published record as free objects (the engine's data:
+// server/rules/replays.py, server/fairness/rounds.py), so their types are written here.
 
 /** One step of a replay: the event that made it (null: the deal) and the whole table after
  * it, every hand and the stock (top first) included. */
@@ -382,91 +314,23 @@ export const recordUrl = (room: string, n: number) => `${roundPath(room, n)}/ver
 export const quickStart = (variant: string, stake = 0) =>
   call<RoomView>("POST", "/api/quickstart", { variant, stake });
 
-export interface RatingRow {
-  place: number;
-  player_id: string;
-  display_name: string;
-  rating: number;
-  mu: number;
-  sigma: number;
-  matches: number;
-}
-
-export interface BalanceRow {
-  place: number;
-  player_id: string;
-  display_name: string;
-  balance: number;
-}
-
-export interface Page<T> {
-  rows: T[];
-  next_cursor: string | null;
-}
-
 const pageQuery = (cursor: string | null | undefined, limit: number) =>
   `?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
 
 /** A page of a variant's rating leaderboard (best first). */
 export const ratingBoard = (variant: string, cursor?: string | null, limit = 20) =>
-  call<Page<RatingRow>>("GET", `/api/leaderboards/rating/${encodeURIComponent(variant)}${pageQuery(cursor, limit)}`);
+  call<gen.RatingBoard>("GET", `/api/leaderboards/rating/${encodeURIComponent(variant)}${pageQuery(cursor, limit)}`);
 
 /** A page of the balance leaderboard (highest first). */
 export const balanceBoard = (cursor?: string | null, limit = 20) =>
-  call<Page<BalanceRow>>("GET", `/api/leaderboards/balance${pageQuery(cursor, limit)}`);
-
-export interface VariantFigures {
-  variant: string;
-  rating: number | null;
-  mu: number | null;
-  sigma: number | null;
-  rated_matches: number;
-  matches: number;
-  wins: number;
-  rounds: number;
-  average_round_score: number | null;
-  opening_rate: number | null;
-  going_out_rate: number | null;
-}
-
-export interface RatingPoint {
-  variant: string;
-  room_id: string | null;
-  rank: number;
-  rating: number;
-  rating_before: number;
-  created_at: string;
-}
-
-export interface Profile {
-  player_id: string;
-  display_name: string;
-  created_at: string;
-  balance: number;
-  variants: VariantFigures[];
-  history: RatingPoint[];
-}
+  call<gen.BalanceBoard>("GET", `/api/leaderboards/balance${pageQuery(cursor, limit)}`);
 
 export const profile = (playerId: string) =>
   call<Profile>("GET", `/api/players/${encodeURIComponent(playerId)}/profile`);
 
-export interface MatchSummary {
-  room_id: string;
-  variant: string;
-  kind: string;
-  public: boolean;
-  finished_at: string;
-  rounds_played: number;
-  seat: number;
-  seats: RoomSeat[];
-  totals: number[];
-  winners: number[];
-  won: boolean;
-}
-
 /** A page of a player's finished matches, newest first. */
 export const playerMatches = (playerId: string, cursor?: string | null, limit = 10) =>
-  call<{ matches: MatchSummary[]; next_cursor: string | null }>(
+  call<gen.MatchHistory>(
     "GET",
     `/api/players/${encodeURIComponent(playerId)}/matches${pageQuery(cursor, limit)}`,
   );

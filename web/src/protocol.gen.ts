@@ -1,4 +1,4 @@
-// Generated from the pydantic models of server/protocol/ and server/api/variants.py by
+// Generated from the pydantic models of server/protocol/ (the catalogue's included) by
 // `python -m server.protocol.typescript > web/src/protocol.gen.ts`; do not edit.
 // tests/server/test_web_types.py fails when this file and the models disagree.
 /* eslint-disable */

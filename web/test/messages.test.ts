@@ -13,7 +13,7 @@ function snapshot(over: Partial<Snapshot> = {}): Snapshot {
   return {
     type: "snapshot",
     version: 7,
-    room: { id: "r", status: "playing", settings: { variant: "remi45" }, round: 2, turn_seconds: 30 },
+    room: { id: "r", kind: "normal", status: "playing", settings: { variant: "remi45" }, round: 2, turn_seconds: 30 },
     you: { player_id: "p", seat: 0 },
     seats: SEATS,
     view: VIEW,

@@ -204,3 +204,37 @@ async def test_the_ledger_pages_and_joker_purchases(
         "/api/account/jokers", json={"count": 100, "request_id": "b2"}, headers=_bearer(ana)
     )
     assert poor.status_code == 409 and poor.json()["code"] == "insufficient_balance"
+
+
+async def test_money_and_count_fields_take_json_integers_only(
+    client: httpx.AsyncClient,
+) -> None:
+    """A string or a boolean where a count or an amount belongs is refused (422), and
+    nothing is bought; a ledger cursor beyond 64 bits is a 422 too, not a 500."""
+    _, ana = await _guest(client)
+    before = (await client.get("/api/account", headers=_bearer(ana))).json()
+    for i, count in enumerate(["5", True, 2.0, "2"]):
+        bad = await client.post(
+            "/api/account/jokers", json={"count": count, "request_id": f"s{i}"},
+            headers=_bearer(ana),
+        )
+        assert bad.status_code == 422, (count, bad.text)
+        assert bad.json()["code"] == "invalid_request"
+    after = (await client.get("/api/account", headers=_bearer(ana))).json()
+    assert after["joker_credits"] == before["joker_credits"]
+    assert after["balance"] == before["balance"]
+    for stake in ["10", True]:
+        bad = await client.post(
+            "/api/quickstart", json={"variant": "remi", "stake": stake}, headers=_bearer(ana)
+        )
+        assert bad.status_code == 422, (stake, bad.text)
+    for settings in ({"seats": "2"}, {"seats": True}, {"min_balance": "10"},
+                     {"end": {"kind": "rounds", "rounds": "3"}}):
+        bad = await client.post("/api/rooms", json=settings, headers=_bearer(ana))
+        assert bad.status_code == 422, (settings, bad.text)
+    for cursor in (2**31, 2**63, 2**64, 10**30):
+        page = await client.get(f"/api/account/ledger?before={cursor}", headers=_bearer(ana))
+        assert page.status_code == 422, (cursor, page.text)
+        assert page.json()["code"] == "invalid_request"
+    last = await client.get(f"/api/account/ledger?before={2**31 - 1}", headers=_bearer(ana))
+    assert last.status_code == 200, last.text

@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from openskill.models import PlackettLuce
 
 from server.economy.ledger import change
+from server.economy.settlement import MatchFinish
 from server.rooms.service import NoRoomEvents
 from server.services import Services
 from server.storage.models import Rating, utcnow
@@ -103,7 +104,11 @@ async def _played(
     services = services_of(app)
     services.rooms.events = NoRoomEvents()  # the game log is written here, not by an actor
     body = {"variant": "remi", "seats": 3, "fill_with_bots": True, **settings}
-    room = (await client.post("/api/rooms", json=body, headers=Players.auth(tokens[0]))).json()
+    if body.get("kind") == "practice":  # a practice room is private (server/rooms/options.py)
+        body["public"] = False
+    made = await client.post("/api/rooms", json=body, headers=Players.auth(tokens[0]))
+    assert made.status_code == 201, made.text
+    room = made.json()
     for i, token in enumerate(tokens[1:], start=1):
         taken = await client.post(
             f"/api/rooms/{room['id']}/seats/{i}",
@@ -121,7 +126,7 @@ async def _played(
         await log.finish_round(rid, {"out": out, "scores": scores, "breakdown": breakdown}, scores)
         totals = [t + s for t, s in zip(totals, scores, strict=True)]
     winners = [i for i, t in enumerate(totals) if t == max(totals)]
-    assert await log.record_match(room["id"], totals, winners, len(rounds))
+    assert await log.record_match(MatchFinish(room["id"], totals, winners, len(rounds)))
     return str(room["id"])
 
 

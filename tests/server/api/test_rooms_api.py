@@ -8,6 +8,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+from server.economy.settlement import MatchFinish
 from server.rooms.service import NoRoomEvents
 from server.services import Services
 
@@ -390,8 +391,8 @@ async def test_score_sheet_and_history(
     ]
     assert sheet["seats"][2]["bot_level"] == "normal"
 
-    assert await log.record_match(room_id, [89, 71, -207], [0], rounds_played=2)
-    assert not await log.record_match(room_id, [1, 2, 3], [2], rounds_played=9)
+    assert await log.record_match(MatchFinish(room_id, [89, 71, -207], [0], rounds_played=2))
+    assert not await log.record_match(MatchFinish(room_id, [1, 2, 3], [2], rounds_played=9))
 
     final = (await client.get(f"/api/rooms/{room_id}/scores")).json()
     assert final["finished"] is True

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from server.accounts.identity import IdentityService, PlayerInfo
+from server.economy.settlement import MatchFinish
 from server.errors import ServerError
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomService
@@ -85,7 +86,7 @@ async def test_rounds_scores_and_exactly_once_match(env: Env) -> None:
     await env.log.finish_round(r2, {"out": 1}, [0, 50, 0])
 
     results = await asyncio.gather(
-        *(env.log.record_match(room_id, [150, 30, -100], [0], 2) for _ in range(4))
+        *(env.log.record_match(MatchFinish(room_id, [150, 30, -100], [0], 2)) for _ in range(4))
     )
     assert sorted(results) == [False, False, False, True]
     assert await env.log.unfinished_rooms() == []

@@ -1,9 +1,12 @@
-"""Alembic migrations on SQLite and PostgreSQL: apply, idempotent, match the models."""
+"""Alembic migrations on SQLite and PostgreSQL: apply, idempotent, match the models, and
+each step down and up again keeping the rows. The only tests that migrate an empty store:
+the others' stores are copies of a template migrated once (tests/server/conftest.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -36,6 +39,12 @@ TABLES = {
     "cluster_nodes",
     "alembic_version",
 }
+
+
+@pytest.fixture
+def settings(empty_settings: Settings) -> Settings:
+    """An empty store: these tests run the migrations themselves."""
+    return empty_settings
 
 
 def _diff(conn: Connection) -> list[Any]:

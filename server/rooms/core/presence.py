@@ -3,7 +3,7 @@
 A player who leaves (the back arrow) is away at once; one whose last connection
 drops is away after the reconnect grace period (``gone_at``); a player who times
 out ``unresponsive_after`` turns in a row is unresponsive. While a seat is away or
-unresponsive a bot plays it (:mod:`server.rooms.takeover`). The player is back when
+unresponsive a bot plays it (:mod:`server.rooms.core.room`). The player is back when
 they say ``hello`` again (away cleared) or send a move (both cleared). Saving the
 rack layout is not a move: it changes nothing here.
 

@@ -19,17 +19,14 @@ gets what it missed (:meth:`Audience.replay`), or else a snapshot.
 from __future__ import annotations
 
 import json
-import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_core import to_json
-
-from server.protocol.server import RoomInfo, Scores, SeatState
-from server.rooms import frames
-from server.rooms.conn import Conn
+from server.rooms.core import frames
+from server.rooms.core.frames import Encode, dumps
+from server.rooms.core.peers import Peer
 from server.rules import Event, RoundState, SeatView
 from server.rules.views import every_view
 
@@ -66,9 +63,10 @@ class Table:
     ``seats`` and ``scores`` is made once, and kept by the next version's table while
     they do not change (:func:`next_table`: most moves change neither)."""
 
-    seats: list[SeatState]
-    scores: Scores
+    seats: list[dict[str, Any]]
+    scores: dict[str, Any]
     deadline: float | None
+    encode: Encode = dumps
     seats_key: tuple[Any, ...] = ()
     scores_key: tuple[Any, ...] = ()
     _seats_json: bytes = b""
@@ -77,13 +75,13 @@ class Table:
     @property
     def seats_json(self) -> bytes:
         if not self._seats_json:
-            self._seats_json = to_json(self.seats)
+            self._seats_json = self.encode(self.seats)
         return self._seats_json
 
     @property
     def scores_json(self) -> bytes:
         if not self._scores_json:
-            self._scores_json = to_json(self.scores)
+            self._scores_json = self.encode(self.scores)
         return self._scores_json
 
 
@@ -96,6 +94,7 @@ def next_table(
     over: bool,
     winners: Sequence[int],
     deadline: float | None,
+    encode: Encode = dumps,
 ) -> Table:
     """The table at a new version (:func:`frames.seat_states`, :func:`frames.scores`),
     with ``previous``'s ``seats`` and ``scores`` and their JSON where they are unchanged."""
@@ -115,6 +114,7 @@ def next_table(
         if same_scores and previous
         else frames.scores(rounds, totals, over, winners),
         deadline,
+        encode,
         seats_key,
         scores_key,
     )
@@ -148,7 +148,8 @@ class Shown:
     state: RoundState | None
     round_key: object  # the round the views are of (a new key: views are sent whole)
     table: Table
-    server_time: float = field(default_factory=lambda: round(time.time(), 3))
+    server_time: float
+    encode: Encode = dumps
     _views: tuple[SeatView, list[SeatView]] | None = None
     _fields: dict[int | None, dict[str, Any]] = field(default_factory=dict)
     _keys: dict[int | None, dict[str, bytes]] = field(default_factory=dict)
@@ -177,13 +178,14 @@ class Shown:
             if fields is None:
                 return None
             if seat is None:
-                keys = {k: to_json(v) for k, v in fields.items()}
+                keys = {k: self.encode(v) for k, v in fields.items()}
             else:
                 public = self.view(None)
                 public_keys = self.keys(None)
                 assert public is not None and public_keys is not None
+                encode = self.encode
                 keys = {
-                    k: public_keys[k] if v is public[k] else to_json(v) for k, v in fields.items()
+                    k: public_keys[k] if v is public[k] else encode(v) for k, v in fields.items()
                 }
             self._keys[seat] = keys
         return keys
@@ -208,38 +210,46 @@ class Seen:
     scores: bytes | None = None
 
 
+Send = Callable[[Peer, str], None]
+"""Hands a frame to the shell for one connection (after what it was given before)."""
+
+
 class Audience:
     """The connections of one room (see the module docstring)."""
 
-    def __init__(self, replay_events: int, recent_events: int = 0) -> None:
+    def __init__(self, replay_events: int, recent_events: int = 0, *,
+                 send: Send, encode: Encode = dumps) -> None:
         self.buffer: deque[Stored] = deque(maxlen=replay_events)
         self.recent_events = recent_events
-        self.seen: dict[Conn, Seen] = {}
+        self.seen: dict[Peer, Seen] = {}
+        self.send = send
+        self.encode = encode
 
-    def hello(self, conn: Conn, patching: bool) -> None:
+    def hello(self, peer: Peer, patching: bool) -> None:
         """The connection said ``hello``: it holds nothing yet."""
-        self.seen[conn] = Seen(patching)
+        self.seen[peer] = Seen(patching)
 
-    def forget(self, conn: Conn) -> None:
-        self.seen.pop(conn, None)
+    def forget(self, peer: Peer) -> None:
+        self.seen.pop(peer, None)
 
     def record(self, version: int, change: Change) -> None:
         """Keep the event at ``version`` for replays."""
-        own = to_json(change.own) if change.own is not None else None
-        self.buffer.append((version, change.seat, to_json(change.public), own))
+        encode = self.encode
+        own = encode(change.own) if change.own is not None else None
+        self.buffer.append((version, change.seat, encode(change.public), own))
 
-    def publish(self, change: Change, conns: Iterable[Conn], shown: Shown) -> None:
+    def publish(self, change: Change, peers: Iterable[Peer], shown: Shown) -> None:
         """Send the event at ``shown.version`` to every connection that said ``hello``.
 
         Connections that are to get the same text get one frame, made once: the same
         seat's whole view, or the same event copy with the same patch (a patch of
         values every seat sees alike is one frame for all of them)."""
         made: dict[tuple[Any, ...], str] = {}
-        for conn in conns:
-            seen = self.seen.get(conn)
-            if seen is None or not conn.ready or conn.closed:
+        for peer in peers:
+            seen = self.seen.get(peer)
+            if seen is None or not peer.ready or peer.closed:
                 continue
-            seat = conn.seat
+            seat = peer.seat
             copy = change.for_seat(seat)
             if not seen.patching:
                 key: tuple[Any, ...] = (seat,)
@@ -252,9 +262,9 @@ class Audience:
                 if frame is None:
                     frame = made[key] = self._patch(shown, copy, seat, key)
                 self._hold(seen, seat, shown)
-            conn.send(frame)
+            self.send(peer, frame)
 
-    def replay(self, conn: Conn, last_version: int | None, shown: Shown) -> bool:
+    def replay(self, peer: Peer, last_version: int | None, shown: Shown) -> bool:
         """Send the events after ``last_version`` (the last one with the whole state);
         False when they are not all held (the caller sends a snapshot)."""
         buffer = self.buffer
@@ -262,44 +272,47 @@ class Audience:
             return False
         if last_version < shown.version and not (buffer and buffer[0][0] <= last_version + 1):
             return False
-        seat = conn.seat
+        seat = peer.seat
         missed = [stored for stored in buffer if stored[0] > last_version]
         for i, (version, actor, public, own) in enumerate(missed):
             change = json.loads(own if own is not None and seat == actor else public)
             if i < len(missed) - 1:
-                conn.send(frames.replayed(version, change, shown.server_time))
+                self.send(peer, frames.replayed(version, change, shown.server_time,
+                                                encode=shown.encode))
             else:
-                conn.send(self._whole(shown, change, seat, True, self._patching(conn)))
-        self._caught_up(conn, shown)
+                self.send(peer, self._whole(shown, change, seat, True, self._patching(peer)))
+        self._caught_up(peer, shown)
         return True
 
     def snapshot(
         self,
-        conn: Conn,
+        peer: Peer,
         shown: Shown,
-        room: RoomInfo,
+        room: dict[str, Any],
         rack: list[int | None] | None,
         last_seq: int | None,
     ) -> None:
         """Send the whole state the connection may see."""
         table = shown.table
-        conn.send(
+        self.send(
+            peer,
             frames.snapshot(
                 shown.version,
                 room,
-                conn.player_id,
-                conn.seat,
+                peer.player_id,
+                peer.seat,
                 seats=table.seats,
-                view=shown.view(conn.seat),
+                view=shown.view(peer.seat),
                 rack=rack,
                 deadline=table.deadline,
                 server_time=shown.server_time,
                 scores=table.scores,
                 last_seq=last_seq,
-                recent=self.recent(conn.seat),
-            )
+                recent=self.recent(peer.seat),
+                encode=shown.encode,
+            ),
         )
-        self._caught_up(conn, shown)
+        self._caught_up(peer, shown)
 
     def recent(self, seat: int | None) -> list[tuple[int, dict[str, Any]]]:
         """The current round's last buffered events as ``seat`` sees them (the copy the
@@ -318,15 +331,15 @@ class Audience:
 
     # ------------------------------------------------------------------ internals
 
-    def _patching(self, conn: Conn) -> bool:
-        seen = self.seen.get(conn)
+    def _patching(self, peer: Peer) -> bool:
+        seen = self.seen.get(peer)
         return seen is not None and seen.patching
 
-    def _caught_up(self, conn: Conn, shown: Shown) -> None:
+    def _caught_up(self, peer: Peer, shown: Shown) -> None:
         """The connection holds the state at ``shown`` now."""
-        seen = self.seen.get(conn)
+        seen = self.seen.get(peer)
         if seen is not None and seen.patching:
-            self._hold(seen, conn.seat, shown)
+            self._hold(seen, peer.seat, shown)
 
     @staticmethod
     def _hold(seen: Seen, seat: int | None, shown: Shown) -> None:
@@ -374,6 +387,7 @@ class Audience:
             scores=table.scores,
             replay=replay,
             patching=patching,
+            encode=shown.encode,
         )
 
     @staticmethod
@@ -393,4 +407,5 @@ class Audience:
             server_time=shown.server_time,
             scores=table.scores if scores else None,
             patching=True,
+            encode=shown.encode,
         )

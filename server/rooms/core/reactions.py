@@ -3,7 +3,8 @@
 A reaction is not a move: it is not stored, has no version and is not replayed. A
 seat may show ``per_minute`` of them in any 60 s, and at most :data:`BURST` within
 :data:`BURST_SECONDS`; past that the one sent is refused with ``reactions_limited``
-(the connection stays open). The limit is per seat, so a reconnect does not reset it.
+(the connection stays open; :mod:`server.rooms.core.room` sends both). The limit is
+per seat, so a reconnect does not reset it.
 Muting a player is the client's choice: the server sends every reaction.
 
 >>> r = Reactions(per_minute=6)
@@ -16,13 +17,6 @@ Muting a player is the client's choice: the server sends every reaction.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
-
-from server.errors import Code
-from server.protocol.common import Reaction
-from server.protocol.server import ReactionMessage
-from server.rooms.conn import Conn
-from server.rooms.frames import error
 
 BURST = 3
 BURST_SECONDS = 10.0
@@ -46,27 +40,3 @@ class Reactions:
             return False
         sent.append(now)
         return True
-
-    def react(self, conn: Conn, reaction: Reaction, conns: Iterable[Conn], now: float) -> None:
-        """Show ``conn``'s seat's reaction to every ready connection, or refuse it."""
-        if conn.closed:
-            return
-        if conn.seat is None:
-            conn.send(error(None, Code.NOT_SEATED, "only a seated player may react"))
-            return
-        if not self.allowed(conn.seat, now):
-            conn.send(
-                error(
-                    None,
-                    Code.REACTIONS_LIMITED,
-                    f"at most {BURST} reactions in {BURST_SECONDS:.0f} s and "
-                    f"{self.per_minute} a minute",
-                )
-            )
-            return
-        frame = ReactionMessage(
-            type="reaction", seat=conn.seat, reaction=reaction
-        ).model_dump_json()
-        for c in conns:
-            if c.ready and not c.closed:
-                c.send(frame)
