@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,8 @@ def make(setting: dict[str, Any], seed: str) -> Bot:
     params, cls = BASES[setting["base"]]
     params = replace(params, **setting.get("params", {}))
     if cls is HardBot:
-        return HardBot(params, seed, time_limit=setting.get("time_limit"))
+        return HardBot(params, seed, time_limit=setting.get("time_limit"),
+                       clock=time.perf_counter)
     return cls(params, seed)
 
 

@@ -6,6 +6,11 @@ uvicorn. ``python -m server.cli migrate [--revision R]``: apply the migrations o
 N``: check a finished round's deal against its seed (docs/fairness.md, server/fairness/verifier.py).
 Every other setting comes from the ``REMI_*`` environment (see docs/operations.md).
 :func:`uvicorn_options` gives the uvicorn options of the app (serve, tests, benchmark).
+
+The server, the web framework and the database are imported only by the commands that
+use them: the bots' worker process (:mod:`server.rooms.botplay`, started by multiprocessing's
+``spawn``) imports this module first, and must be running its parent's watch within a
+moment of its start.
 """
 
 from __future__ import annotations
@@ -15,17 +20,14 @@ import asyncio
 import logging
 import socket
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import uvicorn
-from fastapi import FastAPI
-
-from server.app import create_app
-from server.fairness import verifier
 from server.logs import configure_logging
 from server.settings import Settings
-from server.storage.migrate import migrate
-from server.wsprotocol import RoomSocketProtocol
+
+if TYPE_CHECKING:
+    import uvicorn
+    from fastapi import FastAPI
 
 log = logging.getLogger("server.cli")
 
@@ -41,6 +43,8 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     >>> opts["ws_per_message_deflate"]
     False
     """
+    from server.wsprotocol import RoomSocketProtocol
+
     return {
         "loop": "uvloop",
         "http": "httptools",
@@ -77,31 +81,34 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-class HandoverServer(uvicorn.Server):
+def _handover_server(config: uvicorn.Config, app: FastAPI) -> uvicorn.Server:
     """uvicorn's server, whose shutdown (SIGTERM, SIGINT) first stops taking
     connections, then hands the rooms over (:meth:`server.rooms.live.LiveRooms.stop`:
-    the leases released, the sockets closed with 1012), and only then lets uvicorn
-    close what is left: the clients reconnect to another node at once, which takes
-    their rooms, instead of to this one while it still holds them."""
+    the leases released, the lobby streams ended, the sockets closed with 1012), and only
+    then lets uvicorn close what is left: the clients reconnect to another node at once,
+    which takes their rooms, instead of to this one while it still holds them."""
+    import uvicorn
 
-    def __init__(self, config: uvicorn.Config, app: FastAPI) -> None:
-        super().__init__(config)
-        self.remi_app = app
+    class HandoverServer(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            for server in self.servers:
+                server.close()
+            live = getattr(app.state, "live", None)
+            if live is not None:
+                try:
+                    await live.stop()
+                except Exception:
+                    log.exception("handover_failed")
+            await super().shutdown(sockets)
 
-    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-        for server in self.servers:
-            server.close()
-        live = getattr(self.remi_app.state, "live", None)
-        if live is not None:
-            try:
-                await live.stop()
-            except Exception:
-                log.exception("handover_failed")
-        await super().shutdown(sockets)
+    return HandoverServer(config)
 
 
 def serve(settings: Settings) -> None:
     """Migrate, then serve until interrupted (then hand the rooms over)."""
+    from server.app import create_app
+    from server.storage.migrate import migrate
+
     asyncio.run(migrate(settings))
     app = create_app(
         settings.model_copy(update={"migrate_on_startup": False}), freeze_after_start=True
@@ -118,7 +125,9 @@ def serve(settings: Settings) -> None:
 
 def run_server(app: FastAPI, **options: Any) -> None:
     """Run uvicorn (``options``: its ``Config``'s) until a signal, then hand over."""
-    HandoverServer(uvicorn.Config(app, **options), app).run()
+    import uvicorn
+
+    _handover_server(uvicorn.Config(app, **options), app).run()
 
 
 VALUE_OPTIONS = ("--room", "--commitment")
@@ -158,8 +167,12 @@ def main(argv: list[str] | None = None) -> int:
         serve(settings.model_copy(update=update))
         return 0
     if args.command == "verify":
+        from server.fairness import verifier
+
         return verifier.run(args.source, args.room, args.number, args.commitment, settings)
     if args.command == "migrate":
+        from server.storage.migrate import migrate
+
         revision = asyncio.run(migrate(settings, revision=args.revision))
         log.info("migrate_done", extra={"revision": revision})
         return 0

@@ -36,6 +36,7 @@ class Code(StrEnum):
     ORIGIN_REFUSED = "origin_refused"
     REACTIONS_LIMITED = "reactions_limited"
     DATABASE_UNAVAILABLE = "database_unavailable"
+    BUSY = "busy"
     ROOM_UNREACHABLE = "room_unreachable"
     # rooms and players (the HTTP API)
     INVALID_REQUEST = "invalid_request"
@@ -93,7 +94,11 @@ _MEANINGS: dict[Code, str] = {
     Code.REACTIONS_LIMITED: "The seat sent reactions too quickly; this one was not shown "
     "(a few in a short time are allowed, see REMI_REACTIONS_PER_MINUTE).",
     Code.DATABASE_UNAVAILABLE: "The database does not answer: the move (or rack layout) "
-    "was not played. Send it again in a moment; every move already acknowledged is kept.",
+    "was not played. Send it again after `retry_after_ms` (with a back-off); every move "
+    "already acknowledged is kept.",
+    Code.BUSY: "The server is catching up (it is checking that its rooms are still its own; "
+    "the database answers): the move (or rack layout) was not played. Send it again after "
+    "`retry_after_ms` (with a back-off).",
     Code.ROOM_UNREACHABLE: "The room is played on another server node and the link to it "
     "(Redis) is down: the room is paused for this connection until the link returns, then "
     "the connection is closed with 1012 and the client reconnects.",

@@ -168,6 +168,18 @@ class Settings(BaseSettings):
     create_limit_window_seconds: float = Field(
         default=60.0, gt=0, description="Length of the window of the creation limits."
     )
+    code_limit_per_address: int = Field(
+        default=20,
+        ge=1,
+        description="Wrong invite codes one client address may try per code window (join "
+        "by code, a seat or a room read with a code; then 429 with Retry-After).",
+    )
+    code_limit_per_player: int = Field(
+        default=10, ge=1, description="Wrong invite codes one player may try per code window."
+    )
+    code_limit_window_seconds: float = Field(
+        default=600.0, gt=0, description="Length of the window of the invite-code limits."
+    )
     cookie_name: str = Field(default="remi_token", description="Name of the identity cookie.")
     cookie_secure: bool = Field(
         default=False, description="Mark the identity cookie Secure (set true behind HTTPS)."

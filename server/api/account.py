@@ -153,8 +153,8 @@ async def claim_account(
     """Claim an account for this guest: a username (3 to 32 of ``a-z 0-9 . - _``, case
     ignored) and a password (at least 8 characters). 409 ``username_taken`` or
     ``already_claimed``; 429 past the sign-in limits."""
-    services.limits.login(client_address(request), None)
-    services.limits.per_player("claim", player.id)
+    await services.limits.login(client_address(request), None)
+    await services.limits.per_player("claim", player.id)
     username = await services.accounts.claim(player, body.username, body.password)
     return await _account(services, PlayerOut.of(player), username)
 
@@ -166,7 +166,7 @@ async def login(
     """Sign in on this device: a new session of the account's player (the device's
     guest, if it had one, is left). 401 ``bad_credentials`` (which of the two is wrong is
     not told); 429 ``too_many_requests`` past the limits per address or per username."""
-    services.limits.login(client_address(request), body.username)
+    await services.limits.login(client_address(request), body.username)
     player = await services.accounts.check(body.username, body.password)
     token = await services.identity.open_session(player.id, device_label(request))
     set_cookie(response, services.settings, token)
@@ -180,8 +180,8 @@ async def change_password(
 ) -> None:
     """Change the password; every other session of the player is signed out (this one
     stays). 401 ``bad_credentials`` when the current password is wrong."""
-    services.limits.login(client_address(request), None)
-    services.limits.per_player("password", auth.player.id)
+    await services.limits.login(client_address(request), None)
+    await services.limits.per_player("password", auth.player.id)
     await services.accounts.change_password(
         auth.player.id, body.current_password, body.new_password
     )

@@ -128,7 +128,7 @@ async def readyz(request: Request, services: ServicesDep, live: LiveDep) -> JSON
     else:
         bridges = live.bridges
         checks["redis"] = "ok" if bridges is not None and bridges.links.up else "error"
-    checks["rooms_owned"] = sum(1 for a in live.actors.values() if not a.stopped)
+    checks["rooms_owned"] = live.rooms_owned()
     body = {"status": "ok" if ok else "error", **checks}
     return JSONResponse(body, status_code=200 if ok else 503)
 

@@ -6,16 +6,19 @@ create things (the buckets: server/limits.py).
 ``Content-Length`` before any of it is read, and for a chunked body as soon as the
 bytes counted so far pass the limit; the rest is never read (the connection closes).
 
-:class:`CreateLimits` are token buckets, per client address and per player, for the
+:class:`~server.limits.CreateLimits` counts, per client address and per player, the
 requests that create something (``POST /api/players``, ``/api/rooms``,
 ``/api/session``, ``/api/quickstart``): beyond ``create_limit_per_address`` (or
 ``..._per_identity``) per ``create_limit_window_seconds`` the request is refused with 429
-(``too_many_requests``) and ``Retry-After``. The buckets live in the process: each
-server of several keeps its own.
+(``too_many_requests``) and ``Retry-After``. :func:`invite_code_guard` limits wrong
+invite codes per address and per player. With Redis the counts are shared by the nodes
+(server/limits.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -99,13 +102,13 @@ def client_address(request: Request) -> str:
 
 async def limit_players(request: Request, services: ServicesDep) -> None:
     """Dependency of ``POST /api/players``: per address."""
-    services.limits.per_address("player", client_address(request))
+    await services.limits.per_address("player", client_address(request))
 
 
 async def limit_rooms(request: Request, services: ServicesDep, player: CurrentPlayer) -> PlayerInfo:
     """Dependency of ``POST /api/rooms``: per address and per player; the player."""
-    services.limits.per_address("room", client_address(request))
-    services.limits.per_player("room", player.id)
+    await services.limits.per_address("room", client_address(request))
+    await services.limits.per_player("room", player.id)
     return player
 
 
@@ -114,15 +117,39 @@ async def limit_quick_start(
 ) -> PlayerInfo:
     """Dependency of ``POST /api/quickstart`` (it may open a room): per address and per
     player, in buckets of its own; the player."""
-    services.limits.per_address("quickstart", client_address(request))
-    services.limits.per_player("quickstart", player.id)
+    await services.limits.per_address("quickstart", client_address(request))
+    await services.limits.per_player("quickstart", player.id)
     return player
 
 
 async def limit_sessions(request: Request, services: ServicesDep) -> None:
     """Dependency of ``POST /api/session`` and ``POST /api/sessions``: per address (the
     handler counts the player's once the token names one)."""
-    services.limits.per_address("session", client_address(request))
+    await services.limits.per_address("session", client_address(request))
+
+
+WRONG_CODE = (Code.INVITE_NOT_FOUND, Code.ROOM_NOT_FOUND)
+"""The answers to a request whose invite code opens nothing."""
+
+
+@asynccontextmanager
+async def invite_code_guard(
+    request: Request, services: ServicesDep, player_id: str | None, code: str | None
+) -> AsyncIterator[None]:
+    """Around a request that carries an invite code (join by code, a seat or a room read
+    with one): refused (429) once the address or the player has tried too many wrong
+    codes; a wrong code is counted. A request without a code passes untouched."""
+    if code is None:
+        yield
+        return
+    address = client_address(request)
+    await services.limits.check_codes(address, player_id)
+    try:
+        yield
+    except ServerError as exc:
+        if exc.code in WRONG_CODE:
+            await services.limits.wrong_code(address, player_id)
+        raise
 
 
 LimitedCreator = Annotated[PlayerInfo, Depends(limit_rooms)]

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path, Query, status
+from fastapi import APIRouter, Path, Query, Request, status
 from pydantic import BaseModel, Field
 
 from server.api.deps import CurrentPlayer, LiveDep, OptionalPlayer, ServicesDep
-from server.api.limits import LimitedCreator
+from server.api.limits import LimitedCreator, invite_code_guard
 from server.ids import CODE_MAX, ID_MAX, ID_PATTERN
 from server.rooms.options import RoomSettings
 from server.rooms.service import RoomView, ScoreSheet
@@ -76,32 +76,49 @@ async def lobby(
 
 @router.post("/join-by-code")
 async def join_by_code(
-    body: JoinByCode, player: CurrentPlayer, services: ServicesDep, live: LiveDep
+    request: Request,
+    body: JoinByCode,
+    player: CurrentPlayer,
+    services: ServicesDep,
+    live: LiveDep,
 ) -> RoomView:
-    """Join a private room by its invite code (takes the first free seat while waiting)."""
-    room_id = await services.rooms.room_of_code(body.code)
-    return await live.command("join_by_code", room_id, player, code=body.code)
+    """Join a private room by its invite code (takes the first free seat while waiting).
+    Wrong codes are limited per address and player (429 past the limit)."""
+    async with invite_code_guard(request, services, player.id, body.code):
+        room_id = await services.rooms.room_of_code(body.code)
+        return await live.command("join_by_code", room_id, player, code=body.code)
 
 
 @router.get("/{room_id}")
 async def get_room(
-    room_id: RoomId, services: ServicesDep, player: OptionalPlayer, code: CodeQuery = None
+    request: Request,
+    room_id: RoomId,
+    services: ServicesDep,
+    player: OptionalPlayer,
+    code: CodeQuery = None,
 ) -> RoomView:
-    """One room (a private one only for its members or with ``?code=``)."""
-    return await services.rooms.get_room(room_id, player.id if player else None, code)
+    """One room (a private one only for its members or with ``?code=``; wrong codes are
+    limited per address and player)."""
+    player_id = player.id if player else None
+    async with invite_code_guard(request, services, player_id, code):
+        return await services.rooms.get_room(room_id, player_id, code)
 
 
 @router.post("/{room_id}/seats/{seat}")
 async def take_seat(
+    request: Request,
     room_id: RoomId,
     seat: Annotated[int, Path(ge=0, le=3)],
     player: CurrentPlayer,
+    services: ServicesDep,
     live: LiveDep,
     body: SeatRequest | None = None,
 ) -> RoomView:
-    """Take a seat (or move to it) while the room is waiting."""
+    """Take a seat (or move to it) while the room is waiting (wrong codes are limited
+    per address and player)."""
     code = body.code if body else None
-    return await live.command("take_seat", room_id, player, seat=seat, code=code)
+    async with invite_code_guard(request, services, player.id, code):
+        return await live.command("take_seat", room_id, player, seat=seat, code=code)
 
 
 @router.post("/{room_id}/leave")

@@ -87,7 +87,7 @@ async def open_session(body: SessionIn, response: Response, services: ServicesDe
     player = await services.identity.authenticate(body.token)
     if player is None:
         raise ServerError(Code.INVALID_TOKEN, "the token is not valid")
-    services.limits.per_player("session", player.id)
+    await services.limits.per_player("session", player.id)
     set_cookie(response, services.settings, body.token)
     return PlayerOut.of(player)
 
@@ -103,7 +103,7 @@ async def sign_in(
     player = await services.identity.authenticate(body.token)
     if player is None:
         raise ServerError(Code.INVALID_TOKEN, "the token is not valid")
-    services.limits.per_player("session", player.id)
+    await services.limits.per_player("session", player.id)
     signed = await services.identity.sign_in(body.token, device_label(request))
     if signed is None:  # revoked in between
         raise ServerError(Code.INVALID_TOKEN, "the token is not valid")
@@ -126,7 +126,7 @@ async def rotate_session(
     """A new token for this device; the old one is refused from now on (the device's
     open sockets stay open). 401 ``invalid_token`` when the token was rotated or revoked
     meanwhile (another tab's rotation won: keep the cookie it set)."""
-    services.limits.per_player("session", auth.player.id)
+    await services.limits.per_player("session", auth.player.id)
     token = await services.identity.rotate(auth)
     if token is None:
         raise ServerError(Code.INVALID_TOKEN, "the token was rotated or revoked meanwhile")
@@ -165,7 +165,7 @@ async def revoke_all_sessions(
     """Sign out everywhere: every token of the player is refused from now on and every
     socket opened with one is closed. This device gets a new session: its token comes
     back once and as the cookie."""
-    services.limits.per_player("session", auth.player.id)
+    await services.limits.per_player("session", auth.player.id)
     token, revoked = await services.identity.revoke_all(auth.player.id, device_label(request))
     set_cookie(response, services.settings, token)
     await _live(request).sessions_revoked(revoked)

@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from server.bots.bot import Bot, EasyBot, NormalBot
@@ -50,16 +51,19 @@ passes, so the decision stays under 0.5 s with room for the rest of the turn's w
 
 
 def make_bot(level: str, seed: int | str | None = None,
-             time_limit: float | None = HARD_TIME_LIMIT) -> Bot:
-    """A bot of ``level`` (one of :data:`BOT_LEVELS`), deterministic given ``seed`` (and,
-    for the hard level, when its decisions end within ``time_limit`` seconds of wall
-    clock; None: no clock, counts only)."""
+             time_limit: float | None = HARD_TIME_LIMIT,
+             clock: Callable[[], float] | None = None) -> Bot:
+    """A bot of ``level`` (one of :data:`BOT_LEVELS`), deterministic given ``seed``.
+
+    The hard level's decisions stop within ``time_limit`` seconds read on ``clock`` (the
+    caller's, e.g. ``time.perf_counter``: the bots never read a clock of their own); with
+    no clock or no limit they are bounded by counts only and reproducible."""
     if level == "easy":
         return EasyBot(EASY, seed)
     if level == "normal":
         return NormalBot(NORMAL, seed)
     if level == "hard":
-        return HardBot(HARD, seed, time_limit=time_limit)
+        return HardBot(HARD, seed, time_limit=time_limit, clock=clock)
     raise ValueError(f"unknown bot level {level!r}; one of {', '.join(BOT_LEVELS)}")
 
 

@@ -15,13 +15,14 @@ bot draws samples from that multiset to judge:
 All sampling uses the bot's own ``random.Random`` and fixed sample counts,
 so it is deterministic given the seed; the work is bounded by the counts
 (``Params``). A caller may add a wall-clock limit per decision
-(``time_limit``, what :func:`server.bots.make_bot` gives the hard level): the
-search then ends early when the next round of play-outs would pass it.
+(``time_limit``, what :func:`server.bots.make_bot` gives the hard level, read on a
+``clock`` the caller injects, as the server's room shell does): the search then ends
+early when the next round of play-outs would pass it. Without a clock the bot never
+reads the time and stays pure (tests/rules/test_purity.py).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -51,7 +52,8 @@ class HardBot(Bot):
 
     def __init__(self, params: Params, seed: int | str | None = None,
                  stop: Callable[[], bool] | None = None,
-                 time_limit: float | None = None) -> None:
+                 time_limit: float | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
         super().__init__(params, seed)
         # An optional cap from the caller: asked between rounds of play-outs; when it
         # answers True the search ends with what it has.
@@ -59,6 +61,8 @@ class HardBot(Bot):
         # An optional wall-clock limit per decision, in seconds (None: counts only, so a
         # decision is deterministic given the seed and the views).
         self.time_limit = time_limit
+        # The clock that limit is read on, in seconds; None: no limit.
+        self.clock = clock
         self._deadline: float | None = None
         self._was_cut = False
         self._last = 0.0
@@ -68,8 +72,8 @@ class HardBot(Bot):
         self.cut = 0  # decisions whose work the clock cut short
 
     def act(self, view: SeatView) -> dict[str, Any]:
-        self._deadline = (None if self.time_limit is None
-                          else time.perf_counter() + self.time_limit)
+        self._deadline = (None if self.time_limit is None or self.clock is None
+                          else self.clock() + self.time_limit)
         self._was_cut = False
         action = super().act(view)
         self.cut += self._was_cut
@@ -80,9 +84,9 @@ class HardBot(Bot):
         play-outs (as long as the last one) would end past the decision's deadline."""
         if self.stop is not None and self.stop():
             return True
-        if self._deadline is None:
+        if self._deadline is None or self.clock is None:
             return False
-        now = time.perf_counter()
+        now = self.clock()
         step, self._last = now - self._last, now
         if now + step > self._deadline:
             self._was_cut = True
@@ -90,7 +94,8 @@ class HardBot(Bot):
 
     def _late(self) -> bool:
         """Whether the decision's deadline has passed (no deadline: never)."""
-        if self._deadline is not None and time.perf_counter() > self._deadline:
+        if (self._deadline is not None and self.clock is not None
+                and self.clock() > self._deadline):
             self._was_cut = True
         return self._was_cut
 
@@ -128,7 +133,7 @@ class HardBot(Bot):
         rollouts, _, gate = setting
         p = self.params
         horizon = ctx.view.players * p.value_cycles - 1 if p.value_leaf else None
-        self._last = time.perf_counter()
+        self._last = self.clock() if self.clock is not None else 0.0
         k = choose(ctx.view, set(ctx.know.picked), cands, self.rng, p, self._policy,
                    self.judge, stop=self._stopped, rollouts=rollouts, gate=gate,
                    horizon=horizon, late=self._late)

@@ -31,7 +31,7 @@ from sqlalchemy.exc import IntegrityError
 from server.errors import Code, ServerError
 from server.settings import Settings
 from server.storage.database import Database
-from server.storage.models import LedgerEntry, Player, Room, Seat, utcnow
+from server.storage.models import Action, LedgerEntry, Player, Room, Round, Seat, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +39,25 @@ _LEDGER = cast(Table, LedgerEntry.__table__)
 _PLAYERS = cast(Table, Player.__table__)
 _ROOMS = cast(Table, Room.__table__)
 _SEATS = cast(Table, Seat.__table__)
+_ROUNDS = cast(Table, Round.__table__)
+_ACTIONS = cast(Table, Action.__table__)
+OWN_MOVE = "player"
+"""The ``source`` of an action its seat's player made (a bot's move is ``bot``, a move
+made for a player whose time ran out ``timeout``)."""
+
+
+def seats_that_moved(conn: Connection, room_id: str, number: int | None = None) -> dict[int, int]:
+    """How many rounds of the room (or round ``number`` alone) each seat's player made
+    at least one move of their own in: ``{seat: rounds}``, seats that made none left out."""
+    query = (
+        select(_ACTIONS.c.seat, func.count(func.distinct(_ACTIONS.c.round_id)))
+        .select_from(_ACTIONS.join(_ROUNDS, _ROUNDS.c.id == _ACTIONS.c.round_id))
+        .where(_ROUNDS.c.room_id == room_id, _ACTIONS.c.source == OWN_MOVE)
+        .group_by(_ACTIONS.c.seat)
+    )
+    if number is not None:
+        query = query.where(_ROUNDS.c.number == number)
+    return {seat: rounds for seat, rounds in conn.execute(query).all()}
 
 ROOM_KINDS = ("practice", "normal", "quick", "arena", "tournament")
 SETTLED_KINDS = frozenset({"normal", "quick"})
@@ -109,21 +128,25 @@ def room_kind(settings: dict[str, Any] | None) -> str:
 def settle_round(conn: Connection, room_id: str, number: int, scores: list[int]) -> int:
     """Settle a finished round's scores into the balances of its seats' players (a seat
     played by a bot for its away player settles for that player; a seat with no player
-    settles nothing). Only for the kinds in :data:`SETTLED_KINDS`. Returns the rows added
-    (a seat settled already adds none)."""
+    settles nothing). Only for the kinds in :data:`SETTLED_KINDS`. An idle seat earns
+    nothing: a seat whose player made no move of their own in the round (every move a
+    bot's or a timeout's) settles its loss but not its gain (docs/economy.md). Returns
+    the rows added (a seat settled already adds none)."""
     settings = conn.execute(select(_ROOMS.c.settings).where(_ROOMS.c.id == room_id)).scalar()
     if room_kind(settings) not in SETTLED_KINDS:
         return 0
     seats = conn.execute(
         select(_SEATS.c.seat, _SEATS.c.player_id).where(_SEATS.c.room_id == room_id)
     ).all()
+    moved = seats_that_moved(conn, room_id, number)
     added = 0
     for seat, player_id in seats:
         if player_id is None or seat >= len(scores):
             continue
+        amount = scores[seat] if seat in moved else min(scores[seat], 0)
         if change(
             conn, player_id, round_key(room_id, number, seat), "round",
-            amount=scores[seat], room_id=room_id, round_number=number, seat=seat,
+            amount=amount, room_id=room_id, round_number=number, seat=seat,
         ):
             added += 1
     return added

@@ -5,10 +5,12 @@ tournament; never practice) is a free-for-all of its 2 to 4 seats, ranked by the
 totals (the highest first, as the match's winners; equal totals share a rank). It is
 rated when at least one seat has a player and at least one round was played.
 
-* A seat with a player (also when a bot played it while the player was away: the seat
-  is the player's, as for the balance) is rated: its rating of the match's variant
+* A seat with a player (also when a bot played it for a while the player was away: the
+  seat is the player's, as for the balance) is rated: its rating of the match's variant
   (openskill's default, mu 25 and sigma 25/3, the first time) goes into the model and
-  the model's answer is stored.
+  the model's answer is stored. A player who made moves of their own in fewer than half
+  the match's rounds (a stand-in bot played the rest) is not rated for it: the seat
+  still ranks, with its rating, for the others, but nothing of theirs is stored.
 * A seat filled by a bot at the start takes part in the ranking with a fixed rating of
   its level (:data:`BOT_RATINGS`), never stored nor changed: beating a bot counts, a
   hard bot more than an easy one, and a match of one player against bots is rated.
@@ -36,7 +38,7 @@ from typing import Any, cast
 from openskill.models import PlackettLuce
 from sqlalchemy import Connection, Table, insert, select, update
 
-from server.economy.ledger import room_kind
+from server.economy.ledger import room_kind, seats_that_moved
 from server.storage.locks import lock
 from server.storage.models import Rating, RatingChange, Room, Seat, utcnow
 
@@ -153,9 +155,10 @@ def rate_match(
     after = rate(seats, totals)
     places = ranks(totals)
     now = utcnow()
+    moved = seats_that_moved(conn, room_id)
     for r, before, (mu, sigma), place in zip(rows, seats, after, places, strict=True):
-        if r.player_id is None:
-            continue
+        if r.player_id is None or 2 * moved.get(r.seat, 0) < rounds_played:
+            continue  # a bot's seat, or a player who did not play most of the rounds
         values = {"mu": mu, "sigma": sigma, "rating": ordinal(mu, sigma), "updated_at": now}
         if r.player_id in stored:
             conn.execute(

@@ -166,7 +166,9 @@ def parse(msg: Any) -> Command | str:
     if query == "row_preview":
         index = msg.get("index")
         return Ask(CONN, seq, query, index=index if _int(index) else None)
-    raise _Bad(seq, "query: formations or row_preview")
+    if query == "arrange":
+        return Ask(CONN, seq, query)
+    raise _Bad(seq, "query: formations, row_preview or arrange")
 
 
 class PracticeRoom:
@@ -336,7 +338,10 @@ class PracticeRoom:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], now: float) -> PracticeRoom:
-        """Resume a match kept by :meth:`to_dict`."""
+        """Resume a match kept by :meth:`to_dict` (or by the practice's first format,
+        which kept the round's deal beside its options and its log without seqs)."""
+        if data.get("format", 1) == 1:
+            data = _from_format_1(data)
         room = cls.__new__(cls)
         room._setup(parse_settings(data["settings"]), str(data["seed"]), data.get("name"),
                     float(data.get("bot_delay", 0.8)),
@@ -380,3 +385,26 @@ class PracticeRoom:
         core.timers.bot_at = now + room.bot_delay
         room._connect()
         return room
+
+
+def _from_format_1(data: dict[str, Any]) -> dict[str, Any]:
+    """A match kept in the first format, as :meth:`PracticeRoom.to_dict` keeps it now."""
+    out = {**data, "format": 2}
+    stored = data.get("round")
+    if data.get("next_round_in") is not None:  # between two rounds: the last one is scored
+        stored = out["round"] = None
+    if stored is not None:
+        deal = stored["deal"]
+        number = int(stored["number"])
+        out["round"] = {
+            "number": number, "seed": round_seed(str(data["seed"]), number),
+            "first": int(deal.get("first", 0)) if isinstance(deal, dict) else 0,
+            "options": {**stored["options"], "deal": deal},
+            "log": [[seat, action, None, None] for seat, action in stored["log"]],
+            "turn_left": data.get("turn_left"),
+        }
+    rack = data.get("rack")
+    out["racks"] = ({} if not isinstance(rack, list) or stored is None
+                    else {"0": [rack, int(stored["number"])]})
+    out["recent"] = []
+    return out

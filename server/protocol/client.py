@@ -264,6 +264,8 @@ class QueryMessage(Model):
     discard about to be taken with them), also whether a valid one holds it.
     ``row_preview``: which tiles taking the row at ``index`` would bring, which
     indices are reachable now, and why ``index`` is not (``block``).
+    ``arrange``: the hand split into the best melds the engine finds, for the
+    rack's "arrange" button (``melds`` with their kind and value, ``left``).
     """
 
     model_config = ConfigDict(
@@ -283,12 +285,13 @@ class QueryMessage(Model):
                     "taken": 30,
                 },
                 {"type": "query", "seq": 17, "query": "row_preview", "index": 3},
+                {"type": "query", "seq": 19, "query": "arrange"},
             ]
         }
     )
     type: Literal["query"]
     seq: Seq
-    query: Literal["formations", "row_preview"]
+    query: Literal["formations", "row_preview", "arrange"]
     formations: list[Annotated[list[TileId], Field(max_length=40)]] | None = Field(
         default=None, max_length=30
     )

@@ -324,6 +324,10 @@ class ErrorMessage(Model):
     seq: int | None
     code: str
     message: str
+    retry_after_ms: int | None = None
+    """For a refusal that a later try may not get (``busy``, ``database_unavailable``):
+    send the message again (with a new seq) no sooner than this, backing off further
+    if it is refused again."""
 
 
 class QueryResult(Model):
@@ -569,6 +573,7 @@ SOCKET_CODES: tuple[Code, ...] = (
     Code.ORIGIN_REFUSED,
     Code.REACTIONS_LIMITED,
     Code.DATABASE_UNAVAILABLE,
+    Code.BUSY,
     Code.ROOM_UNREACHABLE,
 )
 """The server's codes an ``error`` frame can carry (besides RULES.md §C's)."""
@@ -587,6 +592,8 @@ CLOSE_CODES: list[tuple[int, str]] = [
      "over, another took it after this one lost its lease, or the link to its node came "
      "back after a loss): reconnect at once with hello{last_version}; the node you reach "
      "plays the room or forwards to the one that does."),
+    (1013, "Try again later: the handshake could not reach the database (after an `error` "
+     "`database_unavailable`); reconnect with the usual back-off."),
     (4003, "The page's origin is refused (after an `error` `origin_refused`): a page of "
      "another site, not listed in REMI_ALLOWED_ORIGINS. Do not reconnect."),
     (4401, "Not authenticated."),

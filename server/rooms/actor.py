@@ -104,6 +104,12 @@ DATABASE_UNAVAILABLE = (
     "(every move already acknowledged is kept)"
 )
 
+BUSY = "the server is catching up: your move was not played; play it again in a moment"
+
+RETRY_DATABASE_MS = 1000
+"""The retry hint of ``database_unavailable``: the journal tries the database again
+every few hundred milliseconds up to 2 s."""
+
 MOVED = 1012
 """The close code of a room's connections when another node plays it now (or this one
 hands it over as it stops): the client reconnects, and reaches the new owner."""
@@ -202,7 +208,7 @@ class RoomActor:
         """This node's lease of the room: every write is conditional on it."""
         self.loop = asyncio.get_running_loop()
         self.core = RoomCore(RoomConfig(room_id, "remi", 0), pacing_of(ctx.settings),
-                             encode=to_json)
+                             encode=to_json, bot_clock=time.perf_counter)
         self.conns: list[Conn] = []
         self._by_id: dict[int, Conn] = {}
         self.stopped = False
@@ -285,10 +291,13 @@ class RoomActor:
         if conn.id not in self._by_id and kind == "hello":
             self.join(conn)
         typed = command_of(kind, conn, command[2] if len(command) > 2 else None)
-        if isinstance(typed, WRITES) and not self._writable():
-            self.ctx.metrics.reject(Code.DATABASE_UNAVAILABLE.value)
-            conn.send(error_frame(typed.seq, Code.DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE))
-            return
+        if isinstance(typed, WRITES):
+            refusal = self._refusal()
+            if refusal is not None:
+                code, text, retry_ms = refusal
+                self.ctx.metrics.reject(code.value)
+                conn.send(error_frame(typed.seq, code, text, retry_after_ms=retry_ms))
+                return
         if isinstance(typed, Act):
             self._t0 = command[3] if len(command) > 3 else time.perf_counter()
         self._queue(typed)
@@ -297,8 +306,19 @@ class RoomActor:
         self.inbox.append(command)
         self.alarm.wake()
 
-    def _writable(self) -> bool:
-        return bool(self.ctx.lease_valid()) and not self.ctx.db_stalled()
+    def _refusal(self) -> tuple[Code, str, int] | None:
+        """Why a write cannot be made now, told truly, with a retry hint (ms): the
+        database does not answer (a write waits for it, or the last heartbeat failed),
+        or the node is only late in confirming its leases (``busy``: the next heartbeat
+        settles it). None: it can."""
+        ctx = self.ctx
+        if ctx.db_stalled():
+            return Code.DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE, RETRY_DATABASE_MS
+        if ctx.lease_valid():
+            return None
+        if ctx.cluster.failing:
+            return Code.DATABASE_UNAVAILABLE, DATABASE_UNAVAILABLE, RETRY_DATABASE_MS
+        return Code.BUSY, BUSY, max(100, round(ctx.cluster.interval * 1000))
 
     def _now(self) -> Now:
         return Now(self.loop.time(), time.time())
@@ -339,7 +359,7 @@ class RoomActor:
                 return
             while self.inbox:
                 command = self.inbox.popleft()
-                if isinstance(command, Stop):
+                if isinstance(command, Stop) or self.dropped:
                     return
                 try:
                     if isinstance(command, _Start):
@@ -549,6 +569,8 @@ class RoomActor:
                                             return_when=asyncio.FIRST_COMPLETED)
             for task in pending:
                 task.cancel()
+        if self.dropped or any(isinstance(command, Stop) for command in self.inbox):
+            return False  # the heartbeat that ended the doubt found the room taken: stop now
         gap = self.loop.time() - t0
         self.core.shift(gap)
         log.info("room_resumed", extra={"room_id": self.room_id, "paused_s": round(gap, 3)})

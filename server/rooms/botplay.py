@@ -106,6 +106,19 @@ class BotRunner:
             raise ValueError(f"bots search in one of {', '.join(BOT_SEARCHES)}, not {where!r}")
         self.where = where
         self._executor: Executor | None = None
+        self.ready: asyncio.Future[Any] | None = None
+        """Answered once the worker has started (:meth:`start`)."""
+
+    def start(self) -> None:
+        """Start the worker now, without waiting for it: the server calls this before it
+        restores its rooms, so the worker's start-up (an interpreter, its imports:
+        seconds on a loaded machine) runs beside the restores instead of after the
+        first bot's turn. ``ready`` is answered once the worker runs."""
+        if self.where == "loop" or self._executor is not None:
+            return
+        executor = self._executor = self._start()
+        self.ready = asyncio.get_running_loop().run_in_executor(executor, os.getpid)
+        self.ready.add_done_callback(_started)
 
     async def choose(self, bot: Bot, view: SeatView) -> tuple[dict[str, Any] | None, Bot]:
         """:func:`search` where this runner says: the choice and the bot to keep."""
@@ -141,3 +154,14 @@ class BotRunner:
         executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _started(ready: asyncio.Future[Any]) -> None:
+    """Log the worker's start (or why it did not start: the first search tries again)."""
+    if ready.cancelled():
+        return
+    exc = ready.exception()
+    if exc is None:
+        log.info("bot_worker_started", extra={"pid": ready.result()})
+    else:
+        log.warning("bot_worker_start_failed", extra={"error": repr(exc)})

@@ -6,7 +6,8 @@ client's node keeps the socket, checks each frame (size, budget, the protocol) a
 forwards the messages; the owner's actor sees a :class:`RemoteConn` like any other
 connection, and what it sends that connection goes back to the client's node, which
 writes it to the socket. The room commands of the HTTP API reach the owner the same
-way (:meth:`Bridges.call`). The envelopes (``t``: their kind):
+way (:meth:`Bridges.call`). The envelopes (:mod:`server.rooms.envelopes`; on the
+link, ``t`` names their kind):
 
 * ``m`` client's node → owner: a message of connection ``c`` (``k``: hello, action,
   rack, query, react, leave, next_round, gone; ``m``: the message's JSON) of room
@@ -47,6 +48,17 @@ from server.rooms.actor import MOVED, RoomActor
 from server.rooms.cluster import Cluster
 from server.rooms.conn import Conn
 from server.rooms.core.frames import error as error_frame
+from server.rooms.envelopes import (
+    Call,
+    ConnClose,
+    ConnFrame,
+    ConnMessage,
+    Envelope,
+    Notice,
+    Return,
+    from_wire,
+    to_wire,
+)
 from server.rooms.links import Links
 from server.rooms.service import RoomView
 
@@ -106,14 +118,14 @@ class RemoteConn(Conn):
         if self.closed:
             return
         self.out += 1
-        self.bridges.links.send(self.node, {"t": "f", "c": self.cid, "i": self.out, "f": frame})
+        self.bridges.send(self.node, ConnFrame(self.cid, self.out, frame))
 
     def close(self, code: int = 1000) -> None:
         if self.closed:
             return
         self.closed = True
         self.close_code = code
-        self.bridges.links.send(self.node, {"t": "x", "c": self.cid, "code": code})
+        self.bridges.send(self.node, ConnClose(self.cid, code))
 
 
 async def _no_send(frame: str) -> None:  # pragma: no cover - RemoteConn.send replaces it
@@ -217,13 +229,14 @@ class Bridges:
                                       "to_node": node, "paused": bridge.paused})
         return bridge
 
-    def forward(self, bridge: Bridge, conn: Conn, kind: str, payload: Any) -> None:
+    def send(self, node: str, env: Envelope) -> None:
+        """Send ``node`` an envelope over this node's link."""
+        self.links.send(node, to_wire(env))
+
+    def forward(self, bridge: Bridge, conn: Conn, kind: str, payload: str | None) -> None:
         n = bridge.sent[conn.id] = bridge.sent.get(conn.id, 0) + 1
-        self.links.send(
-            bridge.node,
-            {"t": "m", "r": bridge.room_id, "n": self.node, "c": conn.id, "i": n,
-             "p": conn.player_id, "s": conn.session_id, "k": kind, "m": payload},
-        )
+        self.send(bridge.node, ConnMessage(bridge.room_id, self.node, conn.id, n,
+                                           conn.player_id, conn.session_id, kind, payload))
 
     def forget(self, bridge: Bridge, conn: Conn) -> None:
         """The socket is gone: tell the owner, forget it."""
@@ -243,42 +256,37 @@ class Bridges:
             del self.rooms[bridge.room_id]
         bridge.close_all(code)
 
-    def _frame(self, env: dict[str, Any]) -> None:
-        cid = env.get("c")
-        bridge = self.by_cid.get(cid) if isinstance(cid, int) else None
+    def _frame(self, env: ConnFrame | ConnClose) -> None:
+        bridge = self.by_cid.get(env.conn)
         if bridge is None:
             return
-        conn = bridge.conns.get(cid)  # type: ignore[arg-type]
+        conn = bridge.conns.get(env.conn)
         if conn is None:
             return
-        if env["t"] == "x":
-            conn.close(int(env.get("code") or 1000))
+        if isinstance(env, ConnClose):
+            conn.close(env.code)
             return
         expected = bridge.got.get(conn.id, 0) + 1
-        if env.get("i") != expected:  # a frame was lost: the client resumes
+        if env.n != expected:  # a frame was lost: the client resumes
             log.warning("bridge_gap", extra={"room_id": bridge.room_id, "conn_id": conn.id})
             conn.close(MOVED)
             return
         bridge.got[conn.id] = expected
-        frame = env.get("f")
-        if isinstance(frame, str):
-            conn.send(frame)
+        conn.send(env.frame)
 
     # ------------------------------------------------------------------ owner side
 
-    async def _message(self, env: dict[str, Any]) -> None:
-        node, cid, kind = env.get("n"), env.get("c"), env.get("k")
-        if not isinstance(node, str) or not isinstance(cid, int) or not isinstance(kind, str):
-            return
+    async def _message(self, env: ConnMessage) -> None:
+        node, cid, kind = env.node, env.conn, env.kind
         key = (node, cid)
         rc = self.remote.get(key)
         if rc is None:
             if kind != "gone":
-                await self._open(env, node, cid, kind)
+                await self._open(env)
             return
         rc.expect += 1
         actor = self.live.actors.get(rc.room_id)
-        if env.get("i") != rc.expect or actor is None or actor.stopped:
+        if env.n != rc.expect or actor is None or actor.stopped:
             # A message was lost, or the room is no longer played here: the client resumes.
             self._drop_remote(key, MOVED)
             return
@@ -286,26 +294,22 @@ class Bridges:
             del self.remote[key]
             actor.post("gone", rc)
             return
-        self._post(actor, rc, kind, env.get("m"))
+        self._post(actor, rc, kind, env.message)
 
-    async def _open(self, env: dict[str, Any], node: str, cid: int, kind: str) -> None:
-        room_id, player_id = env.get("r"), env.get("p")
-        session = env.get("s")
-        actor = self.live.actors.get(room_id) if isinstance(room_id, str) else None
+    async def _open(self, env: ConnMessage) -> None:
+        node, cid = env.node, env.conn
+        actor = self.live.actors.get(env.room)
         if (
             actor is None
             or actor.stopped
-            or kind != "hello"
-            or env.get("i") != 1
-            or not isinstance(player_id, str)
+            or env.kind != "hello"
+            or env.n != 1
             or self.live.cluster.draining
         ):
             # Not played here (any more), or the start of the conversation was lost.
-            self.links.send(node, {"t": "x", "c": cid, "code": MOVED})
+            self.send(node, ConnClose(cid, MOVED))
             return
-        assert isinstance(room_id, str)
-        rc = RemoteConn(self, node, cid, room_id, player_id,
-                        session if isinstance(session, str) else None)
+        rc = RemoteConn(self, node, cid, env.room, env.player, env.session)
         rc.expect = 1
         self.remote[(node, cid)] = rc
         await actor.booted.wait()
@@ -313,9 +317,9 @@ class Bridges:
             self._drop_remote((node, cid), MOVED)
             return
         self.live.join(actor, rc)
-        self._post(actor, rc, kind, env.get("m"))
+        self._post(actor, rc, env.kind, env.message)
 
-    def _post(self, actor: RoomActor, rc: RemoteConn, kind: str, payload: Any) -> None:
+    def _post(self, actor: RoomActor, rc: RemoteConn, kind: str, payload: str | None) -> None:
         if kind in _PARSED:
             try:
                 msg = parse_client(payload) if isinstance(payload, str) else None
@@ -355,77 +359,74 @@ class Bridges:
         rid = os.urandom(8).hex()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._calls[rid] = future
-        self.links.send(node, {
-            "t": "call", "id": rid, "n": self.node, "op": op, "r": room_id, "a": args,
-            "p": {"id": player.id, "display_name": player.display_name,
-                  "created_at": player.created_at.isoformat()},
-        })
+        self.send(node, Call(rid, self.node, op, room_id, args,
+                             {"id": player.id, "display_name": player.display_name,
+                              "created_at": player.created_at.isoformat()}))
         try:
-            answer = await asyncio.wait_for(future, CALL_SECONDS)
+            answer: Return = await asyncio.wait_for(future, CALL_SECONDS)
         except TimeoutError:
             raise ServerError(Code.ROOM_UNREACHABLE, UNREACHABLE) from None
         finally:
             self._calls.pop(rid, None)
-        if "moved" in answer:
+        if answer.moved:
             raise Moved(room_id)
-        if "err" in answer:
-            code, message = answer["err"]
+        if answer.err is not None:
+            code, message = answer.err
             raise ServerError(Code(code), message)
-        result: dict[str, Any] = answer["ok"]
-        return result
+        if answer.ok is None:
+            raise ServerError(Code.INTERNAL_ERROR, "the command failed")
+        return answer.ok
 
     def notice(self, node: str, kind: str, room: RoomView) -> None:
         """Tell ``node`` (the room's owner) of a lobby change made here: ``room_changed``
         or ``started`` (best effort: a lost one is told again by its sender's next try)."""
-        self.links.send(node, {"t": "notice", "k": kind, "r": room.id,
-                               "v": room.model_dump(mode="json")})
+        self.send(node, Notice(kind, room.id, room.model_dump(mode="json")))
 
-    def _notice(self, env: dict[str, Any]) -> None:
-        actor = self.live.actors.get(str(env.get("r")))
+    def _notice(self, env: Notice) -> None:
+        actor = self.live.actors.get(env.room)
         if actor is None or actor.stopped:
             return
-        if env.get("k") == "started":
+        if env.kind == "started":
             actor.post("started")
-        elif env.get("k") == "room_changed":
-            actor.post("room_changed", RoomView.model_validate(env.get("v")))
+        elif env.kind == "room_changed":
+            actor.post("room_changed", RoomView.model_validate(env.view))
 
-    async def _serve_call(self, env: dict[str, Any]) -> None:
-        node, rid = env.get("n"), env.get("id")
-        if not isinstance(node, str) or not isinstance(rid, str):
-            return
-        answer: dict[str, Any] = {"t": "ret", "id": rid}
+    async def _serve_call(self, env: Call) -> None:
+        answer: Return
         try:
-            p = env["p"]
+            p = env.player
             player = PlayerInfo(p["id"], p["display_name"], datetime.fromisoformat(p["created_at"]))
-            view = await self.live.run_here(env["op"], env["r"], player, env.get("a") or {})
-            answer["ok"] = view.model_dump(mode="json")
+            view = await self.live.run_here(env.op, env.room, player, env.args)
+            answer = Return(env.id, ok=view.model_dump(mode="json"))
         except Moved:
-            answer["moved"] = True
+            answer = Return(env.id, moved=True)
         except ServerError as err:
-            answer["err"] = [str(err.code), err.message]
+            answer = Return(env.id, err=(str(err.code), err.message))
         except Exception:
-            log.exception("room_command_failed", extra={"room_id": env.get("r")})
-            answer["err"] = [Code.INTERNAL_ERROR.value, "the command failed"]
-        self.links.send(node, answer)
+            log.exception("room_command_failed", extra={"room_id": env.room})
+            answer = Return(env.id, err=(Code.INTERNAL_ERROR.value, "the command failed"))
+        self.send(env.node, answer)
 
     # ------------------------------------------------------------------ the link
 
     async def on_envelope(self, envelope: dict[str, Any]) -> None:
-        kind = envelope.get("t")
-        if kind == "m":
-            await self._message(envelope)
-        elif kind in ("f", "x"):
-            self._frame(envelope)
-        elif kind == "call":
-            task = asyncio.create_task(self._serve_call(envelope))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-        elif kind == "notice":
-            self._notice(envelope)
-        elif kind == "ret":
-            future = self._calls.get(str(envelope.get("id")))
-            if future is not None and not future.done():
-                future.set_result(envelope)
+        match from_wire(envelope):
+            case ConnMessage() as env:
+                await self._message(env)
+            case ConnFrame() | ConnClose() as env:
+                self._frame(env)
+            case Call() as env:
+                task = asyncio.create_task(self._serve_call(env))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+            case Notice() as env:
+                self._notice(env)
+            case Return() as env:
+                future = self._calls.get(env.id)
+                if future is not None and not future.done():
+                    future.set_result(env)
+            case None:
+                log.warning("bridge_envelope_dropped", extra={"t": envelope.get("t")})
 
     def on_lost(self) -> None:
         """This node's link is down: its bridged sockets are told the room is paused."""

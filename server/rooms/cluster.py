@@ -12,18 +12,31 @@ With no Redis (the embedded default) a node cannot reach the others' rooms, so i
 owns every room: its claims take the lease whatever holds it (``force``). The epoch
 still grows with each claim, so two such nodes on one database by mistake never both
 write a room: each claim fences the other's writes.
+
+The heartbeat that keeps the leases trusted runs on a thread of its own, with its own
+event loop and database connection (:meth:`Cluster.start_beating`): a node whose event
+loop is seconds behind (thousands of tables, a long pause of the collector) still beats
+on time, so its leases lapse only when the database says so: a beat that finds the
+node's row not yet expired by the database's clock (nobody could have taken a room
+meanwhile) extends the trust at once, even if this node's own count had run out; one
+that finds it expired leaves the trust to the event loop's own beat
+(:meth:`server.rooms.live.LiveRooms.beat`), which first drops the rooms another node
+took.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import random
 import socket
+import threading
 import time
 
 from server.settings import Settings
-from server.storage.database import Database
+from server.storage.database import Database, sqlite_path
 from server.storage.leases import Fence, Leases, Owner
 
 log = logging.getLogger(__name__)
@@ -60,6 +73,15 @@ class Cluster:
         self._lapse_logged = False
         self.renewed = asyncio.Event()
         """Set at each successful beat (paused rooms wait for it), then cleared."""
+        self.failing = False
+        """The database did not take the last heartbeat (as opposed to a node that is
+        merely late: its refusals say ``busy``, not ``database_unavailable``)."""
+        self._settings = settings
+        self._thread: threading.Thread | None = None
+        self._thread_loop: asyncio.AbstractEventLoop | None = None
+        self._thread_stop: asyncio.Event | None = None
+        self._main_loop: asyncio.AbstractEventLoop | None = None
+        self._stop_requested = threading.Event()
 
     @property
     def interval(self) -> float:
@@ -92,21 +114,83 @@ class Cluster:
     async def beat(self) -> float | None:
         """The heartbeat: when it was sent (what :meth:`trust` takes once the node has
         checked which leases it still holds), None if the database did not take it."""
+        return await self._beat(self.leases)
+
+    async def _beat(self, leases: Leases) -> float | None:
+        sent, _ = await self._beat_alive(leases)
+        return sent
+
+    async def _beat_alive(self, leases: Leases) -> tuple[float | None, bool]:
+        """A heartbeat: when it was sent (None: the database did not take it), and
+        whether the node's row was still alive by the database's clock."""
         sent = time.monotonic()
         try:
-            await self.leases.beat()
+            async with asyncio.timeout(self.ttl):  # a database that drops packets: failed
+                alive = await leases.beat()
         except Exception as exc:
             self.beat_failures += 1
+            self.failing = True
             log.warning("node_beat_failed", extra={"node": self.node, "error": repr(exc)})
-            return None
+            return None, False
+        self.failing = False
         self.beats += 1
-        return sent
+        return sent, alive
+
+    def start_beating(self) -> None:
+        """Start the heartbeat's own thread (see the module docstring). Not for an
+        in-memory SQLite database, which another connection would not see."""
+        if self._thread is not None or (
+            self._settings.is_sqlite and sqlite_path(self._settings.database_url) is None
+        ):
+            return
+        self._main_loop = asyncio.get_running_loop()
+        self._stop_requested.clear()
+        self._thread = threading.Thread(
+            target=asyncio.run, args=(self._beating(),), name="node-heartbeat", daemon=True
+        )
+        self._thread.start()
+
+    async def stop_beating(self) -> None:
+        """Stop the heartbeat's thread (before the node's row is deleted: a beat would
+        put it back)."""
+        thread = self._thread
+        self._thread = None
+        if thread is None:
+            return
+        self._stop_requested.set()  # seen by a thread whose loop is not running yet
+        loop, stop = self._thread_loop, self._thread_stop
+        if loop is not None and stop is not None:
+            with contextlib.suppress(RuntimeError):  # its loop has ended already
+                loop.call_soon_threadsafe(stop.set)
+        await asyncio.to_thread(thread.join, 2 * self.ttl)
+
+    async def _beating(self) -> None:
+        """The heartbeat thread's loop: a beat every third of the lease (a little
+        jittered), on a database engine of its own."""
+        stop = self._thread_stop = asyncio.Event()
+        self._thread_loop = asyncio.get_running_loop()
+        db = Database(self._settings)
+        leases = Leases(db, self.node, self.name, self.ttl)
+        try:
+            while not stop.is_set() and not self._stop_requested.is_set():
+                sent, alive = await self._beat_alive(leases)
+                if sent is not None and alive:  # the database says: never in doubt
+                    lapsed = time.monotonic() >= self.valid_until
+                    self.valid_until = max(self.valid_until, sent + self.ttl)
+                    if lapsed and self._main_loop is not None:  # log it, wake the rooms
+                        with contextlib.suppress(RuntimeError):
+                            self._main_loop.call_soon_threadsafe(self.trust, sent)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), self.interval * random.uniform(0.85, 1.0))
+        finally:
+            await leases.close()
+            await db.dispose()
 
     def trust(self, sent: float) -> None:
         """The node's leases hold until ``ttl`` after ``sent`` (a heartbeat's sending);
         the rooms that waited for it go on."""
-        was_valid = self.valid()
-        self.valid_until = sent + self.ttl
+        was_valid = self.valid() and not self._lapse_logged
+        self.valid_until = max(self.valid_until, sent + self.ttl)
         if not was_valid:
             self._lapse_logged = False
             log.info("node_leases_trusted", extra={"node": self.node, "at": time.time()})
@@ -130,6 +214,7 @@ class Cluster:
     async def leave(self, fences: list[Fence]) -> None:
         """Release these leases and the node's row: the others may take its rooms now."""
         at = time.time()  # the actors have stopped: the rooms are no longer played here
+        await self.stop_beating()
         await self.leases.close()
         try:
             await self.leases.release(fences)

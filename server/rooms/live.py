@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from server.errors import Code, ServerError
 from server.rooms.actor import MOVED, RoomActor
 from server.rooms.botplay import BotRunner
-from server.rooms.bridge import Bridge, Bridges, Moved
+from server.rooms.bridge import Bridge, Bridges, Moved, RemoteConn
 from server.rooms.cluster import Cluster, Elsewhere
 from server.rooms.conn import Conn
 from server.rooms.journal import Journal
@@ -183,13 +183,22 @@ class LiveRooms:
         """Rooms stopped because another node took their lease."""
         self.rooms_fenced = 0
         """Rooms stopped because one of their writes was fenced."""
+        self._handed_off = False
         services.metrics.node.source = self
+
+    def rooms_owned(self) -> int:
+        """The rooms this node plays: its running actors while its leases are trusted,
+        none while they are in doubt (paused past the lease, or cut off from the
+        database: another node may be taking them)."""
+        if not self.cluster.valid():
+            return 0
+        return sum(1 for a in self.actors.values() if not a.stopped and not a.dropped)
 
     def node_figures(self) -> dict[str, Any]:
         """This node's figures for /metrics (:class:`server.metrics.NodeCollector`)."""
         cluster, journal, bridges = self.cluster, self.ctx.journal, self.bridges
         return {
-            "rooms_owned": sum(1 for a in self.actors.values() if not a.stopped),
+            "rooms_owned": self.rooms_owned(),
             "beats": cluster.beats,
             "beat_failures": cluster.beat_failures,
             "claims_won": cluster.claims_won,
@@ -209,9 +218,10 @@ class LiveRooms:
         return self.services.settings
 
     async def start(self) -> None:
-        """Start the journal, join the cluster and restore the playing rooms whose lease
-        this node wins (every one with no Redis)."""
+        """Start the journal and the bots' worker, join the cluster and restore the
+        playing rooms whose lease this node wins (every one with no Redis)."""
         self.ctx.journal.start()
+        self.ctx.bots.start()  # the bots' worker starts beside the restores, not after them
         self.started = True
         self.cluster.draining = False
         self.stopping.clear()
@@ -244,6 +254,7 @@ class LiveRooms:
         self._start_loops()
 
     def _start_loops(self) -> None:
+        self.cluster.start_beating()
         self._heartbeat_task = asyncio.create_task(self._heartbeat_loop())
         self._cluster_task = asyncio.create_task(self._cluster_loop())
 
@@ -259,11 +270,39 @@ class LiveRooms:
                     await self.beat()
                 except Exception:  # never let it die: the leases would lapse
                     log.exception("node_tick_failed")
+                self.hand_off_if_cut_off()
                 if upkeep is None or upkeep.done():
                     upkeep = asyncio.create_task(self.maintain())
         finally:
             if upkeep is not None:
                 upkeep.cancel()
+
+    def hand_off_if_cut_off(self) -> None:
+        """A node whose heartbeat the database has not taken for a whole lease (cut off
+        from PostgreSQL) closes its sockets with 1012, once per outage: their clients
+        reconnect through the load balancer to a node that reaches the database, which
+        plays their rooms (this node's own rooms too, once their leases have lapsed).
+        Not a node alone (no Redis): there is no other node to go to."""
+        cluster = self.cluster
+        if cluster.single or cluster.draining:
+            return
+        if cluster.valid() or not cluster.failing:
+            self._handed_off = False
+            return
+        if self._handed_off:
+            return
+        self._handed_off = True
+        closed = 0
+        if self.bridges is not None:
+            for bridge in list(self.bridges.rooms.values()):
+                closed += len(bridge.conns)
+                bridge.close_all(MOVED)
+        for actor in list(self.actors.values()):
+            for conn in list(actor.conns):
+                if not isinstance(conn, RemoteConn):  # another node's client: not ours
+                    closed += 1
+                    conn.close(MOVED)
+        log.warning("node_sockets_handed_off", extra={"node": cluster.node, "sockets": closed})
 
     async def tick(self) -> None:
         """One heartbeat, then the upkeep (:meth:`beat`, :meth:`maintain`)."""

@@ -17,11 +17,12 @@ the browser (under Pyodide) and the bots can ask them with what they see.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import combinations
 from typing import Any
 
 from server.rules.errors import ErrorCode, RuleError
-from server.rules.melds import DOUBLE, RUN, MeldShape, meld_value, read_meld
-from server.rules.tiles import face_of
+from server.rules.melds import DOUBLE, RUN, SET, MeldRules, MeldShape, meld_value, read_meld
+from server.rules.tiles import JOKER, face_of, make_face, rank_of, suit_of
 from server.rules.views import SeatView
 
 
@@ -150,3 +151,165 @@ def hand_value(view: SeatView) -> int:
     """What the seat's hand would cost if the round ended now (A.6 / B.5)."""
     family = view.variant.family
     return sum(family.hand_value(face_of(t)) for t in view.hand)
+
+
+ARRANGE_NODE_LIMIT = 40_000
+_MAX_JOKERS_PER_MELD = 2  # the search tries melds with at most this many jokers
+
+
+def _arrange_candidates(counts: list[int], rules: MeldRules,
+                        pools: dict[int, list[int]]) -> list[tuple[str, tuple[int, ...], int]]:
+    """Every meld the engine accepts that the face counts allow: (kind, faces, value).
+
+    Faces are in table order, ``JOKER`` where a joker stands; each is checked with
+    :func:`read_meld` and valued by :func:`meld_value` (A.5, A.6, B.3, B.5).
+    """
+    jokers = counts[JOKER]
+    cap = min(jokers, _MAX_JOKERS_PER_MELD,
+              _MAX_JOKERS_PER_MELD if rules.max_jokers is None else rules.max_jokers)
+    shapes: list[tuple[str, tuple[int, ...]]] = []
+    for rank in range(1, 14):
+        present = [s for s in range(4) if counts[make_face(rank, s)]]
+        for size in (3, 4):
+            for k in range(max(1, size - cap), min(size, len(present)) + 1):
+                for suits in combinations(present, k):
+                    faces = tuple(make_face(rank, s) for s in suits) + (JOKER,) * (size - k)
+                    shapes.append((SET, faces))
+    for suit in range(4):
+        for low in range(1, rules.top_rank + 1):
+            faces_run: list[int] = []
+            missing = 0
+            for rank in range(low, rules.top_rank + 1):
+                face = make_face(1 if rank == 14 else rank, suit)
+                if counts[face]:
+                    faces_run.append(face)
+                else:
+                    missing += 1
+                    if missing > cap:
+                        break
+                    faces_run.append(JOKER)
+                if len(faces_run) >= 3 and len(faces_run) > faces_run.count(JOKER):
+                    shapes.append((RUN, tuple(faces_run)))
+    if rules.doubles:
+        shapes.extend((DOUBLE, (f, f)) for f in range(JOKER) if counts[f] >= 2)
+    out: list[tuple[str, tuple[int, ...], int]] = []
+    for kind, faces in shapes:
+        need: dict[int, int] = {}
+        for f in faces:
+            need[f] = need.get(f, 0) + 1
+        if any(counts[f] < n for f, n in need.items()):
+            continue
+        taken: dict[int, int] = {}
+        ids = []
+        for f in faces:
+            ids.append(pools[f][taken.get(f, 0)])
+            taken[f] = taken.get(f, 0) + 1
+        try:
+            shape = read_meld(ids, kind, rules)
+        except RuleError:
+            continue
+        out.append((kind, faces, meld_value(shape, rules)))
+    return out
+
+
+def arrange(view: SeatView) -> dict[str, Any]:
+    """The seat's hand laid out in the best melds the engine finds, for the rack.
+
+    Chooses melds that share no tile so that what stays in hand is worth the
+    least (A.6 / B.5; ties: the most table value), by a depth-first search over
+    the hand's faces that remembers each position it met (at most
+    ``ARRANGE_NODE_LIMIT``); every meld is one :func:`read_meld` accepts. In a
+    variant with doubles (B.3) equal pairs among the tiles left over are offered
+    as doubles too. Laying stays the player's choice: this only says where tiles
+    go. Returns ``melds`` (each ``tiles`` in table order, ``kind``, ``value``),
+    ``left`` (the rest of the hand) and ``complete`` (False when the search
+    stopped at its limit, with the best it had found).
+
+    >>> from server.rules.state import new_round
+    >>> from server.rules.views import view_for
+    >>> from server.rules.tiles import FAMILY_A_FACES as F
+    >>> v = view_for(new_round("remi45", players=2, seed=3), 0)
+    >>> a = arrange(v)
+    >>> [(m["kind"], m["value"], [F.format(face_of(t)) for t in m["tiles"]]) for m in a["melds"]]
+    [('run', 40, ['TS', 'JS', 'QS', 'KS'])]
+    >>> sorted([t for m in a["melds"] for t in m["tiles"]] + a["left"]) == sorted(v.hand)
+    True
+    """
+    rules = view.variant.meld_rules
+    family = view.variant.family
+    pools: dict[int, list[int]] = {}
+    for t in sorted(view.hand):
+        pools.setdefault(face_of(t), []).append(t)
+    counts = [len(pools.get(f, [])) for f in range(JOKER + 1)]
+    hv = [family.hand_value(f) for f in range(JOKER + 1)]
+    cands = _arrange_candidates(counts, rules, pools)
+    main = [c for c in cands if c[0] != DOUBLE]
+    main.sort(key=lambda c: -sum(hv[f] for f in c[1]) / len(c[1]))
+    by_face: list[list[int]] = [[] for _ in range(JOKER)]
+    for i, (_, faces, _) in enumerate(main):
+        for f in set(faces):
+            if f != JOKER:
+                by_face[f].append(i)
+    needs = [tuple((f, faces.count(f)) for f in set(faces)) for _, faces, _ in main]
+    gains = [sum(hv[f] for f in faces) for _, faces, _ in main]
+    order = [f for f in range(JOKER) if by_face[f]]
+    memo: dict[tuple[int, ...], tuple[int, int, tuple[int, ...]]] = {}
+
+    def best_from(state: tuple[int, ...]) -> tuple[int, int, tuple[int, ...]]:
+        """The best (kept-out-of-hand value, table value, melds) from these counts."""
+        known = memo.get(state)
+        if known is not None:
+            return known
+        face = next((f for f in order if state[f]), None)
+        if face is None or len(memo) > ARRANGE_NODE_LIMIT:
+            return 0, 0, ()
+        counts = list(state)
+        counts[face] -= 1  # this copy stays in hand
+        best = best_from(tuple(counts))
+        counts[face] += 1
+        for i in by_face[face]:
+            need = needs[i]
+            if any(counts[f] < n for f, n in need):
+                continue
+            for f, n in need:
+                counts[f] -= n
+            gain, value, chosen = best_from(tuple(counts))
+            for f, n in need:
+                counts[f] += n
+            option = (gain + gains[i], value + main[i][2], (i, *chosen))
+            if option[:2] > best[:2]:
+                best = option
+        memo[state] = best
+        return best
+
+    chosen = best_from(tuple(counts))[2]
+    complete = len(memo) <= ARRANGE_NODE_LIMIT
+    melds: list[dict[str, Any]] = []
+    used: dict[int, int] = {}
+
+    def ids_of(faces: Sequence[int]) -> list[int]:
+        out = []
+        for f in faces:
+            out.append(pools[f][used.get(f, 0)])
+            used[f] = used.get(f, 0) + 1
+        return out
+
+    for i in chosen:
+        kind, faces, value = main[i]
+        melds.append({"tiles": ids_of(faces), "kind": kind, "value": value})
+    if rules.doubles:
+        for f in range(JOKER):
+            while len(pools.get(f, [])) - used.get(f, 0) >= 2:
+                pair = ids_of((f, f))
+                melds.append({"tiles": pair, "kind": DOUBLE,
+                              "value": meld_value(read_meld(pair, DOUBLE, rules), rules)})
+    left = [t for f, ids in sorted(pools.items()) for t in ids[used.get(f, 0):]]
+
+    def meld_order(m: dict[str, Any]) -> tuple[int, int, int]:
+        naturals = [face_of(t) for t in m["tiles"] if face_of(t) != JOKER]
+        kind_rank = {RUN: 0, SET: 1}.get(m["kind"], 2)
+        return kind_rank, suit_of(naturals[0]) if m["kind"] == RUN else 0, min(
+            rank_of(f) for f in naturals)
+
+    melds.sort(key=meld_order)
+    return {"melds": melds, "left": left, "complete": complete}

@@ -178,23 +178,31 @@ class Leases:
             )
         )
 
-    async def beat(self) -> None:
+    async def beat(self) -> bool:
         """The heartbeat: this node is alive for another ``ttl`` seconds. On a connection
         of its own, kept from one beat to the next: a pool busy with requests never delays
-        it."""
+        it. True when the node's row had not expired yet (by the database's clock): the
+        node was alive all along, so no other node could have claimed its rooms."""
         d = self._dialect
         conn = self._own
         if conn is None:
             conn = self._own = await self._db.engine.connect()
         try:
             async with conn.begin():
+                later = _later(d, self.ttl)
                 done = await conn.execute(
                     update(_NODES)
-                    .where(_NODES.c.id == self.node)
-                    .values(expires_at=_later(d, self.ttl))
+                    .where(_NODES.c.id == self.node, _NODES.c.expires_at > _now(d))
+                    .values(expires_at=later)
+                )
+                if done.rowcount:
+                    return True
+                done = await conn.execute(  # expired: the others may have taken rooms
+                    update(_NODES).where(_NODES.c.id == self.node).values(expires_at=later)
                 )
                 if done.rowcount == 0:  # deleted (long dead to the others): alive again
                     await self._insert_node(conn, d)
+                return False
         except BaseException:
             self._own = None
             with contextlib.suppress(Exception):

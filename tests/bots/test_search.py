@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
@@ -95,8 +96,7 @@ def test_the_hard_bot_searches_every_family_a_round() -> None:
 
 
 @pytest.mark.parametrize("variant", ["remi45", "remi101"])
-def test_a_wall_clock_cuts_the_search_and_the_play_stays_legal(
-        variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_wall_clock_cuts_the_search_and_the_play_stays_legal(variant: str) -> None:
     """With a clock that moves 0.3 s a reading, a hard bot with a 0.4 s limit stops its
     sampling and search early (a play-out under way is dropped) and still plays legally;
     without a limit nothing is cut."""
@@ -106,10 +106,10 @@ def test_a_wall_clock_cuts_the_search_and_the_play_stays_legal(
         ticks[0] += 0.3
         return ticks[0]
 
-    monkeypatch.setattr("server.bots.hard.time.perf_counter", clock)
     for limit, params in ((0.4, HARD), (0.4, HARD_VALUE), (None, HARD)):
         state = _late_round(variant, 4, f"clock/{variant}", 30 if variant == "remi101" else 80)
-        bots = [HardBot(params, seed=f"c/{i}", time_limit=limit) for i in range(4)]
+        bots = [HardBot(params, seed=f"c/{i}", time_limit=limit, clock=clock)
+                for i in range(4)]
         while not state.over:
             s = state.turn
             state.apply(s, bots[s].act(view_for(state, s)))
@@ -119,7 +119,10 @@ def test_a_wall_clock_cuts_the_search_and_the_play_stays_legal(
 
 
 def test_make_bot_gives_the_hard_level_its_clock() -> None:
-    bot = make_bot("hard", seed=1)
+    bot = make_bot("hard", seed=1, clock=time.perf_counter)
     assert isinstance(bot, HardBot) and bot.time_limit == HARD_TIME_LIMIT < 0.5
+    assert bot.clock is time.perf_counter
+    pure = make_bot("hard", seed=1)  # no clock given: counts only, never the time
+    assert isinstance(pure, HardBot) and pure.clock is None
     free = make_bot("hard", seed=1, time_limit=None)
     assert isinstance(free, HardBot) and free.time_limit is None

@@ -18,6 +18,7 @@ from server.practice.room import PLAYER, PracticeRoom, SettingsError
 from server.protocol.server import ServerMessage
 from server.rules import SeatView, view_for
 from server.rules.queries import (
+    arrange,
     evaluate_formation,
     opening_lock,
     reachable_row_indices,
@@ -113,7 +114,8 @@ def test_queries_are_the_servers_answers() -> None:
                  "formations": [hand[:3], hand[3:5]]},
                 {"type": "query", "seq": 3, "query": "formations",
                  "formations": [hand[:3]], "taken": hand[0]},
-                {"type": "query", "seq": 2, "query": "row_preview", "index": 0}):
+                {"type": "query", "seq": 2, "query": "row_preview", "index": 0},
+                {"type": "query", "seq": 4, "query": "arrange"}):
         (mine,) = checked(room.message(msg, 0.0))
         view = view_for(state, PLAYER)
         if msg["query"] == "formations":
@@ -122,6 +124,8 @@ def test_queries_are_the_servers_answers() -> None:
                 "formations": [evaluate_formation(view, f) for f in given],  # type: ignore[arg-type]
                 "lock": opening_lock(view, given, msg.get("taken")),  # type: ignore[arg-type]
             }
+        elif msg["query"] == "arrange":
+            want = arrange(view)
         else:
             want = {"index": 0, "tiles": row_take_preview(view, 0),
                     "reachable": reachable_row_indices(view), "block": row_take_block(view, 0)}
@@ -198,3 +202,33 @@ def test_bridge_speaks_json() -> None:
     other = Session()
     other.resume(kept, 1.0)
     assert json.loads(other.message('{"type": "hello"}', 1.0))[0]["view"] == snap["view"]
+
+
+def test_a_match_kept_in_the_first_format_resumes() -> None:
+    """A match kept before the practice ran the room core (format 1: the round's deal
+    beside its options, its log without seqs) resumes where it was and plays on."""
+    room = PracticeRoom({"variant": "remi45", "seats": 3, "turn_seconds": 60}, "old", 0.0,
+                        bot_delay=0.05)
+    now = 0.0
+    while room.round is not None and len(room.round.log) < 9:
+        now = max(now, room.due() or now)
+        if room.round.turn == PLAYER and not room.timed_out:
+            action = fallback_action(view_for(room.round, PLAYER))
+            room.message({"type": "action", "seq": len(room.round.log) + 1,
+                          "base_version": room.version, "action": action}, now)
+        else:
+            room.tick(now)
+    kept = room.to_dict(now)
+    options = dict(kept["round"]["options"])
+    deal = options.pop("deal")
+    first = {**kept, "format": 1, "rack": None, "recent": [], "turn_left": 30.0,
+             "round": {"number": kept["round"]["number"], "deal": deal, "options": options,
+                       "log": [[seat, action] for seat, action, _, _ in kept["round"]["log"]]}}
+    del first["racks"]
+    again = PracticeRoom.from_dict(json.loads(json.dumps(first)), now + 60)
+    (a,) = room.message({"type": "hello"}, now)
+    (b,) = checked(again.message({"type": "hello"}, now + 60))
+    for key in ("version", "view", "seats", "scores"):
+        assert a[key] == b[key], key
+    frames, _ = run(again, now + 60)
+    assert frames[-1]["event"]["do"] == "match_over"

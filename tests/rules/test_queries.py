@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from helpers import Ids, act, make_round, tid
+from helpers import Ids, act, fmt, make_round, tid
 
 from server.rules import RoundOptions, new_round
+from server.rules.melds import meld_value, read_meld
 from server.rules.queries import (
+    arrange,
     evaluate_formation,
     hand_value,
     opening_lock,
@@ -15,6 +17,7 @@ from server.rules.queries import (
     row_take_preview,
 )
 from server.rules.state import BUILD
+from server.rules.tiles import face_of
 from server.rules.views import view_for
 
 
@@ -165,3 +168,38 @@ def test_a9_opening_lock_with_the_taken_tile() -> None:
     lock = opening_lock(view_for(s, 0), [run], taken)
     assert (lock["locked"], lock["code"], lock["taken_used"]) == (True, "taken_tile_unused", False)
     assert opening_lock(view_for(s, 0), [run])["taken_used"] is None
+
+
+# ------------------------------------------------------------------ arranging the rack
+def test_arrange_finds_the_run_and_the_set_and_leaves_the_rest() -> None:
+    s = make_round(["4H 5H 6H 7H QS QD QC 2C 9D", "2S 3S"])
+    a = arrange(view_for(s, 0))
+    assert [(m["kind"], fmt(m["tiles"]), m["value"]) for m in a["melds"]] == [
+        ("run", ["4H", "5H", "6H", "7H"], 20), ("set", ["QS", "QD", "QC"], 30)]
+    assert sorted(fmt(a["left"])) == ["2C", "9D"]
+    assert a["complete"] is True
+
+
+def test_arrange_puts_a_joker_where_it_saves_the_most() -> None:
+    s = make_round(["JS QS JK 3C 3D 8H", "2S 3S"])
+    a = arrange(view_for(s, 0))
+    assert len(a["melds"]) == 1
+    meld = a["melds"][0]
+    assert meld["kind"] == "run" and tid("JK") in meld["tiles"]
+    assert {tid("JS"), tid("QS")} <= set(meld["tiles"])
+    assert sorted(fmt(a["left"])) == ["3C", "3D", "8H"]
+
+
+@pytest.mark.parametrize("variant", ["remi", "remi45", "etalat", "remi101"])
+def test_arrange_splits_the_hand_into_melds_the_engine_accepts(variant: str) -> None:
+    for seed in range(12):
+        view = view_for(new_round(variant, players=4, seed=seed), 0)
+        a = arrange(view)
+        laid = [t for m in a["melds"] for t in m["tiles"]]
+        assert sorted(laid + a["left"]) == sorted(view.hand)  # every tile once
+        rules = view.variant.meld_rules
+        for m in a["melds"]:
+            assert meld_value(read_meld(m["tiles"], m["kind"], rules), rules) == m["value"]
+        if rules.doubles:  # B.3: a pair left over is offered as a double
+            left_faces = [face_of(t) for t in a["left"]]
+            assert len(left_faces) == len(set(left_faces))

@@ -31,12 +31,14 @@ import pytest
 from fastapi import FastAPI
 from redis.asyncio import Redis
 from redisproc import RedisProcess, redis_process
+from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
 from server.app import create_app
 from server.settings import Settings
-from server.storage.database import sqlite_path
+from server.storage.database import Database, sqlite_path
 from server.storage.migrate import migrate
+from server.storage.models import Action
 
 PG_URL = os.environ.get(
     "REMI_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
@@ -101,6 +103,10 @@ def base_settings(**overrides: Any) -> Settings:
         "migrate_on_startup": True,
         "cookie_secure": False,
         "log_format": "text",
+        # Every app starts its bots' worker at start-up: a thread here (a process for
+        # each test's app would cost seconds of CPU each); the tests of the worker
+        # process ask for it.
+        "bot_searches": "thread",
     }
     values.update(overrides)
     return Settings(**values)
@@ -271,3 +277,13 @@ class Players:
 def players(client: httpx.AsyncClient) -> Players:
     """Player factory on the test client."""
     return Players(client)
+
+
+async def played(db: Database, round_id: int, seats: Any, source: str = "player") -> None:
+    """Log one move of ``source`` for each of these seats in the round (a player's own
+    move by default: a seat whose player made none earns nothing, docs/economy.md)."""
+    async with db.transaction() as s:
+        last = await s.scalar(select(func.max(Action.seq)).where(Action.round_id == round_id))
+        for i, seat in enumerate(seats, start=(last or 0) + 1):
+            s.add(Action(round_id=round_id, seq=i, seat=seat, action={"do": "draw"},
+                         source=source))

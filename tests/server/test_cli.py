@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from server import cli
 from server.app import create_app
+from server.fairness import verifier
 from server.settings import Settings
 from server.wsprotocol import RoomSocketProtocol
 
@@ -86,7 +87,7 @@ def test_verify_takes_a_room_id_that_begins_with_a_dash(
     seen: list[tuple[object, ...]] = []
     monkeypatch.setenv("REMI_DATA_DIR", str(data_dir))
     monkeypatch.setattr(
-        cli.verifier, "run", lambda *args: seen.append(args) or 0  # type: ignore[func-returns-value]
+        verifier, "run", lambda *args: seen.append(args) or 0  # type: ignore[func-returns-value]
     )
     assert cli.main(["verify", "--room", room, "--round", "3"]) == 0
     assert seen[0][:3] == (None, room, 3)

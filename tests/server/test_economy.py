@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from conftest import played
 from sqlalchemy import func, select
 
 import server.economy.settlement as settlement
@@ -123,6 +124,7 @@ async def test_settlement_once_under_concurrent_retries(bank: Bank) -> None:
     j.start()
     try:
         rid = await j.begin_round(room, 1, "remi101", "s", 0, {})
+        await played(bank.db, rid, [0, 1])
         scores = [-40, 101, -61]
         finish = RoundFinish(rid, {"r": 1}, scores)
         await asyncio.gather(*(j.finish_round(finish) for _ in range(12)))
@@ -145,6 +147,7 @@ async def test_a_crash_before_the_commit_settles_nothing_then_once(
     then settles once."""
     room = await _room(bank)
     rid = await Journal(bank.db).begin_round(room, 1, "remi101", "s", 0, {})
+    await played(bank.db, rid, [0, 1])
     real = settlement.settle_round
 
     def crash(conn: Any, *args: Any) -> int:
@@ -197,6 +200,7 @@ async def test_ledger_equals_balance_over_random_matches_and_restarts(
             for number in range(1, rng.randint(2, 4)):
                 scores = [rng.randint(-150, 250) for _ in range(3)]
                 rid = await Journal(bank.db).begin_round(room, number, "remi101", "s", 0, {})
+                await played(bank.db, rid, range(seated))
                 journals = [Journal(bank.db) for _ in range(rng.randint(1, 3))]
                 for j in journals:
                     j.start()
@@ -272,4 +276,29 @@ async def test_buying_joker_credits(bank: Bank) -> None:
     assert err.value.code.value == "insufficient_balance"
     bought = [e for e in await bank.economy.ledger(ana) if e.reason == "joker_bought"]
     assert [(e.amount, e.credits) for e in bought] == [(-3 * price, 3)]
+    await _check_sums(bank)
+
+
+async def test_an_idle_seat_settles_its_losses_but_no_gains(bank: Bank) -> None:
+    """A round in which a seat's player made no move of their own (a stand-in bot and
+    timeouts played it) settles the seat's loss but not its gain, in the round's own
+    transaction; a seat whose player moved settles its score."""
+    room = await _room(bank, seated=3)
+    ana, bob, cip = (p.id for p in bank.players)
+    j = Journal(bank.db)
+    rid = await j.begin_round(room, 1, "remi101", "s", 0, {})
+    await played(bank.db, rid, [0])  # Ana played
+    await played(bank.db, rid, [1, 2], source="bot")  # Bob and Cip were away ...
+    await played(bank.db, rid, [1], source="timeout")  # ... or let their time run out
+    await j.finish_round(RoundFinish(rid, {}, [-40, 120, -61]))
+    assert await _round_rows(bank, room) == [(ana, 1, 0, -40), (bob, 1, 1, 0), (cip, 1, 2, -61)]
+    # The next round Bob plays one move himself: his win counts.
+    rid2 = await j.begin_round(room, 2, "remi101", "s", 0, {})
+    await played(bank.db, rid2, [2], source="bot")
+    await played(bank.db, rid2, [1])
+    await j.finish_round(RoundFinish(rid2, {}, [-10, 80, 25]))
+    assert (await _round_rows(bank, room))[3:] == [(ana, 2, 0, -10), (bob, 2, 1, 80),
+                                                   (cip, 2, 2, 0)]
+    assert (await bank.economy.account(bob)).balance == START + 80
+    assert (await bank.economy.account(cip)).balance == START - 61
     await _check_sums(bank)

@@ -25,7 +25,7 @@ from conftest import PG_URL, REDIS_URL, base_settings, plain_pg_dsn, unavailable
 from pgproxy import PgProxy
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
-from wsharness import running_server
+from wsharness import running_server, simple_move
 
 from server.settings import Settings
 from server.storage.database import Database
@@ -161,3 +161,46 @@ async def test_a_connection_asyncpg_calls_busy_is_thrown_away(
         await db.ping()
     finally:
         await db.dispose()
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+async def test_a_node_cut_off_from_postgresql_hands_its_sockets_to_another(
+    proxied: tuple[Settings, PgProxy, PgProxy],
+) -> None:
+    """Two nodes on one database and one Redis; the first reaches PostgreSQL through the
+    proxy, the second directly. The first plays a room; one player's socket is on it,
+    the other's on the second node, bridged. When the first loses PostgreSQL (its packets
+    dropped), the second adopts the room once the lease lapses, and the first, its
+    heartbeat failed for a lease, closes its sockets with 1012: the player reconnects, to
+    the second node, and plays on. (Without the hand-off the first node's socket stays
+    open on a room paused for good.)"""
+    cut, pg, _ = proxied
+    direct = cut.model_copy(update={"database_url": PG_URL})
+    async with running_server(direct, LIVE) as two, running_server(cut, LIVE) as one:
+        _, ana = await one.player("Ana")
+        _, bob = await one.player("Bob")
+        room = await one.room(ana, variant="remi", seats=2, turn_seconds=120)
+        await one.sit(bob, room, 1)  # the first node claims the room
+        assert room in one.live.actors and room not in two.live.actors
+        a = await one.client(ana, room)
+        b = await two.client(bob, room)  # bridged to the first node
+        await a.hello()
+        await b.hello()
+        await one.start(ana, room)
+        for c in (a, b):
+            await c.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "round_start")
+        pg.blackhole()
+        assert a.closed is not None
+        code, _ = await asyncio.wait_for(a.closed, 60)
+        assert code == 1012  # handed off: the client reconnects, to a node that plays on
+        again = await two.client(ana, room)
+        await again.hello()
+        mover = again if again.my_turn() else None
+        if mover is None:
+            b2 = await two.client(bob, room)
+            await b2.hello()
+            mover = b2
+        assert mover.view is not None and mover.my_turn()
+        assert (await mover.act(simple_move(mover.view)))["type"] == "ack"
+        pg.restore()

@@ -571,7 +571,7 @@ GOLDEN: list[tuple[str, str]] = [
         '{"type":"query","seq":3,"query":"nope"}',
         (
             '{"type":"error","seq":3,"code":"bad_message","message":"query: Input s'
-            "hould be 'formations' or 'row_preview'\"}"
+            "hould be 'formations', 'row_preview' or 'arrange'\"}"
         ),
     ),
     (

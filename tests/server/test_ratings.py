@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 import pytest
+from conftest import played
 from openskill.models import PlackettLuce
 from sqlalchemy import func, select, update
 
@@ -77,6 +78,7 @@ async def _match(
         await club.rooms.take_seat(room.id, i, p, room.invite_code)
     await club.rooms.start(room.id, seated[0])
     rid = await club.log.begin_round(room.id, 1, variant, "seed", 0, {})
+    await played(club.db, rid, range(len(seated)))
     await club.log.finish_round(rid, {"out": 0, "breakdown": []}, list(totals))
     if record:
         winners = [i for i, t in enumerate(totals) if t == max(totals)]
@@ -215,3 +217,26 @@ async def test_practice_bot_only_and_roundless_matches_are_not_rated(club: Club)
     await club.rooms.start(room.id, ana)
     assert await club.log.record_match(MatchFinish(room.id, [0, 0], [0, 1], 0))
     assert await _changes(club, room.id) == 0
+
+
+async def test_a_match_a_player_mostly_did_not_play_is_not_rated_for_them(
+    club: Club,
+) -> None:
+    """Bob made moves of his own in one round of three (a stand-in bot played the rest):
+    he is not rated for the match; Ana, who played every round, is."""
+    ana, bob = club.players[0], club.players[1]
+    room = await club.rooms.create_room(
+        ana, RoomSettings.model_validate({"variant": "remi", "seats": 2})
+    )
+    await club.rooms.take_seat(room.id, 1, bob)
+    await club.rooms.start(room.id, ana)
+    for number in (1, 2, 3):
+        rid = await club.log.begin_round(room.id, number, "remi", "seed", 0, {})
+        await played(club.db, rid, [0] if number > 1 else [0, 1])
+        await played(club.db, rid, [1], source="bot")
+        await club.log.finish_round(rid, {"out": 1, "breakdown": []}, [-20, 50])
+    assert await club.log.record_match(MatchFinish(room.id, [-60, 150], [1], 3))
+    assert await _rating(club, bob) is None
+    rated = await _rating(club, ana)
+    assert rated is not None and rated.matches == 1
+    assert await _changes(club, room.id) == 1

@@ -93,3 +93,6 @@ def test_the_client_names_its_http_types_from_the_generated_file() -> None:
     assert 'import type * as gen from "./api.gen";' in client
     assert not re.search(r"^export interface (RoomView|Player|Account|Profile)\b", client,
                          re.MULTILINE)
+    tournaments = (GENERATED.parent / "tournament.ts").read_text(encoding="utf-8")
+    assert "export type TournamentDetail = gen.TournamentDetail;" in tournaments
+    assert "interface" not in tournaments.split("export const listTournaments", 1)[0]

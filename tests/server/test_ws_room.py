@@ -285,6 +285,10 @@ async def test_query_answers_from_the_seat_view(srv: Server) -> None:
     block = res["result"].pop("block")
     assert res["result"] == {"index": 0, "tiles": [], "reachable": []}
     assert block["code"] == "wrong_phase"  # the seat has taken: nothing is reachable
+    await a.send({"type": "query", "seq": 3, "query": "arrange"})
+    res = await a.wait(lambda m: m["type"] == "query_result" and m["seq"] == 3)
+    laid = [t for m in res["result"]["melds"] for t in m["tiles"]]
+    assert sorted(laid + res["result"]["left"]) == sorted(hand)  # the seat's own hand only
 
 
 async def test_empty_room_ends_after_grace_with_scores(tmp_path: Path) -> None:

@@ -47,6 +47,9 @@ test("sign up as a guest's account, sign in on a second context", { timeout: 120
   );
   const after = await first.locator("[data-testid=balance]").textContent();
   assert.ok(Number(after) < Number(balance));
+  // The top bar's chip follows at once, without a reload.
+  assert.equal(await first.locator("[data-testid=chip-balance]").textContent(), after);
+  assert.equal(await first.locator("[data-testid=chip-credits]").textContent(), String(credits + 1));
 
   // Sign up: the guest claims a username and a password.
   await first.fill("[data-testid=claim-username]", "ana.m");

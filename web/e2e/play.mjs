@@ -121,7 +121,7 @@ export async function read(page) {
       row,
       melds,
       summary: !!document.querySelector("[data-testid=summary]"),
-      cols: 14,
+      cols: Number(document.querySelector("[data-testid=rack]")?.dataset.cols ?? 14),
     };
   });
 }
@@ -349,11 +349,11 @@ export async function layFormation(page, tiles) {
     start = emptyStretch(st, tiles.length, tiles);
     if (start === null) {
       const slots = tiles.map((t) => slotOf(st, t)).sort((a, b) => a - b);
-      const together = slots.every((x, i) => i === 0 || x === slots[i - 1] + 1) && Math.floor(slots[0] / 14) === Math.floor(slots[slots.length - 1] / 14);
+      const together = slots.every((x, i) => i === 0 || x === slots[i - 1] + 1) && Math.floor(slots[0] / st.cols) === Math.floor(slots[slots.length - 1] / st.cols);
       if (together) {
         // The formation starts at the first tile of its group.
         let first = slots[0];
-        while (first % 14 > 0 && st.rack[first - 1].tile !== null) first--;
+        while (first % st.cols > 0 && st.rack[first - 1].tile !== null) first--;
         start = first;
         tiles = [];
       }

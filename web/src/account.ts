@@ -4,11 +4,12 @@
 // shows its answers (docs/economy.md).
 import * as api from "./api";
 import { h, toast } from "./dom";
-import { reason, t } from "./i18n";
+import { failureText, reason, translated, t } from "./i18n";
 
 function showError(err: unknown): void {
-  if (err instanceof api.ApiError) toast(reason(err.code, err.message), "error", err.message);
-  else toast(String(err));
+  // The server's English is shown only when the page has no words of its own for the code.
+  if (err instanceof api.ApiError) toast(reason(err.code, err.message), "error", translated(err.code) ? undefined : err.message);
+  else toast(failureText(err));
 }
 
 function field(id: string, label: string, type: string, autocomplete: string): [HTMLElement, HTMLInputElement] {
@@ -57,6 +58,8 @@ export function accountCard(): HTMLElement {
   );
 
   const show = (acc: api.Account) => {
+    // The top bar's chip shows the same sums at once.
+    window.dispatchEvent(new CustomEvent<api.Account>(ACCOUNT_EVENT, { detail: acc }));
     balance.textContent = String(acc.balance);
     credits.textContent = String(acc.joker_credits);
     who.textContent = acc.username ? t("account.signedInAs", { name: acc.username }) : t("account.guest");
@@ -201,12 +204,19 @@ export function accountChip(): HTMLElement {
     h("span", { class: "sr-only" }, t("account.credits"), " "),
     credits,
   );
-  api.account().then(
-    (acc) => {
-      balance.textContent = String(acc.balance);
-      credits.textContent = String(acc.joker_credits);
-    },
-    () => chip.remove(),
-  );
+  const fill = (acc: api.Account) => {
+    balance.textContent = String(acc.balance);
+    credits.textContent = String(acc.joker_credits);
+  };
+  const changed = (e: Event) => {
+    if (!chip.isConnected) window.removeEventListener(ACCOUNT_EVENT, changed);
+    else fill((e as CustomEvent<api.Account>).detail);
+  };
+  window.addEventListener(ACCOUNT_EVENT, changed);
+  api.account().then(fill, () => chip.remove());
   return chip;
 }
+
+/** Sent on `window` with the account whenever the page learns new sums (a joker bought,
+ * an account claimed): every balance shown follows at once. */
+export const ACCOUNT_EVENT = "remi:account";

@@ -3,16 +3,12 @@
 // match starts; the pot goes to the best standings (GET /api/arena: the stakes offered and
 // how a pot is shared). The lobby hands this box the waiting rooms it loads (update).
 import * as api from "./api";
+import type { ArenaInfo } from "./api.gen";
 import { variantFacts, variantName, variants } from "./catalogue";
 import { clear, h, nameEl } from "./dom";
 import { t, tParts } from "./i18n";
 import { endText, joinButton, showApiError } from "./lobby";
 import type { App } from "./main";
-
-interface ArenaInfo {
-  stakes: number[];
-  payouts: Record<string, number[]>;
-}
 
 const arenaInfo = () => api.call<ArenaInfo>("GET", "/api/arena");
 

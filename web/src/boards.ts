@@ -26,7 +26,11 @@ function topbar(app: App, title: string): HTMLElement {
   );
 }
 
-const fmtRating = (r: number | null) => (r === null ? "—" : r.toFixed(1));
+/** The rating as players know it: 1500 for a new player, 40 points per unit of the model's
+ * value (openskill's ordinal mu − 3·sigma, 0 for a new player; docs/economy.md). The order is
+ * the model's. */
+export const shownRating = (ordinal: number): number => Math.round(1500 + 40 * ordinal);
+const fmtRating = (r: number | null) => (r === null ? "—" : String(shownRating(r)));
 const pct = (x: number | null) => (x === null ? "—" : `${Math.round(x * 100)}%`);
 
 function playerLink(id: string, name: string): HTMLElement {

@@ -5,6 +5,12 @@
 // authenticated, 4403 signed out (the token was revoked), 4404 no such room, 4409 the
 // seat is played from another device or tab. The hello names this tab's device id
 // (deviceId), so the server tells an older tab that its seat is now played here.
+// A message refused with a retry hint (busy, database_unavailable: nothing was played) is
+// sent again by request() with a new seq, no sooner than the hint and backing off, a few
+// times, before its refusal reaches the page: clients never resend into a storm.
+// The page pings every PING_MS; a socket that has brought nothing for SILENT_MS (a server
+// node frozen or cut off answers nothing, and its TCP connection may stay up for minutes)
+// is left at once for a new one, which the load balancer gives to another node.
 
 import { reconnectDelay } from "./backoff";
 import type { Ack, ActionMessage, ClientMessage, QueryMessage, QueryResult, RackMessage, ServerMessage } from "./protocol.gen";
@@ -12,7 +18,12 @@ import type { Ack, ActionMessage, ClientMessage, QueryMessage, QueryResult, Rack
 export interface ServerError {
   code: string;
   message: string;
+  /** The server's hint: the message may succeed if sent again after this many ms. */
+  retryAfterMs?: number;
 }
+
+/** How often request() sends a message again after a refusal with a retry hint. */
+export const RETRY_TRIES = 4;
 
 /** A message that gets an answer for its seq (the seq is added here). */
 export type Request = Omit<ActionMessage, "seq"> | Omit<RackMessage, "seq"> | Omit<QueryMessage, "seq">;
@@ -32,6 +43,11 @@ export interface ConnHandlers {
 }
 
 const REPLY_TIMEOUT_MS = 15000;
+
+/** How often the page pings the server (every answer, pong or not, shows it is alive). */
+export const PING_MS = 2000;
+/** A socket that brought nothing for this long is left for a new one (another node). */
+export const SILENT_MS = 6000;
 
 /** Closes after which the connection does not retry by itself. */
 export const FATAL_CLOSES = [4003, 4401, 4403, 4404, 4409];
@@ -83,10 +99,12 @@ export class RoomConnection implements Transport {
   private retryTimer = 0;
   private pingTimer = 0;
   private everOpened = false;
+  private lastHeard = 0;
 
   constructor(
     private roomId: string,
     private handlers: ConnHandlers,
+    private now: () => number = () => Date.now(),
   ) {}
 
   get url(): string {
@@ -121,10 +139,12 @@ export class RoomConnection implements Transport {
       };
       ws.send(JSON.stringify(hello));
       this.handlers.onStatus("open");
+      this.lastHeard = this.now();
       window.clearInterval(this.pingTimer);
-      this.pingTimer = window.setInterval(() => this.raw({ type: "ping" }), 20000);
+      this.pingTimer = window.setInterval(() => this.beat(ws), PING_MS);
     };
     ws.onmessage = (ev) => {
+      this.lastHeard = this.now();
       let msg: ServerMessage;
       try {
         msg = JSON.parse(String(ev.data)) as ServerMessage;
@@ -133,33 +153,54 @@ export class RoomConnection implements Transport {
       }
       this.dispatch(msg);
     };
-    ws.onclose = (ev) => {
-      window.clearInterval(this.pingTimer);
-      if (this.ws === ws) this.ws = null;
-      // Whatever was waiting for an answer will not get one on this connection.
-      for (const [seq, w] of this.waiters) {
-        window.clearTimeout(w.timer);
-        w.reject({ code: "network", message: "connection lost" });
-        this.waiters.delete(seq);
-      }
-      if (this.closedByUs) {
-        this.handlers.onStatus("closed");
-        return;
-      }
-      if (FATAL_CLOSES.includes(ev.code)) {
-        // Not authenticated / signed out / no such room / played elsewhere: retrying will
-        // not help (or would take the seat back from the other device).
-        this.closedByUs = true;
-        this.handlers.onStatus("closed");
-        this.handlers.onFatal(ev.code);
-        return;
-      }
-      this.handlers.onStatus("lost");
-      this.scheduleRetry();
-    };
+    ws.onclose = (ev) => this.lost(ws, ev.code);
     ws.onerror = () => {
       /* onclose follows */
     };
+  }
+
+  /** Each PING_MS: ping, or leave a socket that has brought nothing for SILENT_MS. */
+  private beat(ws: WebSocket): void {
+    if (this.ws !== ws) return;
+    if (this.now() - this.lastHeard > SILENT_MS) {
+      // A frozen node may never complete a close: forget the socket now and reconnect.
+      ws.onopen = ws.onmessage = ws.onclose = null;
+      try {
+        ws.close(4000);
+      } catch {
+        /* already closing */
+      }
+      this.lost(ws, 1006);
+      return;
+    }
+    this.raw({ type: "ping" });
+  }
+
+  /** The socket is gone (closed, or left as silent): reject what waited, then retry
+   * unless the close says retrying will not help. */
+  private lost(ws: WebSocket, code: number): void {
+    window.clearInterval(this.pingTimer);
+    if (this.ws === ws) this.ws = null;
+    // Whatever was waiting for an answer will not get one on this connection.
+    for (const [seq, w] of this.waiters) {
+      window.clearTimeout(w.timer);
+      w.reject({ code: "network", message: "connection lost" });
+      this.waiters.delete(seq);
+    }
+    if (this.closedByUs) {
+      this.handlers.onStatus("closed");
+      return;
+    }
+    if (FATAL_CLOSES.includes(code)) {
+      // Not authenticated / signed out / no such room / played elsewhere: retrying will
+      // not help (or would take the seat back from the other device).
+      this.closedByUs = true;
+      this.handlers.onStatus("closed");
+      this.handlers.onFatal(code);
+      return;
+    }
+    this.handlers.onStatus("lost");
+    this.scheduleRetry();
   }
 
   private scheduleRetry(): void {
@@ -202,7 +243,10 @@ export class RoomConnection implements Transport {
       if (w) {
         this.waiters.delete(msg.seq);
         window.clearTimeout(w.timer);
-        if (msg.type === "error") w.reject({ code: msg.code, message: msg.message ?? "" });
+        if (msg.type === "error") {
+          const hint = typeof msg.retry_after_ms === "number" ? { retryAfterMs: msg.retry_after_ms } : {};
+          w.reject({ code: msg.code, message: msg.message ?? "", ...hint });
+        }
         else w.resolve(msg);
         return; // the requester handles its answer
       }
@@ -228,8 +272,23 @@ export class RoomConnection implements Transport {
     return this.seq;
   }
 
-  /** Send a message that gets an answer (ack, error or query_result) for its seq. */
-  request(msg: Request): Promise<Answer> {
+  /** Send a message that gets an answer (ack, error or query_result) for its seq; a
+   * refusal with a retry hint is tried again (new seq) after max(hint, back-off), up to
+   * RETRY_TRIES times. */
+  async request(msg: Request): Promise<Answer> {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await this.once(msg);
+      } catch (e) {
+        const err = e as ServerError;
+        if (err.retryAfterMs === undefined || tries >= RETRY_TRIES || this.closedByUs) throw err;
+        const delay = Math.max(err.retryAfterMs, reconnectDelay(tries));
+        await new Promise((resolve) => window.setTimeout(resolve, delay));
+      }
+    }
+  }
+
+  private once(msg: Request): Promise<Answer> {
     const seq = this.nextSeq();
     return new Promise((resolve, reject) => {
       if (!this.raw({ ...msg, seq } as ClientMessage)) {

@@ -167,7 +167,7 @@ const ro: Dict = {
   "board.empty": "Nimeni încă.",
   "board.balance.caption": "Jucătorii după cont",
   "board.rating.caption": "Jucătorii după rating la {variant}",
-  "board.rating.hint": "Ratingul (μ − 3σ, modelul Plackett–Luce al openskill) se schimbă după fiecare meci terminat, normal, de start rapid, Arena sau turneu; antrenamentul nu contează.",
+  "board.rating.hint": "Fiecare jucător nou pornește de la 1500. Ratingul urcă sau coboară după fiecare meci terminat (normal, start rapid, Arena, turneu), după locul tău și puterea celorlalți; antrenamentul nu contează.",
   "profile.title": "Profil",
   "profile.mine": "Profilul meu",
   "profile.since": "Joacă din {date}",
@@ -370,7 +370,7 @@ const ro: Dict = {
   "replay.share": "Linkul rundei",
   "replay.share.hint": "Oricine are linkul poate urmări runda; runda unei camere private o văd doar jucătorii ei.",
   "replay.download": "Descarcă scenariul (JSON)",
-  "replay.download.hint": "Scenariul (formatul din SCENARIOS.md) se rulează cu python -m server.rules.scenario și ajunge la același rezultat.",
+  "replay.download.hint": "Fișierul păstrează runda mutare cu mutare: rejucat de motorul jocului, ajunge la același rezultat.",
   "replay.verify": "Verifică împărțirea",
   "replay.notFinished": "Runda se joacă încă: reluarea și sămânța ei apar după ce se încheie.",
   "replay.notFound": "Camera nu are o rundă cu acest număr.",
@@ -520,6 +520,7 @@ const ro: Dict = {
   "err.seq_reused": "Mesaj repetat.",
   "err.internal_error": "Serverul nu a putut salva mutarea; nu s-a schimbat nimic.",
   "err.database_unavailable": "Baza de date nu răspunde: mutarea nu a fost jucată. Încearcă din nou peste câteva clipe; mutările confirmate se păstrează.",
+  "err.busy": "Serverul este ocupat: mutarea nu a fost jucată. Încearcă din nou peste câteva clipe.",
   "err.room_unreachable": "Masa este jucată pe alt server, iar legătura cu el s-a întrerupt. Jocul e în pauză până revine legătura; reconectarea se face singură.",
   "err.invite_not_found": "Nicio cameră nu are acest cod.",
   "err.room_full": "Toate locurile camerei sunt ocupate.",
@@ -535,6 +536,81 @@ const ro: Dict = {
   "summary.note.closed (joker)": "a închis cu joker",
   "summary.note.closed (hand)": "a închis din mână",
   "summary.note.closed (hand_joker)": "a închis din mână, cu joker",
+  // The table on a phone: arrange, states, how to play (web/src/table, web/src/howto.ts).
+  "table.melds.more": "mai multe formații",
+  "table.open.progress": "Deschidere: {value} din {threshold}",
+  "table.open.run.yes": "scară ✓",
+  "table.open.run.no": "îți trebuie o scară",
+  "table.open.doubles": "sau duble: {n} din {needed}",
+  "table.open.done": "Ai deschis · {n} puncte pe masă",
+  "table.arrange": "Aranjează",
+  "table.arrange.title": "Așază piesele în cele mai bune formații găsite de motorul jocului",
+  "table.arrange.notNow": "Termină întâi luarea în curs (sau renunță la ea).",
+  "table.status.botForYou": "Un bot joacă acum pentru tine: timpul tău a expirat sau ai lipsit.",
+  "table.takeBack": "Iau locul înapoi",
+  "table.phase.firstDiscard": "primul rând: doar arunci o piesă",
+  "table.open.label": "Deschidere:",
+  "practice.history.rounds#one": "{n} rundă",
+  "practice.history.rounds#other": "{n} de runde",
+  "tour.sitngo#other": "Sit & Go · {n} de jucători",
+  "profile.history.aria#one": "Ratingul: de la {from} la {to} într-un meci evaluat",
+  "profile.history.aria#other": "Ratingul: de la {from} la {to} în {n} de meciuri evaluate",
+  "table.stock.count#one": "{n} piesă în talon",
+  "table.stock.count#other": "{n} de piese în talon",
+  "table.tiles#one": "{n} piesă",
+  "table.tiles#other": "{n} de piese",
+  "table.seat.openedLong#one": "a deschis; {n} punct pus pe masă în runda asta",
+  "table.seat.openedLong#other": "a deschis; {n} de puncte puse pe masă în runda asta",
+  "verify.deal.ok#other": "Cele {n} de piese, amestecate din sămânță, dau exact mâinile, atuul și talonul din jurnal.",
+  "verify.log.ok#one": "Singura mutare este permisă, pornind de la împărțirea seminței, și încheie runda.",
+  "verify.log.ok#other": "Toate cele {n} de mutări sunt permise, pornind de la împărțirea seminței, și încheie runda.",
+  "move.takeRow.deep#other": "{name} a rupt rândul: {n} de piese, până la {tile}, și a etalat {melds}{open}",
+  "table.open.done#one": "Ai deschis · {n} punct pe masă",
+  "table.open.done#other": "Ai deschis · {n} de puncte pe masă",
+  "howto.title": "Cum se joacă: {variant}",
+  "howto.link": "Cum se joacă",
+  "howto.variants": "Variantele",
+  "howto.or": " sau ",
+  "howto.deal": "Jucători și împărțire",
+  "howto.deal.text": "{min}–{max} jucători, {tiles} de piese. Primul jucător primește {first} piese, ceilalți câte {others} ({rule}).",
+  "howto.deal.short": "Jocul scurt, în {players}: {tiles} de piese, {first} și {others} în mână.",
+  "howto.turn": "O tură",
+  "howto.turn.text": "Iei o piesă: {take}. Apoi poți etala formații și adăuga la cele de pe masă; închei aruncând o piesă ({rule}). Mereu păstrezi o piesă de aruncat.",
+  "howto.turn.first": "În prima ta tură a rundei nu pui nimic pe masă: doar iei și arunci; primul jucător doar aruncă (A.4).",
+  "howto.take.draw": "tragi din talon",
+  "howto.take.take_row": "rupi rândul aruncărilor: iei o piesă și tot ce e după ea, folosind-o imediat într-o formație nouă (A.9)",
+  "howto.take.take_discard": "iei ultima piesă aruncată, folosind-o imediat (B.4)",
+  "howto.take.joker_button": "apeși butonul de joker, o dată pe rundă (B.9)",
+  "howto.melds": "Formațiile",
+  "howto.melds.rule": "Formațiile valide ({rule}):",
+  "howto.meld.run": "scară: {n} sau mai multe piese consecutive de aceeași culoare",
+  "howto.meld.set": "terță: {n} sau 4 piese de aceeași valoare, în culori diferite",
+  "howto.meld.double": "dublă: {n} piese identice",
+  "howto.meld.aceHigh": "asul poate fi și după rege",
+  "howto.meld.aceLow": "1 e doar la început",
+  "howto.meld.jokers": "jokerul ține locul oricărei piese",
+  "howto.meld.jokersMax": "jokerul ține locul oricărei piese, cel mult {n} într-o formație",
+  "howto.open": "Deschiderea",
+  "howto.open.text": "Prima etalare a rundei trebuie să aibă {what} ({rule}). Tabla îți arată mereu cât ai strâns.",
+  "howto.open.points": "cel puțin {n} de puncte",
+  "howto.open.run": "o scară",
+  "howto.open.doubles": "sau {n} duble",
+  "howto.open.rising": "și fiecare deschidere pe puncte trebuie să o întreacă pe cea dinainte (B.8)",
+  "howto.open.join": ", ",
+  "howto.open.none": "nimic anume",
+  "howto.atu": "Atuul",
+  "howto.atu.text": "Piesa întoarsă după împărțire. Nimeni nu o trage; în tura în care închizi o poți folosi într-o formație. Cine a primit perechea atuului primește 50; un atu joker sau as dublează scorurile rundei (A.12, A.16).",
+  "howto.row": "Rândul aruncărilor",
+  "howto.row.text": "Piesele aruncate rămân la rând. După ce ai deschis poți lua mai adânc în rând; înainte, doar ultima piesă (A.9).",
+  "howto.row.depth": "Camera poate limita cât de adânc se vede rândul.",
+  "howto.jokers": "Jokerii",
+  "howto.joker.buy": "După deschidere poți cumpăra un joker de pe masă cu piesa pe care o ține; jokerul cumpărat se folosește o singură dată (A.11).",
+  "howto.joker.recover": "După deschidere poți lua un joker de pe masă dând piesa pe care o ține (B.10).",
+  "howto.joker.layoff": "Un joker se poate și adăuga la o formație de pe masă.",
+  "howto.joker.button": "Butonul de joker (dacă masa îl are): o dată pe rundă iei un joker nou în loc să tragi (B.9).",
+  "howto.score": "Scorul",
+  "howto.score.A": "Valori: 2–9 câte 5; 10, J, Q, K câte 10; asul 25 în terță, 5 la începutul scării, 10 după rege; jokerul pe masă cât piesa ținută, în mână 50 (A.6). Cine închide: ce a pus pe masă plus 50 (100 cu joker în ultima formație sau aruncat la final; la Etalat 100). Cine a deschis: ce a pus minus ce are în mână. Cine n-a pus nimic: −100 (A.16).",
+  "howto.score.B": "Piesele valorează cât numărul lor; jokerul în mână 101 (B.5). Cine închide: +101 (+202 cu jokerul aruncat la final, iar penalitățile se dublează; din mână, fără deschidere înainte: +202 și −404 pentru fiecare adversar). Ceilalți: 202 dacă n-au deschis, altfel suma pieselor din mână (de două ori pentru deschiderea pe duble) (B.11, B.12).",
   // The coach (web/src/coach.ts): the round's review and the practice's hint.
   "coach.title": "Antrenorul",
   "coach.about": "Analiza rulează pe acest dispozitiv și folosește la fiecare decizie doar ce vedea locul ales atunci: joacă runda mai departe de multe ori, cu piesele ascunse împărțite la întâmplare, și arată deciziile care au costat clar puncte.",
@@ -722,7 +798,7 @@ const en: Dict = {
   "board.empty": "Nobody yet.",
   "board.balance.caption": "Players by balance",
   "board.rating.caption": "Players by rating in {variant}",
-  "board.rating.hint": "The rating (μ − 3σ, openskill's Plackett–Luce model) changes after each finished normal, quick start, Arena or tournament match; practice does not count.",
+  "board.rating.hint": "Every new player starts at 1500. The rating goes up or down after each finished match (normal, quick start, Arena, tournament), by your place and the others' strength; practice does not count.",
   "profile.title": "Profile",
   "profile.mine": "My profile",
   "profile.since": "Playing since {date}",
@@ -925,7 +1001,7 @@ const en: Dict = {
   "replay.share": "Link to this round",
   "replay.share.hint": "Anyone with the link can watch the round; a private room's rounds are for its players only.",
   "replay.download": "Download the scenario (JSON)",
-  "replay.download.hint": "The scenario file (the format of SCENARIOS.md) runs with python -m server.rules.scenario and reaches the same result.",
+  "replay.download.hint": "The file keeps the round move by move: replayed by the game's engine, it reaches the same result.",
   "replay.verify": "Check the deal",
   "replay.notFinished": "The round is still being played: its replay and its seed come once it is over.",
   "replay.notFound": "The room has no round with this number.",
@@ -1035,7 +1111,83 @@ const en: Dict = {
   "err.invalid_request": "Invalid input",
   "err.stale_version": "The table changed meanwhile; try again.",
   "err.database_unavailable": "The database does not answer: your move was not played. Try again in a moment; acknowledged moves are kept.",
+  "err.busy": "The server is busy: your move was not played. Try again in a moment.",
   "err.room_unreachable": "This table is played on another server and the link to it is down. The game is paused until the link returns; you will be reconnected automatically.",
+  // The table on a phone: arrange, states, how to play (web/src/table, web/src/howto.ts).
+  "table.melds.more": "more melds",
+  "table.open.progress": "Opening: {value} of {threshold}",
+  "table.open.run.yes": "run ✓",
+  "table.open.run.no": "a run is needed",
+  "table.open.doubles": "or doubles: {n} of {needed}",
+  "table.open.done": "You have opened · {n} points laid",
+  "table.arrange": "Arrange",
+  "table.arrange.title": "Lay the tiles out in the best melds the game's engine finds",
+  "table.arrange.notNow": "Finish the take in progress first (or give it up).",
+  "table.status.botForYou": "A bot is playing for you now: your time ran out or you were away.",
+  "table.takeBack": "Take my seat back",
+  "table.phase.firstDiscard": "first turn: discard one tile only",
+  "table.open.label": "Opening:",
+  "practice.history.rounds#one": "{n} round",
+  "practice.history.rounds#other": "{n} rounds",
+  "tour.sitngo#other": "Sit & Go · {n} players",
+  "profile.history.aria#one": "Rating: from {from} to {to} over {n} rated match",
+  "profile.history.aria#other": "Rating: from {from} to {to} over {n} rated matches",
+  "table.stock.count#one": "{n} tile in the stock",
+  "table.stock.count#other": "{n} tiles in the stock",
+  "table.tiles#one": "{n} tile",
+  "table.tiles#other": "{n} tiles",
+  "table.seat.openedLong#one": "opened; {n} point laid this round",
+  "table.seat.openedLong#other": "opened; {n} points laid this round",
+  "verify.deal.ok#other": "The {n} tiles, shuffled from the seed, give exactly the logged hands, atu and stock.",
+  "verify.log.ok#one": "The {n} move is legal from the seed's deal and ends the round.",
+  "verify.log.ok#other": "All {n} moves are legal from the seed's deal and end the round.",
+  "move.takeRow.deep#other": "{name} broke the row {n} tiles deep, down to {tile}, and laid {melds}{open}",
+  "table.open.done#one": "You have opened · {n} point laid",
+  "table.open.done#other": "You have opened · {n} points laid",
+  "howto.title": "How to play: {variant}",
+  "howto.link": "How to play",
+  "howto.variants": "The variants",
+  "howto.or": " or ",
+  "howto.deal": "Players and the deal",
+  "howto.deal.text": "{min}–{max} players, {tiles} tiles. The first player gets {first} tiles, the others {others} each ({rule}).",
+  "howto.deal.short": "The short game, for {players}: {tiles} tiles, {first} and {others} in hand.",
+  "howto.turn": "A turn",
+  "howto.turn.text": "Take a tile: {take}. Then you may lay melds and add to those on the table; you end by discarding a tile ({rule}). You always keep one tile to discard.",
+  "howto.turn.first": "In your first turn of the round nothing goes on the table: you only take and discard; the first player only discards (A.4).",
+  "howto.take.draw": "draw from the stock",
+  "howto.take.take_row": "break the discard row: take a tile and all after it, using it at once in a new meld (A.9)",
+  "howto.take.take_discard": "take the last discard, using it at once (B.4)",
+  "howto.take.joker_button": "press the joker button, once a round (B.9)",
+  "howto.melds": "Melds",
+  "howto.melds.rule": "Valid melds ({rule}):",
+  "howto.meld.run": "run: {n} or more consecutive tiles of one suit",
+  "howto.meld.set": "set: {n} or 4 tiles of one rank, in different suits",
+  "howto.meld.double": "double: {n} identical tiles",
+  "howto.meld.aceHigh": "the ace may also follow the king",
+  "howto.meld.aceLow": "1 is low only",
+  "howto.meld.jokers": "a joker stands for any tile",
+  "howto.meld.jokersMax": "a joker stands for any tile, at most {n} in a meld",
+  "howto.open": "Opening",
+  "howto.open.text": "Your first lay of the round needs {what} ({rule}). The table always shows how far you are.",
+  "howto.open.points": "at least {n} points",
+  "howto.open.run": "a run",
+  "howto.open.doubles": "or {n} doubles",
+  "howto.open.rising": "and each opening by points must beat the one before (B.8)",
+  "howto.open.join": ", ",
+  "howto.open.none": "nothing in particular",
+  "howto.atu": "The atu",
+  "howto.atu.text": "The tile turned up after the deal. Nobody draws it; in the turn you go out you may use it in a meld. The seat dealt the atu's pair gets 50; a joker or ace atu doubles the round's scores (A.12, A.16).",
+  "howto.row": "The discard row",
+  "howto.row.text": "Discards stay in a row. Once you have opened you may take deeper into the row; before, only the last tile (A.9).",
+  "howto.row.depth": "A room may limit how deep the row can be seen.",
+  "howto.jokers": "Jokers",
+  "howto.joker.buy": "After opening you may buy a table joker back with the tile it stands for; a bought joker is used once (A.11).",
+  "howto.joker.recover": "After opening you may take a table joker back by giving the tile it stands for (B.10).",
+  "howto.joker.layoff": "A joker may also be added to a meld on the table.",
+  "howto.joker.button": "The joker button (if the room has it): once a round you take a new joker instead of drawing (B.9).",
+  "howto.score": "Scoring",
+  "howto.score.A": "Values: 2–9 are 5 each; 10, J, Q, K 10; the ace 25 in a set, 5 at a run's low end, 10 after the king; a joker on the table as the tile it stands for, 50 in hand (A.6). Going out: what you laid plus 50 (100 with a joker in the last meld or as the last discard; Etalat 100). Opened: laid minus your hand. Laid nothing: −100 (A.16).",
+  "howto.score.B": "Tiles count their number; a joker in hand 101 (B.5). Going out: +101 (+202 when the last discard is a joker, and penalties double; from hand, nobody opened before: +202 and −404 for each opponent). The others: 202 if they never opened, else the sum of their hand (twice for a doubles opening) (B.11, B.12).",
   // The coach (web/src/coach.ts): the round's review and the practice's hint.
   "coach.title": "Coach",
   "coach.about": "The review runs on this device and uses, at each decision, only what the chosen seat could see then: it plays the round on many times with the hidden tiles dealt at random, and shows the decisions that clearly cost points.",
@@ -1095,9 +1247,28 @@ export function has(key: string): boolean {
   return key in (lang === "ro" ? ro : en) || key in en;
 }
 
-export function t(key: string, params: Record<string, string | number> = {}): string {
+/** The words for `key` in the chosen language; with a number `n` among the parameters, the
+ * form its plural category asks for (`Intl.PluralRules`: Romanian "1 piesă", "2 piese",
+ * "20 de piese"; English "1 tile", "2 tiles") when the dictionary has one as
+ * `key#one`, `key#few` or `key#other`, else `key` itself. */
+function lookup(key: string, params: Record<string, unknown>): string {
   const dict = lang === "ro" ? ro : en;
-  const text = dict[key] ?? en[key] ?? ro[key] ?? key;
+  if (typeof params.n === "number") {
+    const form = `${key}#${plural(params.n)}`;
+    if (form in dict) return dict[form];
+  }
+  return dict[key] ?? en[key] ?? ro[key] ?? key;
+}
+
+const pluralRules: Partial<Record<Lang, Intl.PluralRules>> = {};
+/** The plural category of `n` in the chosen language ("one", "few", "other"...). */
+export function plural(n: number): string {
+  pluralRules[lang] ??= new Intl.PluralRules(lang);
+  return pluralRules[lang]!.select(n);
+}
+
+export function t(key: string, params: Record<string, string | number> = {}): string {
+  const text = lookup(key, params);
   return text.replace(/\{(\w+)\}/g, (_, name: string) =>
     name in params ? String(params[name]) : `{${name}}`,
   );
@@ -1106,8 +1277,7 @@ export function t(key: string, params: Record<string, string | number> = {}): st
 /** `t` with parameters that are not text (a name's element): the translation as its
  * pieces, each parameter in its place, for an element builder to append. */
 export function tParts<T>(key: string, params: Record<string, string | number | T>): (string | T)[] {
-  const dict = lang === "ro" ? ro : en;
-  const text = dict[key] ?? en[key] ?? ro[key] ?? key;
+  const text = lookup(key, params);
   const out: (string | T)[] = [];
   let last = 0;
   for (const m of text.matchAll(/\{(\w+)\}/g)) {
@@ -1124,6 +1294,19 @@ export function tParts<T>(key: string, params: Record<string, string | number | 
 /** The server's reason for a refusal, in the chosen language.
  * Romanian uses our translation of the code (the server writes English); English shows
  * the server's own message, which names the exact reason. */
+/** Whether the page has its own words for an error code (then the server's English, meant
+ * for developers, need not be shown to a player). */
+export function translated(code: string | null | undefined): boolean {
+  // A refused form's words are generic ("invalid data"): the server's say which field.
+  if (code === "invalid_request" || code === "bad_message") return false;
+  return !!code && `err.${code}` in (lang === "ro" ? ro : en);
+}
+
+/** What a failure that is not the server's answer (a fetch that could not reach it) says. */
+export function failureText(err: unknown): string {
+  return err instanceof TypeError ? t("err.network") : t("common.error");
+}
+
 export function reason(code: string | null | undefined, message: string | null | undefined): string {
   if (lang === "ro" && code && `err.${code}` in ro) {
     return ro[`err.${code}`];

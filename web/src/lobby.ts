@@ -2,7 +2,7 @@ import { accountCard, accountChip, signInCard } from "./account";
 import * as api from "./api";
 import { loadCatalogue, variantFacts, variantName, variants } from "./catalogue";
 import { clear, h, nameEl, toast } from "./dom";
-import { reason, t, tParts } from "./i18n";
+import { failureText, reason, translated, t, tParts } from "./i18n";
 import type { App } from "./main";
 import { arenaBox } from "./arena";
 import { localPracticeBox } from "./practice/box";
@@ -11,8 +11,9 @@ import { tournamentsBox } from "./tournament";
 const TURN_TIMES = [15, 30, 60, 120];
 
 export function showApiError(err: unknown): void {
-  if (err instanceof api.ApiError) toast(reason(err.code, err.message), "error", err.message);
-  else toast(String(err));
+  // The server's English is shown only when the page has no words of its own for the code.
+  if (err instanceof api.ApiError) toast(reason(err.code, err.message), "error", translated(err.code) ? undefined : err.message);
+  else toast(failureText(err));
 }
 
 /** A code or a whole invite link → what to open. */
@@ -71,7 +72,8 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
         page.append(accountCard(), h("p", { class: "muted" }, t("common.loading")));
       } else {
         const arena = arenaBox(app); // the Arena's waiting tables come with the public rooms
-        page.append(yourGames(), quickStartBox(), accountCard(), practiceBox(), localPracticeBox((hash) => app.go(hash)), joinBox(), tournamentsBox(app), arena.box, publicRooms(arena.update), createForm(), identityBox());
+        // The most used first (quick start, the practice on this device, your games).
+        page.append(quickStartBox(), localPracticeBox((hash) => app.go(hash)), yourGames(), accountCard(), practiceBox(), joinBox(), tournamentsBox(app), arena.box, publicRooms(arena.update), createForm(), identityBox());
       }
     }
     root.append(page);
@@ -158,6 +160,7 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       "section",
       { class: "card quick", "data-testid": "quick-start", "aria-labelledby": "quick-title" },
       h("h2", { id: "quick-title" }, t("quick.title")),
+      h("p", { class: "small" }, h("a", { href: "#/howto/remi", "data-testid": "howto-lobby" }, t("howto.link"))),
       h(
         "div",
         { class: "quick-buttons" },

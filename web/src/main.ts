@@ -3,6 +3,7 @@ import * as api from "./api";
 import { clear, h } from "./dom";
 import { getLang, onLangChange, setLang, t } from "./i18n";
 import { renderLeaderboard, renderProfile } from "./boards";
+import { renderHowto } from "./howto";
 import { renderLobby } from "./lobby";
 import { showOriginRefused } from "./elsewhere";
 import { NEW_KEY } from "./practice/box";
@@ -18,7 +19,8 @@ import { VerifyPage } from "./verify";
 // #/practice the practice on this device (the worker's room; a reload resumes it),
 // #/replay/<room>/<round>[/<step>] a finished round step by step, #/verify/<room>/<round>
 // the check of its deal (docs/fairness.md), #/leaderboard/<variant|balance> the
-// leaderboards, #/player/<id> a player's profile, #/tournament/<id> a tournament's page.
+// leaderboards, #/player/<id> a player's profile, #/tournament/<id> a tournament's page,
+// #/howto/<variant> how to play a variant.
 export interface App {
   player: api.Player | null;
   /** The server could not be reached when the page loaded (or the browser is offline). */
@@ -107,6 +109,10 @@ function route(): void {
     const page = new TournamentPage(app, r.arg);
     current = page;
     page.start();
+    return;
+  }
+  if (r.name === "howto") {
+    current = renderHowto(app, r.arg);
     return;
   }
   if (r.name === "leaderboard") {

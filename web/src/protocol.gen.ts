@@ -53,6 +53,7 @@ export interface ErrorMessage {
   seq: number | null;
   code: string;
   message: string;
+  retry_after_ms?: number | null;
 }
 
 /**
@@ -201,12 +202,14 @@ export interface Pong {
  * discard about to be taken with them), also whether a valid one holds it.
  * `row_preview`: which tiles taking the row at `index` would bring, which
  * indices are reachable now, and why `index` is not (`block`).
+ * `arrange`: the hand split into the best melds the engine finds, for the
+ * rack's "arrange" button (`melds` with their kind and value, `left`).
  */
 export interface QueryMessage {
   type: "query";
   /** Client sequence number, increasing per player; a resend reuses it. */
   seq: number;
-  query: "formations" | "row_preview";
+  query: "formations" | "row_preview" | "arrange";
   formations?: number[][] | null;
   index?: number | null;
   /** formations: the tile a take would bring (A.9, B.4): the lock says whether a valid formation holds it. */

@@ -145,6 +145,23 @@ export class Rack {
     return out;
   }
 
+  /** Lay `groups` out in order, each whole on one row, one empty slot between groups, on
+   * `minRows` rows or as many more as they need (a group longer than a row is cut). */
+  layGroups(groups: number[][], minRows: number): void {
+    const pieces = groups.flatMap((g) => {
+      const out: number[][] = [];
+      for (let i = 0; i < g.length; i += this.cols) out.push(g.slice(i, i + this.cols));
+      return out;
+    });
+    for (let rows = minRows; ; rows++) {
+      const placed = layoutGroups(pieces, this.cols, rows, true);
+      if (placed) {
+        this.slots = placed;
+        return;
+      }
+    }
+  }
+
   /** Arrange the tiles in groups, one empty slot between groups, a group never split
    * across rows when it can be helped. `splits` are tried in order (finest grouping first):
    * each says whether two neighbours in the sorted order belong to different groups. */
@@ -202,4 +219,61 @@ function layoutGroups(groups: number[][], cols: number, rows: number, gaps: bool
 
 export function sameLayout(a: (number | null)[], b: (number | null)[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** The groups of one row of a layout: each run of adjacent tiles with its first column. */
+function rowGroups(slots: (number | null)[], from: number, cols: number): { col: number; tiles: number[] }[] {
+  const out: { col: number; tiles: number[] }[] = [];
+  for (let c = 0; c < cols; c++) {
+    const id = slots[from + c] ?? null;
+    if (id === null) continue;
+    const last = out[out.length - 1];
+    if (last && last.col + last.tiles.length === c) last.tiles.push(id);
+    else out.push({ col: c, tiles: [id] });
+  }
+  return out;
+}
+
+/** A layout of rows `from` wide drawn on rows `to` wide. Onto wider rows each row keeps its
+ * columns (a phone's rack saved for every device); onto narrower rows a row that fits keeps
+ * its columns, and one that does not has its groups flowed over as many rows as they need,
+ * one empty slot between groups, a group never cut unless it is longer than a row. So a
+ * layout narrowed then widened again, or widened then narrowed, comes back unchanged
+ * wherever its rows fit. */
+export function reflow(slots: (number | null)[], from: number, to: number): (number | null)[] {
+  if (from === to) return [...slots];
+  const rows: (number | null)[][] = [];
+  const blank = () => new Array<number | null>(to).fill(null);
+  for (let start = 0; start < slots.length; start += from) {
+    const groups = rowGroups(slots, start, from);
+    const end = groups.length ? groups[groups.length - 1].col + groups[groups.length - 1].tiles.length : 0;
+    if (end <= to) {
+      const row = blank();
+      for (const g of groups) g.tiles.forEach((id, k) => (row[g.col + k] = id));
+      rows.push(row);
+      continue;
+    }
+    let row = blank();
+    let c = 0;
+    for (const g of groups) {
+      if (c > 0) c++;
+      if (c + g.tiles.length > to && c > 0) {
+        rows.push(row);
+        row = blank();
+        c = 0;
+      }
+      for (const id of g.tiles) {
+        if (c >= to) {
+          rows.push(row);
+          row = blank();
+          c = 0;
+        }
+        row[c++] = id;
+      }
+    }
+    rows.push(row);
+  }
+  // Empty rows at the end are dropped; a layout that only had empty rows keeps one.
+  while (rows.length > 1 && rows[rows.length - 1].every((x) => x === null)) rows.pop();
+  return rows.flat();
 }

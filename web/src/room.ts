@@ -22,7 +22,7 @@ import type { GameAction, ServerMessage } from "./protocol.gen";
 import { Table, type RoomData } from "./table/index";
 import { applyMessage } from "./table/messages";
 import { emptyRoom } from "./table/state";
-import type { FormationAnswer, OpeningLock } from "./types";
+import type { ArrangeAnswer, FormationAnswer, OpeningLock } from "./types";
 
 export class RoomPage {
   private conn: Transport | null = null;
@@ -412,6 +412,7 @@ export class RoomPage {
         action: (a) => this.sendAction(a),
         queryFormations: (f, taken) => this.queryFormations(f, taken),
         queryRowPreview: (i) => this.queryRowPreview(i),
+        queryArrange: () => this.queryArrange(),
         saveRack: (layout) => {
           this.conn?.request({ type: "rack", layout }).catch(() => undefined);
         },
@@ -479,6 +480,13 @@ export class RoomPage {
     return { tiles: r.tiles ?? [], block: r.block ?? null };
   }
 
+  private async queryArrange(): Promise<ArrangeAnswer> {
+    if (!this.conn) throw { code: "network", message: "not connected" };
+    const res = await this.conn.request({ type: "query", query: "arrange" });
+    const r = (res.type === "query_result" ? res.result : {}) as Partial<ArrangeAnswer>;
+    return { melds: r.melds ?? [], left: r.left ?? [] };
+  }
+
   private leaveTable(): void {
     this.conn?.raw({ type: "leave" });
     // Give the frame a moment to leave before closing the socket.
@@ -506,7 +514,7 @@ export class RoomPage {
         h("a", { href: replayHash(this.roomId, k), target: "_blank", rel: "noopener", "data-testid": `scores-replay-${k}`, "aria-label": t("scores.replay", { n: k }), title: t("scores.replay", { n: k }) }, "▶"),
         h("a", { href: verifyHash(this.roomId, k), target: "_blank", rel: "noopener", "data-testid": `scores-verify-${k}`, "aria-label": t("scores.verify", { n: k }), title: t("scores.verify", { n: k }) }, "✓"),
       );
-    const head = h("tr", null, h("th", { scope: "col" }, t("scores.round")), Array.from({ length: n }, (_, i) => h("th", { scope: "col" }, nameEl(name(i)))), online ? h("th", { scope: "col" }, t("scores.links")) : null);
+    const head = h("tr", null, h("th", { scope: "col" }, t("scores.round")), Array.from({ length: n }, (_, i) => h("th", { scope: "col" }, nameEl(name(i)))), online ? h("th", { scope: "col", class: "links-col" }, t("scores.links")) : null);
     const body = h("tbody");
     (s?.rounds ?? []).forEach((line, k) => {
       body.append(h("tr", { "data-testid": `scores-round-${k + 1}` }, h("th", { scope: "row" }, String(k + 1)), line.map((x) => h("td", { class: (x ?? 0) < 0 ? "neg" : "pos" }, x === null ? "—" : x > 0 ? `+${x}` : String(x))), online ? links(k + 1) : null));

@@ -4,68 +4,22 @@
 // link to play one's own table or to watch the others. The server moves the tournament on
 // (server/tournaments); the page reads GET /api/tournaments/{id} every few seconds.
 import "./tournament.css";
-import { call, type PlayerRef } from "./api";
+import { call } from "./api";
+import type * as gen from "./api.gen";
 import { variantName } from "./catalogue";
 import { clear, h, nameEl } from "./dom";
 import { getLang, t } from "./i18n";
 import { showApiError } from "./lobby";
 import type { App } from "./main";
 
-export interface TournamentSummary {
-  id: string;
-  kind: "sitngo" | "scheduled";
-  status: "registering" | "running" | "finished" | "cancelled";
-  variant: string;
-  table_seats: number;
-  rounds: number;
-  turn_seconds: number | null;
-  players: number;
-  registered: number;
-  fee: number;
-  pool: number;
-  prizes: number[];
-  prize_amounts: number[];
-  stage: number;
-  stages: number;
-  starts_at: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-  you: boolean;
-}
+// The HTTP types are generated from the server's OpenAPI schema (src/api.gen.ts).
+export type TournamentSummary = gen.TournamentSummary;
+export type TableSeat = gen.TableSeatView;
+export type TournamentTable = gen.TableView;
+export type TournamentStage = gen.StageView;
+export type TournamentDetail = gen.TournamentDetail;
 
-export interface TableSeat {
-  seat: number;
-  player: PlayerRef | null;
-  bot_level: string | null;
-  total: number;
-  place: number;
-  advanced: boolean | null;
-  prize: number | null;
-}
-
-export interface TournamentTable {
-  number: number;
-  room_id: string;
-  status: string;
-  rounds_played: number;
-  seats: TableSeat[];
-}
-
-export interface TournamentStage {
-  number: number;
-  final: boolean;
-  advance: number;
-  started_at: string;
-  finished_at: string | null;
-  tables: TournamentTable[];
-}
-
-export interface TournamentDetail extends TournamentSummary {
-  entries: { player: PlayerRef; place: number | null; prize: number | null; out_stage: number | null }[];
-  stage_list: TournamentStage[];
-}
-
-export const listTournaments = () => call<{ tournaments: TournamentSummary[] }>("GET", "/api/tournaments");
+export const listTournaments = () => call<gen.TournamentList>("GET", "/api/tournaments");
 export const getTournament = (id: string) => call<TournamentDetail>("GET", `/api/tournaments/${encodeURIComponent(id)}`);
 export const register = (id: string) => call<TournamentSummary>("POST", `/api/tournaments/${encodeURIComponent(id)}/register`);
 export const withdraw = (id: string) => call<TournamentSummary>("POST", `/api/tournaments/${encodeURIComponent(id)}/withdraw`);

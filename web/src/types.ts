@@ -101,3 +101,9 @@ export interface OpeningLock {
   /** Asked with the tile a take brings: whether a valid formation holds it (else null). */
   taken_used?: boolean | null;
 }
+
+/** The `arrange` query's answer: the hand split into the best melds the engine finds. */
+export interface ArrangeAnswer {
+  melds: { tiles: number[]; kind: string; value: number }[];
+  left: number[];
+}

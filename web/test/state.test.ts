@@ -4,7 +4,7 @@ import * as assert from "node:assert/strict";
 import { test } from "node:test";
 
 import type { VariantFacts } from "../src/protocol.gen";
-import { emptyRoom, initialState, layState, reduce, validFormations, type Effect, type RoomData, type TableEvent, type TableState } from "../src/table/state";
+import { emptyRoom, initialState, layState, rackLayout, reduce, validFormations, type Effect, type RoomData, type TableEvent, type TableState } from "../src/table/state";
 import type { FormationAnswer, OpeningLock, SeatView } from "../src/types";
 
 function facts(over: Partial<VariantFacts>): VariantFacts {
@@ -411,4 +411,42 @@ test("a rack with no lone free slot grows a row rather than glue a tile on", () 
   assert.equal(drew.rack!.rows, 3);
   assert.ok(alone(drew.rack!.slots, 60));
   assert.equal(drew.rack!.slots[13], null);
+});
+
+test("on a narrow screen the rack has fewer columns and a row more; the layout is saved 14 wide", () => {
+  const layout = [40, null, 0, 1, 2, 3, null, 19, 20, 21, null, null, null, null];
+  let { state } = run(initialState(), { type: "cols", cols: 9 }, { type: "room", room: room(view(), { rack: layout }), variant: ROW });
+  assert.equal(state.rack!.cols, 9);
+  assert.equal(state.rack!.rows, ROW.rack_rows + 1);
+  assert.deepEqual(state.rack!.formations(3).map((f) => f.tiles), [[0, 1, 2, 3], [19, 20, 21]]);
+  const saved = rackLayout(state)!;
+  assert.equal(saved.length % 14, 0);
+  assert.deepEqual(saved.slice(0, 4), [40, null, 0, 1]);
+  // The screen widens (a phone turned): 14 columns again, the same formations.
+  state = run(state, { type: "cols", cols: 14 }).state;
+  assert.equal(state.rack!.cols, 14);
+  assert.deepEqual(state.rack!.formations(3).map((f) => f.tiles), [[0, 1, 2, 3], [19, 20, 21]]);
+});
+
+test("a tile tapped onto a table joker: bought back when the joker stands for it, else laid off", () => {
+  // Meld 0: 5♠ 6♠ joker (standing for 7♠ = face 6); the hand holds 7♠ (id 6) and 4♠ (id 3).
+  const table = [{ kind: "run", tiles: [4, 5, 104], owners: [1, 1, 1], stands_for: [null, null, [6]] }];
+  const start = dealt(view({ table, seats: [{ seat: 0, tiles: 8, opened: true, opened_with: "points", credits: 30, first_turn: false }, { seat: 1, tiles: 14, opened: true, opened_with: "points", credits: 20, first_turn: false }], hand: [...HAND, 6] })).state;
+  const seven = run(start, { type: "tap", act: `slot:${slotOf(start, 6)}` }, { type: "tap", act: "joker:0:104" });
+  assert.deepEqual(sends(seven.effects), [{ do: "buy_joker", tile: 6, meld: 0 }]);
+  const four = run(start, { type: "tap", act: `slot:${slotOf(start, 3)}` }, { type: "tap", act: "joker:0:104" });
+  assert.deepEqual(sends(four.effects), [{ do: "layoff", tile: 3, meld: 0 }]);
+});
+
+test("take my seat back: a draw is sent; its refusal (not this seat's turn) shows nothing", () => {
+  const seats = [{ seat: 0, player_id: "p", name: "Ana", bot_level: null, is_bot: false, away: false, unresponsive: true, bot_playing: true, total: 0 }];
+  const start = dealt(view({ turn: 1, phase: "take" }), ROW, { seats }).state;
+  const pressed = run(start, { type: "tap", act: "take-back" });
+  assert.deepEqual(sends(pressed.effects), [{ do: "draw" }]);
+  const error = { code: "not_your_turn", message: "it is seat 1's turn" };
+  const after = run(pressed.state, { type: "sent", action: { do: "draw" }, clearsPending: false, error });
+  assert.deepEqual(after.effects.filter((e) => e.do === "error"), []);
+  // Another refusal later is shown as usual.
+  const again = run(after.state, { type: "tap", act: "stock" }, { type: "sent", action: { do: "draw" }, clearsPending: false, error });
+  assert.equal(again.effects.filter((e) => e.do === "error").length, 1);
 });

@@ -15,7 +15,7 @@ tries the bot's choice first, then moves legal in every position
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from server.rules.views import SeatView
@@ -42,12 +42,13 @@ class FallbackBot:
         return {"do": "discard", "tile": tiles[-1]}
 
 
-def make_seat_bot(level: str, seed: str) -> Bot:
-    """``server.bots.make_bot(level, seed)``; :class:`FallbackBot` if that fails."""
+def make_seat_bot(level: str, seed: str, clock: Callable[[], float] | None = None) -> Bot:
+    """``server.bots.make_bot(level, seed, clock=clock)``; :class:`FallbackBot` if that
+    fails. ``clock`` (the shell's) bounds a hard decision's wall-clock time."""
     try:
         from server.bots import make_bot
 
-        bot: Bot = make_bot(level, seed)
+        bot: Bot = make_bot(level, seed, clock=clock)
     except Exception as exc:  # a broken bot must not stop a room
         log.warning("bot_create_failed", extra={"level": level, "error": repr(exc)})
         return FallbackBot()

@@ -58,11 +58,21 @@ class ShownSeat(Protocol):
     def unresponsive(self) -> bool: ...
 
 
-def error(seq: int | None, code: Code | ErrorCode, message: str, encode: Encode = dumps) -> str:
+def error(
+    seq: int | None,
+    code: Code | ErrorCode,
+    message: str,
+    encode: Encode = dumps,
+    retry_after_ms: int | None = None,
+) -> str:
     """An ``error``: the message ``seq`` (if any) was refused with ``code`` (one of the
     enums: the server's :class:`~server.errors.Code` or the rules' §C
-    :class:`~server.rules.errors.ErrorCode`)."""
-    return text({"type": "error", "seq": seq, "code": code.value, "message": message}, encode)
+    :class:`~server.rules.errors.ErrorCode`); ``retry_after_ms`` when a later try may
+    succeed (``busy``, ``database_unavailable``)."""
+    frame: dict[str, Any] = {"type": "error", "seq": seq, "code": code.value, "message": message}
+    if retry_after_ms is not None:
+        frame["retry_after_ms"] = retry_after_ms
+    return text(frame, encode)
 
 
 def ack(seq: int, version: int, encode: Encode = dumps) -> str:

@@ -70,7 +70,8 @@ class SetRack:
 
 @dataclass(frozen=True, slots=True)
 class Ask:
-    """A ``query``: ``formations`` (with ``taken``) or ``row_preview`` (with ``index``)."""
+    """A ``query``: ``formations`` (with ``taken``), ``row_preview`` (with ``index``) or
+    ``arrange``."""
 
     conn: int
     seq: int

@@ -96,6 +96,7 @@ from server.rules import (
     view_for,
 )
 from server.rules.queries import (
+    arrange,
     evaluate_formation,
     opening_lock,
     reachable_row_indices,
@@ -172,8 +173,11 @@ class RoomCore:
     """One room's game flow; see the module docstring."""
 
     def __init__(self, config: RoomConfig, pacing: Pacing, *, encode: Encode = dumps,
-                 bot_key: str | None = None) -> None:
+                 bot_key: str | None = None,
+                 bot_clock: Callable[[], float] | None = None) -> None:
         self.config = config
+        self.bot_clock = bot_clock
+        """The shell's clock (seconds) bounding a hard bot's decision; None: counts only."""
         self.pacing = pacing
         self.encode = encode
         self.bot_key = bot_key or config.room_id
@@ -599,7 +603,8 @@ class RoomCore:
     def _bot_for(self, seat: int, level: str) -> Bot:
         bot = self.bots.get(seat)
         if bot is None:
-            bot = self.bots[seat] = make_seat_bot(level, f"{self.bot_key}:{seat}")
+            bot = self.bots[seat] = make_seat_bot(level, f"{self.bot_key}:{seat}",
+                                                        self.bot_clock)
         return bot
 
     def _bot_step(self, seat: int) -> Step:
@@ -690,6 +695,8 @@ class RoomCore:
                 "formations": [evaluate_formation(view, f) for f in formations],
                 "lock": opening_lock(view, formations, msg.taken),
             }
+        elif msg.query == "arrange":
+            result = arrange(view)
         else:
             if msg.index is None:
                 return self._error(msg.seq, Code.BAD_MESSAGE, "index: required for row_preview")

@@ -214,7 +214,7 @@ async def test_the_operator_verifies_a_round_from_the_database(settings: Setting
 
 async def test_a_round_being_played_shows_no_seed(srv: Server) -> None:
     room, a, b, ana, _ = await two_player_room(srv)
-    seed = srv.live.actors[room].round_seed
+    seed = srv.live.actors[room].core.round_seed
     assert seed
     for what in ("verify", "replay", "scenario"):
         r = await srv.http.get(f"/api/rooms/{room}/rounds/1/{what}", headers=_auth(ana))

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import Players
+from conftest import Players, played
 from fastapi import FastAPI
 from openskill.models import PlackettLuce
 
@@ -122,6 +122,7 @@ async def _played(
     totals = [0] * body["seats"]
     for n, (scores, out, opened) in enumerate(rounds, start=1):
         rid = await log.begin_round(room["id"], n, body["variant"], f"s{n}", 0, {})
+        await played(services.db, rid, range(len(tokens)))  # each player's own moves
         breakdown = [{"seat": i, "opened": o} for i, o in enumerate(opened)]
         await log.finish_round(rid, {"out": out, "scores": scores, "breakdown": breakdown}, scores)
         totals = [t + s for t, s in zip(totals, scores, strict=True)]
@@ -141,7 +142,7 @@ async def test_profile_figures(
     ])  # Ana 40, Bob 70: Bob wins
     await _played(app, client, [ta], [([90, -5, -30], 0, [True, False, True])])  # Ana wins
     await _played(app, client, [ta, tb], [([999, 0, 0], 0, [True, True, True])],
-                  kind="practice")  # practice: not counted
+                  kind="practice", public=False)  # practice: not counted
     profile = (await client.get(f"/api/players/{ana}/profile")).json()
     assert profile["display_name"] == "Ana"
     [remi] = profile["variants"]

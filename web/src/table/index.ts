@@ -7,10 +7,10 @@ import { toast } from "../dom";
 import { reason, t } from "../i18n";
 import type { GameAction, VariantFacts } from "../protocol.gen";
 import { sameLayout } from "../rack";
-import type { FormationAnswer, OpeningLock } from "../types";
+import type { ArrangeAnswer, FormationAnswer, OpeningLock } from "../types";
 import { TableInput } from "./input";
 import { seatName, TableView } from "./render";
-import { formations, initialState, lockKey, rackLayout, reduce, type Connection, type Effect, type PreviewThen, type RoomData, type ServerError, type TableEvent, type TableState } from "./state";
+import { colsFor, formations, initialState, lockKey, rackLayout, reduce, type Connection, type Effect, type PreviewThen, type RoomData, type ServerError, type TableEvent, type TableState } from "./state";
 
 export type { RoomData };
 
@@ -18,6 +18,8 @@ export interface TableHost {
   action(a: GameAction): Promise<void>;
   /** `taken`: the tile a take would bring (the lock then says whether a formation holds it). */
   queryFormations(formations: number[][], taken: number | null): Promise<{ answers: FormationAnswer[]; lock: OpeningLock | null }>;
+  /** The engine's best melds in this seat's hand (the `arrange` query). */
+  queryArrange(): Promise<ArrangeAnswer>;
   /** The tiles that would come along, and why the seat may not take this one (null: it may). */
   queryRowPreview(index: number): Promise<{ tiles: number[]; block: ServerError | null }>;
   saveRack(layout: (number | null)[]): void;
@@ -64,9 +66,18 @@ export class Table {
       dragPreview: (index) => this.dragPreview(index),
     });
     this.timerHandle = window.setInterval(() => this.view.tick(this.s), 500);
+    this.s = reduce(this.s, { type: "cols", cols: colsFor(window.innerWidth) }).state;
+    window.addEventListener("resize", this.onResize);
   }
 
+  /** A rotated phone or a resized window: the rack's columns follow the width. */
+  private onResize = (): void => {
+    const cols = colsFor(window.innerWidth);
+    if (cols !== this.s.cols && !this.draggingNow) this.dispatch({ type: "cols", cols });
+  };
+
   dispose(): void {
+    window.removeEventListener("resize", this.onResize);
     window.clearInterval(this.timerHandle);
     window.clearTimeout(this.rackTimer);
     window.clearTimeout(this.askTimer);
@@ -115,9 +126,12 @@ export class Table {
       case "toast":
         toast(t(effect.key));
         return;
-      case "error":
-        toast(reason(effect.error.code, effect.error.message), "error", effect.error.message);
+      case "error": {
+        // The server counts seats from 0 ("seat 1"); the page names them (render.ts seatName).
+        const message = effect.error.message.replace(/\bseat (\d+)/g, (_, n: string) => seatName(this.s, Number(n)));
+        toast(reason(effect.error.code, message), "error", message);
         return;
+      }
       case "leave":
         this.host.leave();
         return;
@@ -126,6 +140,12 @@ export class Table {
         return;
       case "summaryRead":
         this.host.summaryRead();
+        return;
+      case "arrange":
+        this.host
+          .queryArrange()
+          .then((a) => this.dispatch({ type: "arranged", melds: a.melds.map((m) => m.tiles), left: a.left }))
+          .catch((err) => toast(reason(asError(err).code, asError(err).message), "error"));
         return;
     }
   }

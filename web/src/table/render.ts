@@ -11,8 +11,9 @@ import { getLang, reason, t, tParts } from "../i18n";
 import type { VariantFacts } from "../protocol.gen";
 import { sortSymbols, tileEl, tileShort, type Faces } from "../tiles";
 import type { OpeningLock, SeatView } from "../types";
+import { glide, places, type Places } from "./motion";
 import { describe, describeText, FLASH_MS, type Described, type Flash, type LogEntry } from "./movelog";
-import { answerOf, COLS, formations, freshLock, layState, myTurn, takesRow, type TableState } from "./state";
+import { answerOf, formations, freshLock, layState, myTurn, takesRow, type TableState } from "./state";
 
 export interface RenderHost {
   langButton(): HTMLElement;
@@ -90,7 +91,7 @@ function layText(s: TableState, variant: VariantFacts): { enabled: boolean; labe
     none: () => "",
     needTaken: () => t("table.takeRow.need"),
     notTurn: () => t("table.lay.notturn"),
-    firstTurn: () => t("table.phase.first"),
+    firstTurn: () => firstTurnText(s.room.view),
     noFormation: () => noFormationText(variant),
     locked: lockReason,
     checking: () => last || t("table.lay.checking"),
@@ -120,12 +121,27 @@ function blockText(block: { code: string; message: string }): string {
   return block.code === "not_opened" ? t("table.takeRow.notOpened") : reason(block.code, block.message);
 }
 
+/** A bot plays this player's own seat (after turns that timed out, or while away). */
+export function botPlaysMe(s: TableState): boolean {
+  const v = s.room.view;
+  if (!v || v.seat === null || v.over) return false;
+  const meta = s.room.seats.find((x) => x.seat === v.seat);
+  return !!meta && !meta.is_bot && (meta.unresponsive || meta.away);
+}
+
+/** A seat's first turn (A.4) in words: the first player, dealt one tile more, only
+ * discards; any other seat draws, then discards. */
+function firstTurnText(v: SeatView | null): string {
+  return v && v.phase === "build" && v.seat === v.first ? t("table.phase.firstDiscard") : t("table.phase.first");
+}
+
 function statusText(s: TableState, v: SeatView, variant: VariantFacts): (string | HTMLElement)[] {
   if (v.over) return [t("summary.title")];
+  if (botPlaysMe(s)) return [t("table.status.botForYou")];
   if (v.seat === null || !myTurn(s)) return tParts("table.turn.other", { name: seatNameEl(s, v.turn) });
   const mine = v.seats[v.seat];
   let phase = v.phase === "take" ? (takesRow(variant) ? t("table.phase.take") : t("table.phase.takeDiscard")) : t("table.phase.build");
-  if (variant.first_turn_restricted && mine?.first_turn) phase = t("table.phase.first");
+  if (variant.first_turn_restricted && mine?.first_turn) phase = firstTurnText(v);
   return [`${t("table.turn.you")}: ${phase}`];
 }
 
@@ -177,6 +193,9 @@ function entryEl(s: TableState, d: Described, version: number, fresh: boolean): 
 export class TableView {
   private focusKey: string | null = null;
   private focusSeq = 0;
+  /** The round and the seat to play at the last drawing (where a new tile came from). */
+  private lastRound: string | null = null;
+  private lastTurn: number | null = null;
 
   constructor(
     private root: HTMLElement,
@@ -195,6 +214,8 @@ export class TableView {
     const scrollMelds = root.querySelector(".melds")?.scrollTop ?? null;
     const scrollLog = root.querySelector(".log-list")?.scrollTop ?? null;
     const scrollRack = root.querySelector(".rack-box")?.scrollLeft ?? null;
+    const before = places(root);
+    const stockWas = root.querySelector("[data-testid=stock]")?.getBoundingClientRect() ?? null;
     clear(root);
     const v = s.room.view;
     const variant = s.variant;
@@ -220,10 +241,12 @@ export class TableView {
     if (rowEl) rowEl.scrollLeft = scrollRow === null ? rowEl.scrollWidth : Math.max(scrollRow, rowEl.scrollWidth);
     const meldsEl = root.querySelector(".melds");
     if (meldsEl && scrollMelds !== null) meldsEl.scrollTop = scrollMelds;
+    this.meldsCue();
     const logEl = root.querySelector(".log-list");
     if (logEl) logEl.scrollTop = scrollLog === null ? logEl.scrollHeight : scrollLog;
     const rackEl = root.querySelector<HTMLElement>(".rack-box");
     if (rackEl && scrollRack !== null) rackEl.scrollLeft = scrollRack;
+    this.move(s, before, stockWas);
     if (this.focusKey) {
       const el = root.querySelector<HTMLElement>(`[data-key="${CSS.escape(this.focusKey)}"]`);
       if (el && document.activeElement !== el) el.focus({ preventScroll: true });
@@ -235,6 +258,23 @@ export class TableView {
         else if (r.right > b.right) rackEl.scrollLeft += r.right - b.right + 4;
       }
     }
+  }
+
+  /** The tiles travel from where they were (motion.ts): a new tile on the rack from the
+   * stock, a new one on the table from the card of the seat that played; a new round's
+   * hand is dealt from the stock. */
+  private move(s: TableState, before: Places, stockWas: DOMRect | null): void {
+    const v = s.room.view;
+    const round = v ? `${s.room.round}:${v.variant_id}` : null;
+    const deal = round !== null && this.lastRound !== null && round !== this.lastRound;
+    const mover = this.lastTurn;
+    this.lastRound = round;
+    this.lastTurn = v?.turn ?? null;
+    if (!v) return;
+    const stock = this.root.querySelector("[data-testid=stock]")?.getBoundingClientRect() ?? stockWas;
+    const seatCard = mover === null || mover === v.seat ? null : (this.root.querySelector(`[data-testid=seat-${mover}]`)?.getBoundingClientRect() ?? null);
+    const origin = (el: HTMLElement): DOMRect | null => (el.closest("[data-testid=rack]") ? stock : seatCard);
+    glide(this.root, deal ? new Map() : before, origin, deal);
   }
 
   /** The turn timers, every half second without a whole render. */
@@ -474,8 +514,30 @@ export class TableView {
       { class: "center" },
       h("div", { class: "pile" }, h("div", { class: "stock-box" }, h("span", { class: "lbl" }, t("table.stock")), stock), atuBox),
       rowBox,
-      melds,
+      h(
+        "div",
+        { class: "melds-wrap" },
+        melds,
+        h("span", { class: "melds-more above", "data-testid": "melds-more-above", hidden: true, "aria-hidden": "true" }, `▲ ${t("table.melds.more")}`),
+        h("span", { class: "melds-more below", "data-testid": "melds-more-below", hidden: true, "aria-hidden": "true" }, `▼ ${t("table.melds.more")}`),
+      ),
     );
+  }
+
+  /** The melds' cues: shown while melds are hidden above or below their scrolled area. */
+  private meldsCue(): void {
+    const el = this.root.querySelector<HTMLElement>(".melds");
+    if (!el) return;
+    const wrap = el.parentElement!;
+    const update = () => {
+      const below = el.scrollHeight - el.clientHeight - el.scrollTop > 2;
+      const above = el.scrollTop > 2;
+      wrap.querySelector<HTMLElement>(".melds-more.below")!.hidden = !below;
+      wrap.querySelector<HTMLElement>(".melds-more.above")!.hidden = !above;
+      el.dataset.more = below ? "below" : above ? "above" : "";
+    };
+    el.addEventListener("scroll", update, { passive: true });
+    update();
   }
 
   private controls(s: TableState, v: SeatView, variant: VariantFacts): HTMLElement {
@@ -555,8 +617,9 @@ export class TableView {
           "data-opened": own?.opened ? "1" : "0",
           "data-busy": s.busy ? "1" : "0",
         },
-        h("span", null, statusText(s, v, variant)),
-        mine ? h("span", { class: "timer", "data-timer": "1" }, timeLeftText(s)) : null,
+        h("span", { "data-testid": botPlaysMe(s) ? "bot-for-you" : null }, statusText(s, v, variant)),
+        botPlaysMe(s) ? h("button", { type: "button", class: "small primary", "data-act": "take-back", "data-key": "take-back", "data-testid": "take-back" }, t("table.takeBack")) : null,
+        mine && !botPlaysMe(s) ? h("span", { class: "timer", "data-timer": "1" }, timeLeftText(s)) : null,
       ),
       buttons,
       hint,
@@ -565,34 +628,41 @@ export class TableView {
 
   private rack(s: TableState, v: SeatView, variant: VariantFacts): HTMLElement {
     const rack = s.rack!;
+    const cols = rack.cols;
     const faces = variant.faces;
     const grid = h("div", {
       class: "rack",
       role: "group",
       "aria-label": t("table.rack"),
       "data-testid": "rack",
+      "data-cols": cols,
       style: { gridTemplateRows: `repeat(${rack.rows}, var(--label-h) var(--slot-h))` },
     });
     const inForm = new Map<number, string>();
+    // Tiles side by side that are fewer than the shortest run or set (Remi 101's pairs that
+    // are not doubles) are tiles kept together, not a wrong formation: no ✗ on them.
+    const mins = variant.meld_min ?? {};
+    const shortest = Math.min(mins.run ?? variant.min_meld, mins.set ?? variant.min_meld);
     for (const f of formations(s)) {
       const a = answerOf(s, f);
-      const cls = a ? (a.valid ? "valid" : "invalid") : "unknown";
+      const partial = !!a && !a.valid && f.tiles.length < shortest;
+      const cls = a && !partial ? (a.valid ? "valid" : "invalid") : "unknown";
       for (const slot of f.slots) inForm.set(slot, cls);
       const label = h("div", {
         class: `flabel ${cls}`,
         "data-testid": `formation-${f.start}`,
-        style: { gridRow: String(f.row * 2 + 1), gridColumn: `${(f.start % COLS) + 1} / span ${f.slots.length}` },
-        title: a && !a.valid ? reason(a.code, a.message) : null,
+        style: { gridRow: String(f.row * 2 + 1), gridColumn: `${(f.start % cols) + 1} / span ${f.slots.length}` },
+        title: a && !a.valid && !partial ? reason(a.code, a.message) : null,
       });
       if (a && a.valid) label.append(h("span", { class: "fval" }, String(a.value)), h("span", { class: "fkind" }, t(`table.kind.${a.kind}`)));
-      else if (a) label.append(h("span", { class: "fbad" }, "✗"));
+      else if (a && !partial) label.append(h("span", { class: "fbad" }, "✗"));
       grid.append(label);
     }
     const pendingSet = new Set(s.pending?.tiles ?? []);
     const sel = s.selection?.kind === "rack" ? s.selection.slot : null;
     const focusSlot = this.focusKey?.startsWith("slot:") ? Number(this.focusKey.slice(5)) : (sel ?? 0);
     rack.slots.forEach((id, i) => {
-      const style = { gridRow: String(Math.floor(i / COLS) * 2 + 2), gridColumn: String((i % COLS) + 1) };
+      const style = { gridRow: String(Math.floor(i / cols) * 2 + 2), gridColumn: String((i % cols) + 1) };
       const common = { type: "button", "data-act": `slot:${i}`, "data-drop": `slot:${i}`, "data-key": `slot:${i}`, "data-slot": i, tabindex: i === focusSlot ? 0 : -1, style };
       if (id === null) {
         grid.append(h("button", { ...common, class: "slot empty", "aria-label": t("table.slot", { n: i + 1 }), "data-testid": `slot-${i}` }));
@@ -616,7 +686,48 @@ export class TableView {
       }
       grid.append(el);
     });
-    return h("section", { class: "rack-box" }, grid);
+    const box = h("section", { class: "rack-box" }, this.rackHead(s, v, variant), grid);
+    // The slots' width follows the rack's columns on this screen (styles.css --slot-w).
+    box.style.setProperty("--cols", String(cols));
+    return box;
+  }
+
+  /** Above the rack: the seat's way to its opening (at every turn, the others' too) and
+   * the button that lays the hand out in the engine's best melds. */
+  private rackHead(s: TableState, v: SeatView, variant: VariantFacts): HTMLElement {
+    const own = v.seat !== null ? v.seats[v.seat] : null;
+    const lay = layState(s);
+    const lock = s.lock;
+    const parts: (string | HTMLElement)[] = [];
+    let done = false;
+    if (own?.opened) {
+      done = true;
+      parts.push(t("table.open.done", { n: own.credits }));
+    } else {
+      const threshold = lock?.threshold ?? variant.opening.threshold;
+      parts.push(h("strong", null, threshold ? t("table.open.progress", { value: lay.value, threshold }) : t("table.open.label")));
+      if (variant.opening.run_required) parts.push(lock?.has_run && lay.count ? t("table.open.run.yes") : t("table.open.run.no"));
+      const needed = lock?.doubles_needed ?? variant.opening.doubles;
+      if (variant.opening.doubles !== null && needed) parts.push(t("table.open.doubles", { n: lay.doubles, needed }));
+    }
+    // "Opening: 15 of 45 · run ✓"; with no points to reach, "Opening: run ✓".
+    const bare = !done && !(lock?.threshold ?? variant.opening.threshold);
+    const progress = h(
+      "span",
+      { class: `open-progress${done ? " done" : ""}`, "data-testid": "open-progress", "data-value": done ? null : lay.value, "data-opened": done ? "1" : "0" },
+      ...parts.flatMap((p, i) => (i ? [i === 1 && bare ? " " : " · ", p] : [p])),
+    );
+    return h(
+      "div",
+      { class: "rack-head" },
+      progress,
+      h("a", { class: "howto-link", href: `#/howto/${encodeURIComponent(variant.id)}`, target: "_blank", rel: "noopener", title: t("howto.link"), "aria-label": t("howto.link"), "data-testid": "howto-link" }, "?"),
+      h(
+        "button",
+        { type: "button", class: "small arrange", "data-act": "arrange", "data-key": "arrange", "data-testid": "arrange", title: t("table.arrange.title"), disabled: !!s.pending || s.atuOnRack },
+        t("table.arrange"),
+      ),
+    );
   }
 
   private summary(s: TableState, faces: Faces): HTMLElement {

@@ -7,11 +7,28 @@
 
 import { faceOf, rankKey, suitKey } from "../faces";
 import type { GameAction, LayAction, SeatState, VariantFacts } from "../protocol.gen";
-import { Rack, sameLayout, type Formation } from "../rack";
+import { Rack, reflow, sameLayout, type Formation } from "../rack";
 import type { FormationAnswer, OpeningLock, Scores, SeatView } from "../types";
 import { emptyLog, type Flash, type MoveLog } from "./movelog";
 
+/** The rack's width as the server keeps it (the `rack` message) and a wide screen shows it. */
 export const COLS = 14;
+/** The narrowest tile on the rack, in CSS px, and the gap between two. */
+export const MIN_TILE = 34;
+const GAP = 3;
+
+/** How many columns the rack shows on a screen `width` CSS px wide: all 14 when tiles of
+ * MIN_TILE fit, else as many as fit (at least 7), the rows growing instead, so the whole
+ * rack is in view without scrolling sideways. */
+export function colsFor(width: number): number {
+  const fit = Math.floor((width - 16 + GAP) / (MIN_TILE + GAP));
+  return Math.max(7, Math.min(COLS, fit));
+}
+
+/** The rows a fresh rack gets: the catalogue's (for 14 columns), one more on a narrower rack. */
+export function rackRows(variant: VariantFacts, cols: number): number {
+  return variant.rack_rows + (cols < COLS ? 1 : 0);
+}
 
 /** What the room knows from its socket (snapshot and events). */
 export interface RoomData {
@@ -73,6 +90,10 @@ export interface TableState {
   focus: { key: string; seq: number } | null;
   /** The whole move log is open (a panel over the table). */
   logOpen: boolean;
+  /** The rack's columns on this screen (colsFor); the saved layout is always COLS wide. */
+  cols: number;
+  /** "Take my seat back" was pressed: its move says "I am here"; a refusal is not shown. */
+  takingBack?: boolean;
 }
 
 export interface ServerError {
@@ -86,13 +107,17 @@ export type PreviewThen = { kind: "show" } | { kind: "drag" } | { kind: "take"; 
 export type TableEvent =
   | { type: "room"; room: RoomData; variant: VariantFacts | null }
   | { type: "connection"; status: Connection }
+  /** The screen's width gives the rack another number of columns. */
+  | { type: "cols"; cols: number }
   | { type: "tap"; act: string }
   | { type: "drop"; src: NonNullable<Selection>; target: string }
   | { type: "key"; key: string; slot: number | null }
   /** `key`: lockKey of the state the question was asked in (absent: the current one). */
   | { type: "formations"; forms: number[][]; answers: FormationAnswer[]; lock: OpeningLock | null; key?: string }
   | { type: "rowPreview"; index: number; tiles: number[]; then: PreviewThen; error: ServerError | null; block?: ServerError | null }
-  | { type: "sent"; action: GameAction; clearsPending: boolean; error: ServerError | null };
+  | { type: "sent"; action: GameAction; clearsPending: boolean; error: ServerError | null }
+  /** The engine's `arrange` answer: the best melds it finds in the hand, and the rest. */
+  | { type: "arranged"; melds: number[][]; left: number[] };
 
 export type Effect =
   | { do: "send"; action: GameAction; clearsPending: boolean }
@@ -106,7 +131,9 @@ export type Effect =
   | { do: "leave" }
   /** The summary was read: the next deal need not wait for this seat (`next_round`). */
   | { do: "summaryRead" }
-  | { do: "openScores" };
+  | { do: "openScores" }
+  /** Ask the engine for the best melds in the hand (the "arrange" button). */
+  | { do: "arrange" };
 
 export interface Step {
   state: TableState;
@@ -138,6 +165,7 @@ export function initialState(): TableState {
     connection: "connecting",
     focus: null,
     logOpen: false,
+    cols: COLS,
   };
 }
 
@@ -170,11 +198,16 @@ export function validFormations(s: TableState): { f: Formation; a: FormationAnsw
   return out;
 }
 
-/** The layout to save: the rack with only the hand's tiles (pending ones are not yet in it). */
+/** The layout to save: the rack with only the hand's tiles (pending ones are not yet in
+ * it), in rows of COLS whatever this screen shows. */
 export function rackLayout(s: TableState): (number | null)[] | null {
   if (!s.rack || !s.room.view) return null;
   const hand = new Set(s.room.view.hand);
-  return s.rack.slots.map((x) => (x !== null && hand.has(x) ? x : null));
+  return reflow(
+    s.rack.slots.map((x) => (x !== null && hand.has(x) ? x : null)),
+    s.rack.cols,
+    COLS,
+  );
 }
 
 /** What the opening lock depends on: the rack's formations, the tile a take would bring
@@ -306,7 +339,7 @@ class Draft {
   syncRack(prev: SeatView | null, v: SeatView, serverLayout: (number | null)[] | null): void {
     const variant = this.s.variant;
     if (!variant) return;
-    const minRows = variant.rack_rows;
+    const minRows = rackRows(variant, this.s.cols);
     const key = `${this.s.room.round ?? "?"}:${v.variant_id}`;
     const newRound = this.s.rack === null || this.s.rackRound !== key || (!!prev?.over && !v.over);
     const before = this.s.rack ? [...this.s.rack.slots] : null;
@@ -315,10 +348,10 @@ class Draft {
       this.s.answers = new Map();
       this.s.lock = null;
       this.s.lockKey = null;
-      const rack = new Rack(COLS, minRows);
+      const rack = new Rack(this.s.cols, minRows);
       const saved = usableLayout(serverLayout, v.hand);
       if (saved) {
-        rack.slots = saved;
+        rack.slots = reflow(saved, COLS, this.s.cols);
         while (rack.rows < minRows) rack.addRow();
       } else {
         rack.arrange(v.hand, suitKey, SUIT_SPLITS, minRows);
@@ -400,6 +433,10 @@ class Draft {
         return this.sort("suit");
       case "sort-rank":
         return this.sort("rank");
+      case "arrange":
+        if (!this.s.rack || !this.view || this.s.pending || this.s.atuOnRack) this.effects.push({ do: "toast", key: "table.arrange.notNow" });
+        else this.effects.push({ do: "arrange" });
+        return;
       case "lay":
         return this.lay();
       case "pending-cancel":
@@ -411,6 +448,11 @@ class Draft {
         return;
       case "joker-button":
         return this.send({ do: "joker_button" });
+      case "take-back":
+        // Any move the player sends takes the seat back from the bot, even a refused one:
+        // a draw (made if it is the seat's turn to take, refused otherwise).
+        this.s.takingBack = true;
+        return this.send({ do: "draw" });
     }
     if (!v) return;
     const sel = this.s.selection;
@@ -478,7 +520,15 @@ class Draft {
       }
       if (kind === "discard") return this.send({ do: "discard", tile: id });
       if (kind === "meld") return this.send({ do: "layoff", tile: id, meld: Number(a1) });
-      if (kind === "joker") return this.send({ do: "buy_joker", tile: id, meld: Number(a1) });
+      if (kind === "joker") {
+        // A joker the tile cannot buy back (the view's `stands_for` lists the faces that
+        // can): the tile goes onto the joker's meld as a lay-off instead.
+        const meld = v.table[Number(a1)];
+        const can = meld?.stands_for?.[meld.tiles.indexOf(Number(target.split(":")[2]))];
+        const face = faceOf(id).joker ? null : id % 52;
+        if (can && (face === null || !can.includes(face))) return this.send({ do: "layoff", tile: id, meld: Number(a1) });
+        return this.send({ do: "buy_joker", tile: id, meld: Number(a1) });
+      }
       return;
     }
     if (src.kind === "stock") {
@@ -578,7 +628,11 @@ class Draft {
 
   sent(action: GameAction, clearsPending: boolean, error: ServerError | null): void {
     this.s.busy = false;
-    if (error) {
+    const quiet = this.s.takingBack;
+    this.s.takingBack = false;
+    if (error && quiet) {
+      this.s.dropHint = null;
+    } else if (error) {
       this.s.dropHint = null;
       this.effects.push({ do: "error", error });
     } else {
@@ -589,10 +643,47 @@ class Draft {
     if (v) this.syncRack(v, v, null);
   }
 
+  /** The rack redrawn in `cols` columns, every group kept together (rack.ts `reflow`). */
+  setCols(cols: number): void {
+    if (cols === this.s.cols) return;
+    const old = this.s.rack;
+    this.s.cols = cols;
+    if (!old || !this.s.variant) return;
+    const rack = new Rack(cols, 1);
+    rack.slots = reflow(reflow(old.slots, old.cols, COLS), COLS, cols);
+    while (rack.rows < rackRows(this.s.variant, cols)) rack.addRow();
+    this.s.rack = rack;
+    this.rackCopied = true;
+    this.s.selection = null;
+    this.s.dropHint = null;
+    this.rackChanged();
+  }
+
+  /** The engine's melds laid out on the rack, each whole, one empty slot between groups;
+   * the tiles left over in pairs at most, by suit and rank, so that they never look like a
+   * formation. An answer for another hand (a move came meanwhile) changes nothing. */
+  arranged(melds: number[][], left: number[]): void {
+    const rack = this.s.rack;
+    const v = this.view;
+    if (!rack || !v || !this.s.variant || this.s.pending || this.s.atuOnRack) return;
+    const have = [...rack.tiles()].sort((a, b) => a - b).join(",");
+    const got = [...melds.flat(), ...left].sort((a, b) => a - b).join(",");
+    if (have !== got) return;
+    const mins = this.s.variant.meld_min ?? {};
+    const shortest = Math.min(mins.run ?? this.s.variant.min_meld, mins.set ?? this.s.variant.min_meld);
+    const chunk = Math.max(1, Math.min(shortest, this.s.variant.min_meld) - 1);
+    const rest = [...left].sort((a, b) => suitKey(a) - suitKey(b));
+    const groups = [...melds];
+    for (let i = 0; i < rest.length; i += chunk) groups.push(rest.slice(i, i + chunk));
+    this.editRack()!.layGroups(groups, rackRows(this.s.variant, rack.cols));
+    this.s.selection = null;
+    this.rackChanged();
+  }
+
   sort(by: "suit" | "rank"): void {
     const rack = this.editRack();
     if (!this.view || !rack || !this.s.variant) return;
-    rack.arrange(rack.tiles(), by === "suit" ? suitKey : rankKey, by === "suit" ? SUIT_SPLITS : RANK_SPLITS, this.s.variant.rack_rows);
+    rack.arrange(rack.tiles(), by === "suit" ? suitKey : rankKey, by === "suit" ? SUIT_SPLITS : RANK_SPLITS, rackRows(this.s.variant, rack.cols));
     this.s.selection = null;
     this.rackChanged();
   }
@@ -608,7 +699,7 @@ class Draft {
       return;
     }
     if (slot === null || !this.s.rack) return;
-    const next = nextSlot(key, slot);
+    const next = nextSlot(key, slot, this.s.rack.cols);
     if (next === null || next < 0 || next >= this.s.rack.slots.length) return;
     this.setFocus(`slot:${next}`);
   }
@@ -624,14 +715,14 @@ class Draft {
   }
 }
 
-/** The rack's keyboard moves: arrows, Home and End within a row. */
-export function nextSlot(key: string, slot: number): number | null {
+/** The rack's keyboard moves: arrows, Home and End within a row of `cols`. */
+export function nextSlot(key: string, slot: number, cols: number = COLS): number | null {
   if (key === "ArrowLeft") return slot - 1;
   if (key === "ArrowRight") return slot + 1;
-  if (key === "ArrowUp") return slot - COLS;
-  if (key === "ArrowDown") return slot + COLS;
-  if (key === "Home") return Math.floor(slot / COLS) * COLS;
-  if (key === "End") return Math.floor(slot / COLS) * COLS + COLS - 1;
+  if (key === "ArrowUp") return slot - cols;
+  if (key === "ArrowDown") return slot + cols;
+  if (key === "Home") return Math.floor(slot / cols) * cols;
+  if (key === "End") return Math.floor(slot / cols) * cols + cols - 1;
   return null;
 }
 
@@ -648,6 +739,9 @@ export function reduce(state: TableState, event: TableEvent): Step {
       break;
     case "connection":
       d.s.connection = event.status;
+      break;
+    case "cols":
+      d.setCols(event.cols);
       break;
     case "tap":
       d.tap(event.act);
@@ -666,6 +760,9 @@ export function reduce(state: TableState, event: TableEvent): Step {
       break;
     case "sent":
       d.sent(event.action, event.clearsPending, event.error);
+      break;
+    case "arranged":
+      d.arranged(event.melds, event.left);
       break;
   }
   return { state: d.s, effects: d.effects };

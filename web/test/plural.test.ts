@@ -1,0 +1,27 @@
+// Words with numbers read right: the plural forms of Intl.PluralRules (i18n.ts `t`).
+import * as assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { setLang, t } from "../src/i18n";
+
+test("Romanian: 1 piesă, 2 piese, 19 piese, 20 de piese, 101 piese", () => {
+  setLang("ro");
+  assert.equal(t("table.tiles", { n: 1 }), "1 piesă");
+  assert.equal(t("table.tiles", { n: 2 }), "2 piese");
+  assert.equal(t("table.tiles", { n: 19 }), "19 piese");
+  assert.equal(t("table.tiles", { n: 20 }), "20 de piese");
+  assert.equal(t("table.tiles", { n: 62 }), "62 de piese");
+  assert.equal(t("table.tiles", { n: 101 }), "101 piese");
+  assert.equal(t("practice.history.rounds", { n: 1 }), "1 rundă");
+  assert.equal(t("practice.history.rounds", { n: 3 }), "3 runde");
+  assert.equal(t("table.stock.count", { n: 48 }), "48 de piese în talon");
+});
+
+test("English: 1 tile, 2 tiles; a key without plural forms is unchanged", () => {
+  setLang("en");
+  assert.equal(t("table.tiles", { n: 1 }), "1 tile");
+  assert.equal(t("table.tiles", { n: 2 }), "2 tiles");
+  assert.equal(t("practice.history.rounds", { n: 1 }), "1 round");
+  assert.equal(t("table.round", { n: 1 }), "Round 1");
+  setLang("ro");
+});
