@@ -13,8 +13,11 @@ same review.
 
 A decision is *flagged* when the best candidate beats the player's choice on the same
 deals by at least ``min_cost`` points on average and by more than ``z`` standard errors
-of the paired differences (``mean - z * se > 0``); the default, z = 2 and 3 points,
-keeps a flag clearly above the noise of the play-outs.
+of the paired differences (``mean - z * se > 0``), valued on at least ``flag_worlds``
+sampled deals (when the budget runs out on a decision that clears the bar on fewer, the
+coach samples on to that many first); the default, z = 2, 3 points and 16 deals, keeps a
+flag clearly above the noise of the play-outs (docs/bots.md: flags on fewer deals did
+worse when replayed).
 
 The work per decision is wall-clock time (``CoachSettings.budget``, seconds, larger
 than a bot's), read from a clock the caller passes (nothing here reads a clock of its
@@ -66,6 +69,7 @@ class CoachSettings:
     max_worlds: int = 200  # and at most
     z: float = 2.0  # standard errors of the paired difference a flag must clear
     min_cost: float = 3.0  # points a flag must cost at least
+    flag_worlds: int = 16  # sampled deals a flag needs (past the budget if one is in sight)
 
 
 @dataclass
@@ -160,7 +164,7 @@ def _decide(view: SeatView, policy: HardBot, played: dict[str, Any], index: int,
     var = sum((d - cost) ** 2 for d in diffs) / (n - 1) if n > 1 else float("inf")
     se = math.sqrt(var / n)
     base.best, base.cost, base.se = cands[best], round(cost, 2), round(se, 2)
-    base.flagged = n > 1 and cost >= settings.min_cost and cost - settings.z * se > 0
+    base.flagged = n >= settings.flag_worlds and _clears(diffs, settings)
     if base.flagged:
         base.text = explain(view, kind, played, cands[best], cost)
         base.marked = explain(view, kind, played, cands[best], cost, lambda x: f"{{t:{x}}}")
@@ -222,7 +226,8 @@ def value(view: SeatView, picked: set[int], cands: Sequence[dict[str, Any]], jud
     values: list[list[float]] = [[] for _ in cands]
     start = clock()
     for n in range(settings.max_worlds):
-        if n >= settings.min_worlds and clock() - start >= settings.budget:
+        if n >= settings.min_worlds and clock() - start >= settings.budget and (
+                n >= settings.flag_worlds or not _in_sight(values, settings)):
             break
         world = f"{rng.random():.17f}"
         for k, action in enumerate(cands):
@@ -236,6 +241,28 @@ def value(view: SeatView, picked: set[int], cands: Sequence[dict[str, Any]], jud
             values[k].append(play_out(state, seat, lambda s: NormalBot(params, s), world,
                                       horizon, judge_bot.judge))
     return values
+
+
+def _clears(diffs: Sequence[float], settings: CoachSettings) -> bool:
+    """Whether paired differences (best - played) clear the flag's bar: a mean of at
+    least ``min_cost`` and more than ``z`` standard errors above 0."""
+    n = len(diffs)
+    if n < 2:
+        return False
+    mean = sum(diffs) / n
+    se = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n)
+    return mean >= settings.min_cost and mean - settings.z * se > 0
+
+
+def _in_sight(values: Sequence[Sequence[float]], settings: CoachSettings) -> bool:
+    """Whether the best candidate so far clears the bar against the played one (then the
+    coach samples on to ``flag_worlds`` deals before it says so)."""
+    n = len(values[0])
+    full = [k for k in range(1, len(values)) if len(values[k]) == n]
+    if n < 2 or not full:
+        return False
+    best = max(full, key=lambda k: sum(values[k]))
+    return _clears([a - b for a, b in zip(values[best], values[0], strict=True)], settings)
 
 
 # ------------------------------------------------------------------ words
@@ -396,3 +423,15 @@ def hint_json(view_json: str) -> str:
     known = set(SeatView.__dataclass_fields__)
     view = SeatView.from_dict({k: v for k, v in data.items() if k in known})
     return json.dumps(hint(view))
+
+
+def practice_round(session: Any) -> str | None:
+    """The offline practice's current round as :func:`review_json` reads it, or None: the
+    worker's session holds it as ``session.room.core.round`` (a round state; a finished
+    one stays there until the next deal). Read by duck typing: the bots import no room."""
+    state = getattr(getattr(getattr(session, "room", None), "core", None), "round", None)
+    if state is None:
+        return None
+    return json.dumps({"variant": state.variant.id, "players": state.players,
+                       "deal": state.deal.to_dict(), "options": state.options.to_dict(),
+                       "log": [[s, a] for s, a in state.log]})

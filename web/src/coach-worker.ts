@@ -51,8 +51,8 @@ export type CoachFromWorker =
 /** What the worker lends the coach. */
 export interface CoachHost {
   api(): Promise<PyodideAPI>;
-  /** The practice match's state (server/practice/bridge.py Session.state), if one is open. */
-  practiceState(): string | null;
+  /** The practice's session (server/practice/bridge.py Session, a Pyodide proxy), if one is open. */
+  session(): unknown;
   post(m: CoachFromWorker): void;
 }
 
@@ -69,12 +69,11 @@ export function coachMessage(m: { kind: string }, host: CoachHost): boolean {
   return true;
 }
 
-function practiceRound(host: CoachHost): CoachRound | null {
-  const text = host.practiceState();
-  if (!text) return null;
-  const state = JSON.parse(text) as { settings: { variant: string; seats: number }; round: { deal: unknown; options: unknown; log: CoachRound["log"] } | null };
-  if (!state.round) return null;
-  return { variant: state.settings.variant, players: state.settings.seats, deal: state.round.deal, options: state.round.options, log: state.round.log };
+function practiceRound(coach: { practice_round(session: unknown): string | undefined | null }, host: CoachHost): CoachRound | null {
+  const session = host.session();
+  if (!session) return null;
+  const text = coach.practice_round(session);
+  return text ? (JSON.parse(text) as CoachRound) : null;
 }
 
 const pause = () => new Promise((r) => setTimeout(r, 0));
@@ -82,12 +81,13 @@ const pause = () => new Promise((r) => setTimeout(r, 0));
 async function review(m: Extract<CoachToWorker, { kind: "coach" }>, host: CoachHost): Promise<void> {
   try {
     const api = await host.api();
-    const round = m.round ?? practiceRound(host);
+    const coach = api.pyimport("server.bots.coach");
+    const round = m.round ?? practiceRound(coach, host);
     if (!round) {
+      coach.destroy();
       host.post({ kind: "coach_failed", id: m.id, code: "no_round", message: "no finished round to review" });
       return;
     }
-    const coach = api.pyimport("server.bots.coach");
     const total = round.log.filter(([s]) => s === m.seat).length;
     const gen = coach.review_json(JSON.stringify(round), m.seat, () => performance.now() / 1000, m.budget);
     host.post({ kind: "coach_start", id: m.id, total, round });

@@ -158,7 +158,7 @@ async function open(m: Extract<ToWorker, { kind: "open" }>): Promise<void> {
 self.onmessage = async (ev: MessageEvent<ToWorker>) => {
   const m = ev.data;
   // The coach (../coach-worker.ts): round reviews and the practice's hint.
-  if (coachMessage(m, { api: async () => (await boot()).api, practiceState: () => session?.state(now()) ?? null, post })) return;
+  if (coachMessage(m, { api: async () => (await boot()).api, session: () => session, post })) return;
   try {
     if (m.kind === "boot") await boot();
     else if (m.kind === "open") await open(m);
