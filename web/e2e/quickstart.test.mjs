@@ -1,12 +1,13 @@
 // Quick start and the leaderboards in the browser: two
 // players press the same variant's quick start at once and land at the same table; the
-// match (one round, the players' turns timing out so that bots play them) is rated and
-// settled; the leaderboard lists both by rating and by balance, and a profile shows the
+// match (one round: each player plays one turn of their own, then their turns time out
+// and bots play them) is rated and settled (a player who made no move of their own would
+// earn nothing and not be rated: docs/economy.md); the leaderboard lists both by rating and by balance, and a profile shows the
 // match; a lone player's table fills with bots after the wait. Romanian and English.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
-import { shot } from "./play.mjs";
+import { plainTurn, shot, waitMyTurn } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
 let server;
@@ -66,7 +67,12 @@ test("two quick starts at once share a table; the match is rated and on the lead
   await ana.waitForSelector("[data-testid=rack]", { timeout: 30_000 });
   await bob.waitForSelector("[data-testid=rack]", { timeout: 30_000 });
 
-  // One round, played by bots once the turns time out: the match ends, rated.
+  // Each plays one turn of their own (an idle seat earns nothing and is not rated), then
+  // the bots play the rest once the turns time out: the match ends, rated.
+  await Promise.all([ana, bob].map(async (p) => {
+    await waitMyTurn(p);
+    await plainTurn(p);
+  }));
   const ended = async (page) => {
     for (let i = 0; i < 200; i += 1) {
       const res = await page.evaluate(async (id) => (await fetch(`/api/rooms/${id}`)).json(), roomOf(page));
