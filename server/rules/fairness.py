@@ -46,8 +46,15 @@ from server.rules.shuffle import SCHEME, commitment
 from server.rules.state import Deal, RoundOptions, RoundState, deal_tiles
 from server.rules.variants import Variant, get_variant
 
-__all__ = ["SCHEME", "Check", "PublishedRound", "parse_record", "published", "verify",
-           "verify_record"]
+__all__ = [
+    "SCHEME",
+    "Check",
+    "PublishedRound",
+    "parse_record",
+    "published",
+    "verify",
+    "verify_record",
+]
 
 RESULT_KEYS = ("reason", "out", "scores", "closing", "breakdown")
 """What of a result is compared: all of it (the breakdown: each seat's points, laid and
@@ -108,15 +115,18 @@ def parse_record(data: Any) -> PublishedRound:
         options = RoundOptions.from_dict(_need(data, "options", Mapping))
         deal = Deal.from_dict(_need(data, "deal", Mapping))
         raw = _need(data, "actions", list)
-        actions = [(int(a[0]), a[1]) if isinstance(a, list | tuple) else
-                   (int(a["seat"]), a["action"]) for a in raw]
+        actions = [
+            (int(a[0]), a[1]) if isinstance(a, list | tuple) else (int(a["seat"]), a["action"])
+            for a in raw
+        ]
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise ValueError(f"the record's options, deal or actions are malformed: {exc}") from None
     result = data.get("result")
     if result is not None and not isinstance(result, Mapping):
         raise ValueError("the record's 'result' must be an object or null")
-    return PublishedRound(variant, players, first, options, str(seed), committed, deal,
-                          actions, result)
+    return PublishedRound(
+        variant, players, first, options, str(seed), committed, deal, actions, result
+    )
 
 
 def _deal_difference(expected: Deal, logged: Deal) -> str | None:
@@ -132,8 +142,10 @@ def _deal_difference(expected: Deal, logged: Deal) -> str | None:
         return f"the atu is tile {logged.atu}, the seed's is {expected.atu}"
     if tuple(logged.stock) != tuple(expected.stock):
         pairs = zip(expected.stock, logged.stock, strict=False)
-        at = next((i for i, (a, b) in enumerate(pairs) if a != b),
-                  min(len(expected.stock), len(logged.stock)))
+        at = next(
+            (i for i, (a, b) in enumerate(pairs) if a != b),
+            min(len(expected.stock), len(logged.stock)),
+        )
         return f"the stock differs from the seed's at position {at} (0: the top)"
     return None
 
@@ -148,13 +160,20 @@ def _replayed(record: PublishedRound, deal: Deal) -> tuple[RoundState | None, Ch
             state.apply(seat, action)
         except RuleError as exc:
             do = action.get("do") if isinstance(action, Mapping) else None
-            return state, Check("log", False, f"action {k} (seat {seat}, {do}) is refused: "
-                                f"{exc.code.value}: {exc.message}")
+            return state, Check(
+                "log",
+                False,
+                f"action {k} (seat {seat}, {do}) is refused: {exc.code.value}: {exc.message}",
+            )
     if not state.over:
-        return state, Check("log", False, f"the {len(record.actions)} actions leave the "
-                            "round unfinished")
-    return state, Check("log", True, f"all {len(record.actions)} actions are legal from the "
-                        "seed's deal and end the round")
+        return state, Check(
+            "log", False, f"the {len(record.actions)} actions leave the round unfinished"
+        )
+    return state, Check(
+        "log",
+        True,
+        f"all {len(record.actions)} actions are legal from the seed's deal and end the round",
+    )
 
 
 def _result_check(state: RoundState | None, stored: Mapping[str, Any] | None) -> Check:
@@ -166,12 +185,20 @@ def _result_check(state: RoundState | None, stored: Mapping[str, Any] | None) ->
     replayed = json.loads(json.dumps(asdict(result)))  # as the stored one: plain JSON
     wrong = [k for k in RESULT_KEYS if stored.get(k) != replayed[k]]
     if wrong:
-        return Check("result", False, "the stored result differs from the replay in "
-                     + ", ".join(k if k == "breakdown" else
-                                 f"{k} ({stored.get(k)!r} stored, {replayed[k]!r} replayed)"
-                                 for k in wrong))
-    return Check("result", True, f"the replay ends as stored: {result.reason}, "
-                 f"scores {result.scores}")
+        return Check(
+            "result",
+            False,
+            "the stored result differs from the replay in "
+            + ", ".join(
+                k
+                if k == "breakdown"
+                else f"{k} ({stored.get(k)!r} stored, {replayed[k]!r} replayed)"
+                for k in wrong
+            ),
+        )
+    return Check(
+        "result", True, f"the replay ends as stored: {result.reason}, scores {result.scores}"
+    )
 
 
 def verify(record: PublishedRound) -> list[Check]:
@@ -181,22 +208,36 @@ def verify(record: PublishedRound) -> list[Check]:
     if record.commitment is None:
         checks.append(Check("commitment", False, "the round was dealt without a commitment"))
     elif computed != record.commitment.lower():
-        checks.append(Check("commitment", False, f"SHA-256(seed) is {computed}, the round's "
-                            f"commitment is {record.commitment}"))
+        checks.append(
+            Check(
+                "commitment",
+                False,
+                f"SHA-256(seed) is {computed}, the round's commitment is {record.commitment}",
+            )
+        )
     else:
         checks.append(Check("commitment", True, f"SHA-256(seed) = {computed}"))
     try:
-        expected = deal_tiles(record.variant, record.players, record.seed, record.first,
-                              record.options)
+        expected = deal_tiles(
+            record.variant, record.players, record.seed, record.first, record.options
+        )
     except ValueError as exc:
         checks.append(Check("deal", False, f"the seed cannot deal this table: {exc}"))
-        return [*checks, Check("log", False, "no deal to replay"),
-                Check("result", False, "no deal to replay")]
+        return [
+            *checks,
+            Check("log", False, "no deal to replay"),
+            Check("result", False, "no deal to replay"),
+        ]
     difference = _deal_difference(expected, record.deal)
-    checks.append(Check("deal", difference is None, difference or (
-        f"the seed's shuffle deals exactly the logged hands, atu and stock "
-        f"({sum(map(len, expected.hands)) + len(expected.stock) + (expected.atu is not None)}"
-        " tiles)")))
+    dealt = sum(map(len, expected.hands)) + len(expected.stock) + (expected.atu is not None)
+    checks.append(
+        Check(
+            "deal",
+            difference is None,
+            difference
+            or f"the seed's shuffle deals exactly the logged hands, atu and stock ({dealt} tiles)",
+        )
+    )
     state, log_check = _replayed(record, expected)
     checks.append(log_check)
     checks.append(_result_check(state if log_check.ok else None, record.result))
@@ -208,8 +249,9 @@ def verify_record(data: Any) -> list[Check]:
     return verify(parse_record(data))
 
 
-def published(state: RoundState, seed: int | str,
-              actions: Sequence[Sequence[Any]] | None = None) -> dict[str, Any]:
+def published(
+    state: RoundState, seed: int | str, actions: Sequence[Sequence[Any]] | None = None
+) -> dict[str, Any]:
     """A finished round's published record (JSON-ready) from its state and seed: how the
     server writes it, and how tests make one."""
     result = state.result

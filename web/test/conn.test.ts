@@ -54,9 +54,20 @@ function install(answers: Array<(seq: number) => Record<string, unknown>>) {
   return { sent, delays, restore: () => Object.assign(g, saved) };
 }
 
-const busy = (seq: number) => ({ type: "error", seq, code: "busy", message: "catching up", retry_after_ms: 2000 });
+const busy = (seq: number) => ({
+  type: "error",
+  seq,
+  code: "busy",
+  message: "catching up",
+  retry_after_ms: 2000,
+});
 const ack = (seq: number) => ({ type: "ack", seq, version: 7 });
-const handlers = { onMessage: () => {}, onStatus: () => {}, onFatal: () => {}, lastVersion: () => null };
+const handlers = {
+  onMessage: () => {},
+  onStatus: () => {},
+  onFatal: () => {},
+  lastVersion: () => null,
+};
 
 test("a refusal with a retry hint is sent again after the hint, with a new seq", async () => {
   const env = install([busy, busy, ack]);
@@ -84,13 +95,19 @@ test("the tries back off and end with the refusal", async () => {
     const conn = new RoomConnection("room", handlers);
     conn.connect();
     await new Promise((resolve) => setImmediate(resolve));
-    await assert.rejects(conn.request({ type: "action", base_version: 5, action: { do: "draw" } }), {
-      code: "busy",
-    });
+    await assert.rejects(
+      conn.request({ type: "action", base_version: 5, action: { do: "draw" } }),
+      {
+        code: "busy",
+      },
+    );
     assert.equal(env.sent.length, RETRY_TRIES + 1);
     assert.ok(env.delays[0] >= RECONNECT_BASE_MS / 2, `${env.delays[0]}`);
     const last = env.delays[env.delays.length - 1];
-    assert.ok(last >= (RECONNECT_BASE_MS * 2 ** (RETRY_TRIES - 1)) / 2, `no back-off: ${env.delays}`);
+    assert.ok(
+      last >= (RECONNECT_BASE_MS * 2 ** (RETRY_TRIES - 1)) / 2,
+      `no back-off: ${env.delays}`,
+    );
   } finally {
     env.restore();
   }
@@ -104,9 +121,12 @@ test("a refusal without a hint reaches the caller at once", async () => {
     const conn = new RoomConnection("room", handlers);
     conn.connect();
     await new Promise((resolve) => setImmediate(resolve));
-    await assert.rejects(conn.request({ type: "action", base_version: 5, action: { do: "draw" } }), {
-      code: "stale_version",
-    });
+    await assert.rejects(
+      conn.request({ type: "action", base_version: 5, action: { do: "draw" } }),
+      {
+        code: "stale_version",
+      },
+    );
     assert.equal(env.sent.length, 1);
   } finally {
     env.restore();
@@ -145,7 +165,10 @@ test("a socket that brings nothing for SILENT_MS is left for a new one; a live o
   g.window = {
     setTimeout: (f: () => void) => (queueMicrotask(f), 1),
     clearTimeout: () => {},
-    setInterval: (f: () => void) => ((tick = f), 1),
+    setInterval: (f: () => void) => {
+      tick = f;
+      return 1;
+    },
     clearInterval: () => {},
   };
   g.location = { protocol: "http:", host: "example.test" };
@@ -154,7 +177,11 @@ test("a socket that brings nothing for SILENT_MS is left for a new one; a live o
     const { RoomConnection, PING_MS, SILENT_MS } = await import("../src/conn");
     let clock = 0;
     const statuses: string[] = [];
-    const conn = new RoomConnection("room", { ...handlers, onStatus: (s) => statuses.push(s) }, () => clock);
+    const conn = new RoomConnection(
+      "room",
+      { ...handlers, onStatus: (s) => statuses.push(s) },
+      () => clock,
+    );
     conn.connect();
     const settle = () => new Promise((resolve) => setImmediate(resolve));
     await settle();
