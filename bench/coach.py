@@ -48,8 +48,9 @@ def outcome(state: RoundState, seat: int = 0) -> float:
     return scores[seat] - sum(others) / len(others)
 
 
-def play(variant: str, players: int, d: int, change: tuple[int, dict[str, Any]] | None = None
-         ) -> RoundState:
+def play(
+    variant: str, players: int, d: int, change: tuple[int, dict[str, Any]] | None = None
+) -> RoundState:
     """Deal ``d`` played by normal bots; ``change``: at that place of the log, seat 0
     plays this action instead of its bot's (the bot still sees the view)."""
     state = new_round(variant, players, f"coach/{d}", first=d % players)
@@ -72,16 +73,39 @@ def one_round(variant: str, players: int, d: int, budget: float) -> dict[str, An
     original = play(variant, players, d)
     base = outcome(original)
     c0 = time.process_time()
-    found = list(review(variant, players, original.deal, original.options, original.log, 0,
-                        time.process_time, CoachSettings(budget=budget)))
+    found = list(
+        review(
+            variant,
+            players,
+            original.deal,
+            original.options,
+            original.log,
+            0,
+            time.process_time,
+            CoachSettings(budget=budget),
+        )
+    )
     cpu = time.process_time() - c0
     flags = []
     for f in (x for x in found if x.flagged):
         replayed = play(variant, players, d, (f.index, f.best))
-        flags.append({"index": f.index, "kind": f.kind, "cost": f.cost, "se": f.se,
-                      "worlds": f.worlds, "gain": outcome(replayed) - base})
-    return {"deal": d, "decisions": len(found), "cpu": cpu, "flags": flags,
-            "worlds": [x.worlds for x in found if x.candidates > 1]}
+        flags.append(
+            {
+                "index": f.index,
+                "kind": f.kind,
+                "cost": f.cost,
+                "se": f.se,
+                "worlds": f.worlds,
+                "gain": outcome(replayed) - base,
+            }
+        )
+    return {
+        "deal": d,
+        "decisions": len(found),
+        "cpu": cpu,
+        "flags": flags,
+        "worlds": [x.worlds for x in found if x.candidates > 1],
+    }
 
 
 def ci(xs: list[float]) -> tuple[float, float]:
@@ -130,16 +154,25 @@ def main() -> int:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--json", help="write the rows here")
     ap.add_argument("--merge", nargs="*", help="summarise these --json files instead")
-    ap.add_argument("--export", help="write the played rounds here as JSON, unreviewed (the "
-                    "browser's figure: web/scripts/bench-coach.mjs)")
+    ap.add_argument(
+        "--export",
+        help="write the played rounds here as JSON, unreviewed (the "
+        "browser's figure: web/scripts/bench-coach.mjs)",
+    )
     args = ap.parse_args()
     if args.export:
         out = []
         for d in range(args.start, args.start + args.rounds):
             st = play(args.variant, args.players, d)
-            out.append({"variant": args.variant, "players": args.players,
-                        "deal": st.deal.to_dict(), "options": st.options.to_dict(),
-                        "log": [[s, a] for s, a in st.log]})
+            out.append(
+                {
+                    "variant": args.variant,
+                    "players": args.players,
+                    "deal": st.deal.to_dict(),
+                    "options": st.options.to_dict(),
+                    "log": [[s, a] for s, a in st.log],
+                }
+            )
         Path(args.export).write_text(json.dumps(out))
         return 0
     if args.merge:

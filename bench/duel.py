@@ -35,17 +35,20 @@ from server.bots.arena import margins, percentile, rotations, run_duplicate
 from server.bots.bot import Bot, EasyBot, NormalBot
 from server.bots.hard import HardBot
 
-BASES = {"easy": (EASY, EasyBot), "normal": (NORMAL, NormalBot), "hard": (HARD, HardBot),
-         "hard_value": (HARD_VALUE, HardBot),
-         "normal_value": (replace(NORMAL, value_discard=5), HardBot)}
+BASES = {
+    "easy": (EASY, EasyBot),
+    "normal": (NORMAL, NormalBot),
+    "hard": (HARD, HardBot),
+    "hard_value": (HARD_VALUE, HardBot),
+    "normal_value": (replace(NORMAL, value_discard=5), HardBot),
+}
 
 
 def make(setting: dict[str, Any], seed: str) -> Bot:
     params, cls = BASES[setting["base"]]
     params = replace(params, **setting.get("params", {}))
     if cls is HardBot:
-        return HardBot(params, seed, time_limit=setting.get("time_limit"),
-                       clock=time.perf_counter)
+        return HardBot(params, seed, time_limit=setting.get("time_limit"), clock=time.perf_counter)
     return cls(params, seed)
 
 

@@ -59,8 +59,9 @@ from server.rules.views import SeatView, view_for
 PLAYERS = 4
 
 
-def candidates(view: SeatView, picked: set[int], chosen: dict[str, Any]
-               ) -> tuple[str, list[dict[str, Any]]] | None:
+def candidates(
+    view: SeatView, picked: set[int], chosen: dict[str, Any]
+) -> tuple[str, list[dict[str, Any]]] | None:
     """(kind, candidates with the normal choice first) for this decision, if it has any."""
     ctx = make_ctx(view, picked, NORMAL)
     if view.phase == "take":
@@ -75,8 +76,9 @@ def candidates(view: SeatView, picked: set[int], chosen: dict[str, Any]
     return None
 
 
-def value_candidates(view: SeatView, picked: set[int], cands: list[dict[str, Any]],
-                     playouts: int, seed: str) -> list[list[float]] | None:
+def value_candidates(
+    view: SeatView, picked: set[int], cands: list[dict[str, Any]], playouts: int, seed: str
+) -> list[list[float]] | None:
     """Each candidate's play-out values, the same sampled deals for all (None: one of
     them was refused in a sampled deal)."""
     policy_params = replace(NORMAL, node_limit=1000)
@@ -91,8 +93,9 @@ def value_candidates(view: SeatView, picked: set[int], cands: list[dict[str, Any
                 state.apply(0, action)
             except RuleError:
                 return None
-            values[k].append(play_out(state, 0, lambda s: NormalBot(policy_params, s), world,
-                                      40, judge))
+            values[k].append(
+                play_out(state, 0, lambda s: NormalBot(policy_params, s), world, 40, judge)
+            )
     return values
 
 
@@ -109,8 +112,9 @@ def split_half_gain(values: list[list[float]]) -> float:
     return gain / 2
 
 
-def held_out_gain(values: list[list[float]], choose: int, gate: float = 0.0,
-                  candidates: int | None = None) -> float:
+def held_out_gain(
+    values: list[list[float]], choose: int, gate: float = 0.0, candidates: int | None = None
+) -> float:
     """Gain over candidate 0 of a search that plays ``choose`` play-outs per candidate
     (among the first ``candidates``) and picks as the hard bot does (the best mean, or
     with ``gate`` > 0 :func:`server.bots.rollout.gated`), valued on the play-outs it did
@@ -147,19 +151,32 @@ def run(variant: str, deals: int, playouts: int, start: int) -> list[dict[str, A
                 found = candidates(view, picked, action)
                 if found is not None and len(found[1]) > 1:
                     c0 = time.process_time()
-                    values = value_candidates(view, picked, found[1], playouts,
-                                              f"{d}/{len(state.log)}")
+                    values = value_candidates(
+                        view, picked, found[1], playouts, f"{d}/{len(state.log)}"
+                    )
                     if values is not None:
-                        rows.append({"deal": d, "kind": found[0], "values": values,
-                                     "cpu": time.process_time() - c0})
+                        rows.append(
+                            {
+                                "deal": d,
+                                "kind": found[0],
+                                "values": values,
+                                "cpu": time.process_time() - c0,
+                            }
+                        )
             state.apply(seat, action)
     return rows
 
 
-def summary(rows: list[dict[str, Any]], choose: int | None = None, gate: float = 0.0,
-            candidates: int | None = None, kinds: set[str] | None = None) -> list[str]:
+def summary(
+    rows: list[dict[str, Any]],
+    choose: int | None = None,
+    gate: float = 0.0,
+    candidates: int | None = None,
+    kinds: set[str] | None = None,
+) -> list[str]:
     """Per kind of decision and per deal: the split-half gain, or with ``choose`` the
     held-out gain of that search (:func:`held_out_gain`)."""
+
     def gain_of(values: list[list[float]]) -> float:
         if choose is None:
             return split_half_gain(values)
@@ -176,9 +193,11 @@ def summary(rows: list[dict[str, Any]], choose: int | None = None, gate: float =
         m = sum(gains) / n
         sd = math.sqrt(sum((g - m) ** 2 for g in gains) / max(1, n - 1))
         cpu = sum(r["cpu"] for r in mine) / n
-        out.append(f"{kind:8} decisions {n:4}  per deal {n / deals:4.2f}  gain per decision "
-                   f"{m:+6.2f} ± {1.96 * sd / math.sqrt(n):5.2f}  per deal {m * n / deals:+6.2f}"
-                   f"  CPU per decision {cpu:5.2f} s")
+        out.append(
+            f"{kind:8} decisions {n:4}  per deal {n / deals:4.2f}  gain per decision "
+            f"{m:+6.2f} ± {1.96 * sd / math.sqrt(n):5.2f}  per deal {m * n / deals:+6.2f}"
+            f"  CPU per decision {cpu:5.2f} s"
+        )
     # Every decision of a deal together, a mean over the deals (the deals are independent).
     per_deal: dict[int, float] = {}
     for r in rows:
@@ -189,25 +208,37 @@ def summary(rows: list[dict[str, Any]], choose: int | None = None, gate: float =
         m = sum(totals) / len(totals)
         sd = math.sqrt(sum((x - m) ** 2 for x in totals) / (len(totals) - 1))
         which = "+".join(sorted(kinds)) if kinds else "all"
-        out.append(f"{which:8} gain per deal {m:+6.2f} ± {1.96 * sd / math.sqrt(len(totals)):5.2f}"
-                   f" (95% CI over {len(totals)} deals)")
+        out.append(
+            f"{which:8} gain per deal {m:+6.2f} ± {1.96 * sd / math.sqrt(len(totals)):5.2f}"
+            f" (95% CI over {len(totals)} deals)"
+        )
     return out
 
 
-def per_deal_gains(rows: list[dict[str, Any]], choose: int | None, gate: float,
-                   candidates: int | None, kinds: set[str] | None) -> dict[int, float]:
+def per_deal_gains(
+    rows: list[dict[str, Any]],
+    choose: int | None,
+    gate: float,
+    candidates: int | None,
+    kinds: set[str] | None,
+) -> dict[int, float]:
     """Each deal's gain over the normal choices of a search (:func:`summary`'s total)."""
     out = {r["deal"]: 0.0 for r in rows}
     for r in rows:
         if kinds is None or r["kind"] in kinds:
             v = r["values"]
-            out[r["deal"]] += (split_half_gain(v) if choose is None
-                               else held_out_gain(v, choose, gate, candidates))
+            out[r["deal"]] += (
+                split_half_gain(v) if choose is None else held_out_gain(v, choose, gate, candidates)
+            )
     return out
 
 
-def compare(rows: list[dict[str, Any]], a: tuple[int, float, int | None],
-            b: tuple[int, float, int | None], kinds: set[str] | None = None) -> str:
+def compare(
+    rows: list[dict[str, Any]],
+    a: tuple[int, float, int | None],
+    b: tuple[int, float, int | None],
+    kinds: set[str] | None = None,
+) -> str:
     """Search ``a`` against search ``b`` (each: play-outs per candidate, gate, candidates),
     valued on the same decisions: the mean per-deal difference and its 95% CI."""
     ga = per_deal_gains(rows, a[0], a[1], a[2], kinds)
@@ -216,8 +247,10 @@ def compare(rows: list[dict[str, Any]], a: tuple[int, float, int | None],
     n = len(diffs)
     m = sum(diffs) / n
     sd = math.sqrt(sum((x - m) ** 2 for x in diffs) / max(1, n - 1))
-    return (f"{a} - {b}: {m:+6.2f} ± {1.96 * sd / math.sqrt(n):5.2f} per deal "
-            f"(95% CI over {n} deals, paired)")
+    return (
+        f"{a} - {b}: {m:+6.2f} ± {1.96 * sd / math.sqrt(n):5.2f} per deal "
+        f"(95% CI over {n} deals, paired)"
+    )
 
 
 def _setting(text: str) -> tuple[int, float, int]:
@@ -233,13 +266,20 @@ def main() -> int:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--json", help="write the rows here (to merge runs: --merge)")
     ap.add_argument("--merge", nargs="*", help="summarise these --json files instead")
-    ap.add_argument("--choose", type=int, help="value a search of this many play-outs per "
-                    "candidate on the others (default: the split-half estimate)")
+    ap.add_argument(
+        "--choose",
+        type=int,
+        help="value a search of this many play-outs per "
+        "candidate on the others (default: the split-half estimate)",
+    )
     ap.add_argument("--gate", type=float, default=0.0, help="with --choose: the hard bot's gate")
     ap.add_argument("--candidates", type=int, help="with --choose: only the first ones")
     ap.add_argument("--kinds", help="the per-deal total over these kinds only (take,discard)")
-    ap.add_argument("--vs", help="with --choose: compare with this search, given as "
-                    "CHOOSE,GATE,CANDIDATES, on the same decisions (paired by deal)")
+    ap.add_argument(
+        "--vs",
+        help="with --choose: compare with this search, given as "
+        "CHOOSE,GATE,CANDIDATES, on the same decisions (paired by deal)",
+    )
     args = ap.parse_args()
     if args.merge:
         rows = [r for f in args.merge for r in json.loads(Path(f).read_text())]

@@ -116,31 +116,32 @@ def load(path: Path) -> tuple[dict[str, list[float]], dict[str, str]]:
     return dict(data.get("WEIGHTS", {})), dict(data.get("NOTES", {}))
 
 
-def save(path: Path, weights: dict[str, list[float]], notes: dict[str, str],
-         lam: float) -> None:
+def save(path: Path, weights: dict[str, list[float]], notes: dict[str, str], lam: float) -> None:
     order = [v for v in VARIANTS if v in weights]
-    body = ['"""Weights of :mod:`server.bots.value`, written by bench/train.py (do not edit).',
-            "",
-            f"Data version {DATA_VERSION}: self-play of the normal level (bench/train.py),",
-            f"the features of server.bots.value; ridge regression, lam {lam}.",
-            '"""',
-            "",
-            f"DATA_VERSION = {DATA_VERSION}",
-            f"FEATURES = {len(FEATURES)}",
-            "",
-            "NOTES: dict[str, str] = {"]
+    body = [
+        '"""Weights of :mod:`server.bots.value`, written by bench/train.py (do not edit).',
+        "",
+        f"Data version {DATA_VERSION}: self-play of the normal level (bench/train.py),",
+        f"the features of server.bots.value; ridge regression, lam {lam}.",
+        '"""',
+        "",
+        f"DATA_VERSION = {DATA_VERSION}",
+        f"FEATURES = {len(FEATURES)}",
+        "",
+        "NOTES: dict[str, str] = {",
+    ]
     for v in order:
         body.append(f"    {v!r}: (")
         text = notes.get(v, "")
         for i in range(0, len(text), 80):
-            body.append(f"        {text[i:i + 80]!r}")
+            body.append(f"        {text[i : i + 80]!r}")
         body.append("    ),")
     body += ["}", "", "WEIGHTS: dict[str, list[float]] = {"]
     for v in order:
         w = weights[v]
         body.append(f"    {v!r}: [")
         for i in range(0, len(w), 6):
-            body.append("        " + ", ".join(repr(x) for x in w[i:i + 6]) + ",")
+            body.append("        " + ", ".join(repr(x) for x in w[i : i + 6]) + ",")
         body.append("    ],")
     body.append("}")
     path.write_text("\n".join(body) + "\n")
@@ -178,9 +179,12 @@ def timing(variant: str, n: int) -> None:
     def q(xs: list[float], p: float) -> float:
         return xs[min(len(xs) - 1, int(p * len(xs)))] * 1e3
 
-    print(f"{variant}: {n} views; CPU per evaluation p50 {q(whole, 0.5):.2f} ms, p99 "
-          f"{q(whole, 0.99):.2f} ms, max {q(whole, 1.0):.2f} ms; the model alone p50 "
-          f"{q(model, 0.5) * 1e3:.1f} µs", flush=True)
+    print(
+        f"{variant}: {n} views; CPU per evaluation p50 {q(whole, 0.5):.2f} ms, p99 "
+        f"{q(whole, 0.99):.2f} ms, max {q(whole, 1.0):.2f} ms; the model alone p50 "
+        f"{q(model, 0.5) * 1e3:.1f} µs",
+        flush=True,
+    )
 
 
 def main() -> int:
@@ -191,8 +195,13 @@ def main() -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--lam", type=float, default=20.0)
     ap.add_argument("--out", default="server/bots/value_weights.py")
-    ap.add_argument("--bench", type=int, default=0, metavar="N",
-                    help="instead of training: time the evaluation on N views per variant")
+    ap.add_argument(
+        "--bench",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead of training: time the evaluation on N views per variant",
+    )
     args = ap.parse_args()
     if args.bench:
         for variant in args.variants.split(","):
@@ -214,9 +223,11 @@ def main() -> int:
         w_mean = [mean] + [0.0] * (len(FEATURES) - 1)
         w_est = ridge([x[:2] for x in xs], ys, args.lam)
         est_only = rmse(w_est, [x[:2] for x in tx], ty)
-        note = (f"--seed {args.seed}, {deals} deals, {len(rows)} rows, {secs:.0f} s CPU; "
-                f"held-out RMSE: model {rmse(w, tx, ty):.1f}, estimate only {est_only:.1f}, "
-                f"mean {rmse(w_mean, tx, ty):.1f} ({len(ty)} rows)")
+        note = (
+            f"--seed {args.seed}, {deals} deals, {len(rows)} rows, {secs:.0f} s CPU; "
+            f"held-out RMSE: model {rmse(w, tx, ty):.1f}, estimate only {est_only:.1f}, "
+            f"mean {rmse(w_mean, tx, ty):.1f} ({len(ty)} rows)"
+        )
         print(f"{variant}: {note}", flush=True)
         weights[variant] = [round(v, 4) for v in w]
         notes[variant] = note

@@ -98,8 +98,10 @@ def render_typescript() -> str:
         if name in answered:  # written whole by the server: its defaults are sent too
             model = {**model, "required": list(model.get("properties", {}))}
         out += [*ts_interface(name, model), ""]
-    out += [*ts_doc("Each operation's JSON body and success response (`void`: none)."),
-            "export interface Endpoints {"]
+    out += [
+        *ts_doc("Each operation's JSON body and success response (`void`: none)."),
+        "export interface Endpoints {",
+    ]
     for key, body, response in operations:
         body_type = ts_type(body) if body else "void"
         response_type = ts_type(response) if response is not None else "void"

@@ -107,9 +107,7 @@ class RedisBus:
     connection Redis closed is sent again once on a fresh connection.
     """
 
-    def __init__(
-        self, redis: Redis, prefix: str = "remi:", backoff: Backoff | None = None
-    ) -> None:
+    def __init__(self, redis: Redis, prefix: str = "remi:", backoff: Backoff | None = None) -> None:
         self._redis = redis
         self._prefix = prefix
         self._backoff = backoff or Backoff()
@@ -147,8 +145,7 @@ class RedisBus:
                 try:
                     await self._listen(pubsub, sub, topic)
                 except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
-                    log.warning("bus_subscription_lost", extra={"topic": topic,
-                                                                "error": repr(exc)})
+                    log.warning("bus_subscription_lost", extra={"topic": topic, "error": repr(exc)})
                 await _close_quietly(pubsub)
                 pubsub = None
 

@@ -118,8 +118,7 @@ _MEANINGS: dict[Code, str] = {
     Code.ROUND_NOT_FINISHED: "The round is still being played: its replay, its scenario file "
     "and its seed wait for its end.",
     Code.USERNAME_TAKEN: "Another account has this username (usernames ignore case).",
-    Code.ALREADY_CLAIMED: "This player has an account already: sign in, or change the "
-    "password.",
+    Code.ALREADY_CLAIMED: "This player has an account already: sign in, or change the password.",
     Code.BAD_CREDENTIALS: "The username or the password is wrong (which one is not told).",
     Code.INSUFFICIENT_BALANCE: "The balance does not cover the purchase; nothing changed.",
     Code.BALANCE_TOO_LOW: "The room asks for a higher balance to sit down (`min_balance`).",

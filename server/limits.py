@@ -49,7 +49,9 @@ def storage_for(settings: Settings) -> Storage:
     """Redis (shared by the nodes) when configured, else this process's memory."""
     if settings.redis_url:
         return RedisStorage(
-            settings.redis_url, implementation="redispy", key_prefix="remi-limits",
+            settings.redis_url,
+            implementation="redispy",
+            key_prefix="remi-limits",
             wrap_exceptions=True,
         )
     return MemoryStorage()
@@ -109,13 +111,17 @@ class CreateLimits:
         """Count one sign-in try (or account claim) from ``address`` with ``username``
         (case-folded)."""
         await self._take(
-            self.login_by_address, "too many sign-in attempts from this address",
-            "login", address,
+            self.login_by_address,
+            "too many sign-in attempts from this address",
+            "login",
+            address,
         )
         if username is not None:
             await self._take(
-                self.login_by_username, "too many sign-in attempts for this username",
-                "login-user", username.strip().casefold(),
+                self.login_by_username,
+                "too many sign-in attempts for this username",
+                "login-user",
+                username.strip().casefold(),
             )
 
     async def check_codes(self, address: str, player_id: str | None) -> None:

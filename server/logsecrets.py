@@ -41,9 +41,7 @@ class RedactSecrets(logging.Filter):
         if isinstance(record.msg, str):
             record.msg = redact_query(record.msg)
         if isinstance(record.args, tuple):
-            record.args = tuple(
-                redact_query(a) if isinstance(a, str) else a for a in record.args
-            )
+            record.args = tuple(redact_query(a) if isinstance(a, str) else a for a in record.args)
         elif isinstance(record.args, dict):
             record.args = {
                 k: redact_query(v) if isinstance(v, str) else v for k, v in record.args.items()

@@ -243,7 +243,8 @@ class NodeCollector(Collector):
         claims.add_metric(["held_elsewhere"], f["claims_lost"])
         yield claims
         lost = CounterMetricFamily(
-            "remi_rooms_lost", "Rooms this node stopped playing because another node took them",
+            "remi_rooms_lost",
+            "Rooms this node stopped playing because another node took them",
             labels=["how"],
         )
         lost.add_metric(["lease_lost"], f["dropped"])
@@ -313,8 +314,13 @@ class Metrics:
         self.node = NodeCollector()
         r.register(self.node)
         self._bot_search = LatencyHistogram(LATENCY_BUCKETS)
-        self._hot.extra.append(("remi_bot_search_seconds",
-                                "How long a room waited for its bot's move", self._bot_search))
+        self._hot.extra.append(
+            (
+                "remi_bot_search_seconds",
+                "How long a room waited for its bot's move",
+                self._bot_search,
+            )
+        )
         self._lag_task: asyncio.Task[None] | None = None
 
     def bot_searched(self, seconds: float) -> None:

@@ -297,9 +297,7 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         if websocket.application_state == WebSocketState.CONNECTED:
             await websocket.close(code=code)
 
-    conn = Conn(
-        player.id, websocket.send_text, close, settings.send_queue_limit, authed.session_id
-    )
+    conn = Conn(player.id, websocket.send_text, close, settings.send_queue_limit, authed.session_id)
     try:
         actor: Room = await live.attach(room_id, conn)
     except Elsewhere:  # this node is stopping: the client reconnects, to another one
@@ -310,8 +308,7 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         return
     metrics = services.metrics
     metrics.connections.inc()
-    log.info("ws_opened", extra={"room_id": room_id, "conn_id": conn.id,
-                                 "player_id": player.id})
+    log.info("ws_opened", extra={"room_id": room_id, "conn_id": conn.id, "player_id": player.id})
     session = Session(conn, actor, settings)
     try:
         while not conn.closed:
@@ -331,6 +328,7 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         actor.post("gone", conn)
         metrics.connections.dec()
         conn.close(conn.close_code or 1000)
-        log.info("ws_closed", extra={"room_id": room_id, "conn_id": conn.id,
-                                     "code": conn.close_code})
+        log.info(
+            "ws_closed", extra={"room_id": room_id, "conn_id": conn.id, "code": conn.close_code}
+        )
         await conn.drained(5)

@@ -19,7 +19,8 @@ function offline(): Plugin {
     name: "remi-offline",
     async generateBundle(_options, bundle) {
       const files: Record<string, string | Uint8Array> = {};
-      for (const [name, out] of Object.entries(bundle)) files[name] = out.type === "asset" ? out.source : out.code;
+      for (const [name, out] of Object.entries(bundle))
+        files[name] = out.type === "asset" ? out.source : out.code;
       // The emitted assets are listed as emitted: the bundler need not add them to `bundle`.
       for (const [fileName, source] of (await offlineAssets()) as [string, Buffer][]) {
         this.emitFile({ type: "asset", fileName, source });
@@ -31,8 +32,18 @@ function offline(): Plugin {
       server.middlewares.use((req, res, next) => {
         const path = (req.url ?? "").split("?")[0];
         const name = path.replace(/^\/pyodide\//, "");
-        if (path.startsWith("/pyodide/") && ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"].includes(name)) {
-          res.setHeader("Content-Type", name.endsWith(".wasm") ? "application/wasm" : name.endsWith(".mjs") ? "text/javascript" : "application/zip");
+        if (
+          path.startsWith("/pyodide/") &&
+          ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"].includes(name)
+        ) {
+          res.setHeader(
+            "Content-Type",
+            name.endsWith(".wasm")
+              ? "application/wasm"
+              : name.endsWith(".mjs")
+                ? "text/javascript"
+                : "application/zip",
+          );
           res.end(readFileSync(join(PYODIDE_DIR, name)));
         } else if (path === "/pyodide/pyodide-lock.json") {
           res.setHeader("Content-Type", "application/json");
@@ -47,7 +58,16 @@ function offline(): Plugin {
 }
 
 /** Text and WebAssembly worth compressing (zip and PNG files are compressed already). */
-const COMPRESSIBLE = new Set([".html", ".js", ".mjs", ".css", ".json", ".wasm", ".webmanifest", ".svg"]);
+const COMPRESSIBLE = new Set([
+  ".html",
+  ".js",
+  ".mjs",
+  ".css",
+  ".json",
+  ".wasm",
+  ".webmanifest",
+  ".svg",
+]);
 
 /** A gzipped copy beside every compressible file of the build that gzip makes at least a
  * tenth smaller (`<name>.gz`); the server sends it to clients that accept gzip

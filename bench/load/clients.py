@@ -119,9 +119,7 @@ class Clients:
                 # in flight instead of queueing every room's at once.
                 await _until(lambda: p.seat is not None, "snapshot")
 
-        await asyncio.gather(
-            *(one(i, t, s) for i, t in enumerate(self.tables) for s in range(4))
-        )
+        await asyncio.gather(*(one(i, t, s) for i, t in enumerate(self.tables) for s in range(4)))
         players = [p for t in self.tables for p in t.players]
         await _until(lambda: all(p.seat is not None for p in players), "snapshots")
         return {"connections": len(players)}

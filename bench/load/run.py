@@ -101,7 +101,9 @@ def run_store(store_name: str, opts: argparse.Namespace) -> dict[str, Any]:
     procs: ClientProcesses | None = None
     entry: Entry | None = None
     out: dict[str, Any] = {
-        "store": store_name, "server_log": str(server.log_path), "nodes": nodes,
+        "store": store_name,
+        "server_log": str(server.log_path),
+        "nodes": nodes,
         "entry": getattr(opts, "entry", "clients"),
     }
     if profile:

@@ -244,17 +244,30 @@ class Nodes:
             raise SystemExit("several nodes need redis-server")
         self.redis_port = free_port()
         self.redis = subprocess.Popen(
-            [binary, "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(store.data_dir)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                binary,
+                "--port",
+                str(self.redis_port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(store.data_dir),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         extra = {"REMI_REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0"}
         self.servers = []
         for i in range(count):
             extra_i = {**extra, "REMI_NODE_NAME": f"bench{i}"}
             self.servers.append(
-                Server(store, f"{profile}.{i}" if profile else None, extra_i, f"node{i}",
-                       promotions)
+                Server(
+                    store, f"{profile}.{i}" if profile else None, extra_i, f"node{i}", promotions
+                )
             )
             if i == 0:  # the first one migrates alone
                 self.servers[0].wait_ready()

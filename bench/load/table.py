@@ -49,7 +49,15 @@ class Player:
     """One WebSocket client seated at a table."""
 
     __slots__ = (
-        "arrived", "bridged", "client", "seat", "seq", "table", "token", "version", "view",
+        "arrived",
+        "bridged",
+        "client",
+        "seat",
+        "seq",
+        "table",
+        "token",
+        "version",
+        "view",
     )
 
     def __init__(self, table: Table, token: str) -> None:

@@ -152,8 +152,11 @@ class IdentityService:
     def _new_session(player_id: str, label: str | None) -> tuple[PlayerSession, str]:
         token = new_token()
         row = PlayerSession(
-            id=new_id(), player_id=player_id, token_hash=hash_token(token),
-            label=clean_label(label), last_used_at=utcnow(),
+            id=new_id(),
+            player_id=player_id,
+            token_hash=hash_token(token),
+            label=clean_label(label),
+            last_used_at=utcnow(),
         )
         return row, token
 
@@ -196,9 +199,7 @@ class IdentityService:
             now = utcnow()
             if row.last_used_at is None or now - row.last_used_at >= self._touch:
                 await session.execute(
-                    update(PlayerSession)
-                    .where(PlayerSession.id == row.id)
-                    .values(last_used_at=now)
+                    update(PlayerSession).where(PlayerSession.id == row.id).values(last_used_at=now)
                 )
             return Authed(PlayerInfo.of(player), row.id, digest)
 
@@ -283,9 +284,7 @@ class IdentityService:
             log.info("session_revoked", extra={"player_id": player_id, "session_id": session_id})
         return done
 
-    async def revoke_all(
-        self, player_id: str, label: str | None = None
-    ) -> tuple[str, list[str]]:
+    async def revoke_all(self, player_id: str, label: str | None = None) -> tuple[str, list[str]]:
         """Sign every session of the player out and open a new one for this device, in
         one transaction: the new token (the only time it exists) and the revoked
         sessions' ids."""

@@ -110,8 +110,14 @@ class EntryOut(BaseModel):
     @classmethod
     def of(cls, e: Entry) -> EntryOut:
         return cls(
-            id=e.id, reason=e.reason, amount=e.amount, credits=e.credits, room_id=e.room_id,
-            round_number=e.round_number, seat=e.seat, created_at=e.created_at,
+            id=e.id,
+            reason=e.reason,
+            amount=e.amount,
+            credits=e.credits,
+            room_id=e.room_id,
+            round_number=e.round_number,
+            seat=e.seat,
+            created_at=e.created_at,
         )
 
 
@@ -132,7 +138,9 @@ class JokerPurchase(BaseModel):
 async def _account(services: ServicesDep, player: PlayerOut, username: str | None) -> AccountOut:
     acc = await services.economy.account(player.id)
     return AccountOut(
-        player=player, username=username, balance=acc.balance,
+        player=player,
+        username=username,
+        balance=acc.balance,
         joker_credits=acc.joker_credits,
         joker_credit_price=services.settings.joker_credit_price,
     )
@@ -170,8 +178,9 @@ async def login(
     player = await services.accounts.check(body.username, body.password)
     token = await services.identity.open_session(player.id, device_label(request))
     set_cookie(response, services.settings, token)
-    return SignedIn(player=PlayerOut.of(player), username=clean_username(body.username),
-                    token=token)
+    return SignedIn(
+        player=PlayerOut.of(player), username=clean_username(body.username), token=token
+    )
 
 
 @router.post("/password", status_code=status.HTTP_204_NO_CONTENT)

@@ -143,8 +143,11 @@ async def healthz(request: Request, services: ServicesDep) -> JSONResponse:
         _redis_answers(services, checks, left),
     )
     ok = all(answers)
-    body = {"status": "ok" if ok else "error", "database": checks["database"],
-            "redis": checks["redis"]}
+    body = {
+        "status": "ok" if ok else "error",
+        "database": checks["database"],
+        "redis": checks["redis"],
+    }
     return JSONResponse(body, status_code=200 if ok else 503)
 
 

@@ -45,8 +45,14 @@ class LobbyPublisher:
         if room.settings.public:
             try:
                 await self._services.bus.publish(
-                    LOBBY_TOPIC, {"event": what, "room": room.id, "status": room.status,
-                                  "free_seats": room.free_seats})
+                    LOBBY_TOPIC,
+                    {
+                        "event": what,
+                        "room": room.id,
+                        "status": room.status,
+                        "free_seats": room.free_seats,
+                    },
+                )
             except Exception as exc:  # the lobby hint must never break a room change
                 log.warning("lobby_publish_failed", extra={"error": repr(exc)})
 
@@ -72,9 +78,7 @@ class LobbyPublisher:
     response_class=StreamingResponse,
     responses={200: {"content": {"text/event-stream": {}}}},
 )
-async def lobby_events(
-    request: Request, services: ServicesDep, live: LiveDep
-) -> StreamingResponse:
+async def lobby_events(request: Request, services: ServicesDep, live: LiveDep) -> StreamingResponse:
     """``data: {"event", "room", "status", "free_seats"}`` per change (``event``:
     ``changed``, ``started`` or ``finished``); ``data: {"event": "resync"}`` after the
     bus reconnected to Redis (refetch the lobby); a comment line every 15 s keeps proxies
@@ -89,7 +93,8 @@ async def lobby_events(
                 while not stopped.done() and not await request.is_disconnected():
                     got = asyncio.ensure_future(sub.get())
                     await asyncio.wait(
-                        {got, stopped}, timeout=KEEPALIVE_SECONDS,
+                        {got, stopped},
+                        timeout=KEEPALIVE_SECONDS,
                         return_when=asyncio.FIRST_COMPLETED,
                     )
                     if not got.done():
@@ -106,5 +111,6 @@ async def lobby_events(
         finally:
             stopped.cancel()
 
-    return StreamingResponse(stream(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-store"})
+    return StreamingResponse(
+        stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
+    )

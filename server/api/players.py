@@ -62,17 +62,13 @@ class MatchHistory(BaseModel):
     next_cursor: str | None
 
 
-@router.post(
-    "/players", status_code=status.HTTP_201_CREATED, dependencies=[Depends(limit_players)]
-)
+@router.post("/players", status_code=status.HTTP_201_CREATED, dependencies=[Depends(limit_players)])
 async def create_player(
     body: PlayerCreate, request: Request, response: Response, services: ServicesDep
 ) -> PlayerCreated:
     """Create a guest player and its first session (this device's): the token comes back
     once and as a cookie."""
-    player, token = await services.identity.create_player(
-        body.display_name, device_label(request)
-    )
+    player, token = await services.identity.create_player(body.display_name, device_label(request))
     set_cookie(response, services.settings, token)
     return PlayerCreated(player=PlayerOut.of(player), token=token)
 

@@ -37,8 +37,11 @@ async def _finished_round(
     if not record.finished:
         raise ServerError(Code.ROUND_NOT_FINISHED, f"round {number} is still being played")
     seats = [
-        {"seat": s.seat, "name": s.player.display_name if s.player else None,
-         "bot_level": s.bot_level}
+        {
+            "seat": s.seat,
+            "name": s.player.display_name if s.player else None,
+            "bot_level": s.bot_level,
+        }
         for s in room.seats
     ]
     return record, len(room.seats), seats
@@ -56,8 +59,14 @@ async def round_replay(
     )
     deal, options, actions = round_inputs(record, players)
     replay = replay_steps(record.variant, players, deal, options, actions)
-    return {"room_id": room_id, "round": number, "seats": seats, **replay,
-            "commitment": deal.commitment, "seed": record.seed}
+    return {
+        "room_id": room_id,
+        "round": number,
+        "seats": seats,
+        **replay,
+        "commitment": deal.commitment,
+        "seed": record.seed,
+    }
 
 
 @router.get("/{room_id}/rounds/{number}/scenario")

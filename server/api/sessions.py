@@ -147,7 +147,10 @@ async def revoke_session(
 
 @router.delete("/sessions/{session_id}", status_code=status.HTTP_204_NO_CONTENT)
 async def revoke_other(
-    session_id: SessionId, auth: CurrentAuth, request: Request, response: Response,
+    session_id: SessionId,
+    auth: CurrentAuth,
+    request: Request,
+    response: Response,
     services: ServicesDep,
 ) -> None:
     """Sign out one of the player's devices (this one too, when it is its id)."""

@@ -55,8 +55,10 @@ async def tournaments(
     player: OptionalPlayer,
     status: Annotated[
         Literal["open", "finished"],
-        Query(description="``open``: registering or being played (the default); "
-              "``finished``: over or cancelled."),
+        Query(
+            description="``open``: registering or being played (the default); "
+            "``finished``: over or cancelled."
+        ),
     ] = "open",
 ) -> TournamentList:
     """Tournaments open for registration and being played (or those over)."""

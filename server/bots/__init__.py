@@ -32,17 +32,36 @@ from server.bots.planner import Params
 
 BOT_LEVELS: tuple[str, ...] = ("easy", "normal", "hard")
 
-EASY = Params(node_limit=80, take_row=False, deep_takes=False, buy_jokers=False,
-              use_atu=False, joker_button=False, danger=False, potential=False,
-              greedy_discard=True)
+EASY = Params(
+    node_limit=80,
+    take_row=False,
+    deep_takes=False,
+    buy_jokers=False,
+    use_atu=False,
+    joker_button=False,
+    danger=False,
+    potential=False,
+    greedy_discard=True,
+)
 NORMAL = Params()
-HARD = Params(draw_samples=10, discard_candidates=3, opp_samples=12, stock_aware=True,
-              small_hand_take_cost=15.0, joker_close=40.0, rollouts=12, rollout_stock=6,
-              rollout_nodes=1000, rollouts_a=12, rollout_gate_a=0.5)
+HARD = Params(
+    draw_samples=10,
+    discard_candidates=3,
+    opp_samples=12,
+    stock_aware=True,
+    small_hand_take_cost=15.0,
+    joker_close=40.0,
+    rollouts=12,
+    rollout_stock=6,
+    rollout_nodes=1000,
+    rollouts_a=12,
+    rollout_gate_a=0.5,
+)
 # The hard level's search with the learned evaluation as its leaf (server.bots.value):
 # short play-outs (one round of the table) at every take and discard of every variant.
-HARD_VALUE = replace(HARD, value_leaf=True, rollouts=36, rollout_stock=200,
-                     rollout_gate=0.5, rollouts_a=36)
+HARD_VALUE = replace(
+    HARD, value_leaf=True, rollouts=36, rollout_stock=200, rollout_gate=0.5, rollouts_a=36
+)
 
 HARD_TIME_LIMIT = 0.4
 """Seconds of wall clock a hard decision's sampling and search may take: they stop
@@ -50,9 +69,12 @@ before a round of play-outs that would end past it, and drop a play-out under wa
 passes, so the decision stays under 0.5 s with room for the rest of the turn's work."""
 
 
-def make_bot(level: str, seed: int | str | None = None,
-             time_limit: float | None = HARD_TIME_LIMIT,
-             clock: Callable[[], float] | None = None) -> Bot:
+def make_bot(
+    level: str,
+    seed: int | str | None = None,
+    time_limit: float | None = HARD_TIME_LIMIT,
+    clock: Callable[[], float] | None = None,
+) -> Bot:
     """A bot of ``level`` (one of :data:`BOT_LEVELS`), deterministic given ``seed``.
 
     The hard level's decisions stop within ``time_limit`` seconds read on ``clock`` (the

@@ -120,14 +120,20 @@ def rotations(labels: Sequence[str]) -> list[int]:
     return out
 
 
-def play_round(variant: str, factories: Sequence[Factory], labels: Sequence[str],
-               seed: int | str, number: int, options: RoundOptions, result: ArenaResult,
-               shift: int = 0) -> list[int] | None:
+def play_round(
+    variant: str,
+    factories: Sequence[Factory],
+    labels: Sequence[str],
+    seed: int | str,
+    number: int,
+    options: RoundOptions,
+    result: ArenaResult,
+    shift: int = 0,
+) -> list[int] | None:
     """Deal ``number`` with entry ``(i - shift) % n`` at seat ``i``; scores per seat."""
     players = len(factories)
     entry = [(i - shift) % players for i in range(players)]
-    state = new_round(variant, players, f"{seed}/{number}", first=number % players,
-                      options=options)
+    state = new_round(variant, players, f"{seed}/{number}", first=number % players, options=options)
     seats = [factories[entry[i]](f"{seed}/{number}/{shift}/{i}") for i in range(players)]
     actions = 0
     while not state.over and actions < MAX_ACTIONS:
@@ -145,8 +151,9 @@ def play_round(variant: str, factories: Sequence[Factory], labels: Sequence[str]
         except RuleError as err:
             result.illegal += 1
             result.errors.append(f"{variant} deal {number} seat {seat}: {err} {action}")
-            fallback = {"do": "draw"} if view.phase == "take" else {
-                "do": "discard", "tile": view.hand[-1]}
+            fallback = (
+                {"do": "draw"} if view.phase == "take" else {"do": "discard", "tile": view.hand[-1]}
+            )
             state.apply(seat, fallback)
     if state.result is None:
         result.errors.append(f"{variant} deal {number}: no end after {actions} actions")
@@ -159,9 +166,15 @@ def play_round(variant: str, factories: Sequence[Factory], labels: Sequence[str]
     return list(state.result.scores)
 
 
-def run_duplicate(variant: str, factories: Sequence[Factory], labels: Sequence[str],
-                  deals: int, seed: int | str, options: RoundOptions | None = None,
-                  start: int = 0) -> ArenaResult:
+def run_duplicate(
+    variant: str,
+    factories: Sequence[Factory],
+    labels: Sequence[str],
+    deals: int,
+    seed: int | str,
+    options: RoundOptions | None = None,
+    start: int = 0,
+) -> ArenaResult:
     """Play deals ``start .. start + deals - 1``, each in every distinct rotation."""
     options = options or RoundOptions()
     players = len(factories)
@@ -198,13 +211,21 @@ def _level_factory(level: str) -> Factory:
     return lambda seed: make_bot(level, seed=seed, time_limit=None)
 
 
-def run_arena(variant: str, players: int, bots: Sequence[str], rounds: int, seed: int | str,
-              options: RoundOptions | None = None, start: int = 0) -> ArenaResult:
+def run_arena(
+    variant: str,
+    players: int,
+    bots: Sequence[str],
+    rounds: int,
+    seed: int | str,
+    options: RoundOptions | None = None,
+    start: int = 0,
+) -> ArenaResult:
     """``rounds`` deals of levels ``bots`` (one per seat), in this process."""
     if len(bots) != players:
         raise ValueError("one level per seat")
-    return run_duplicate(variant, [_level_factory(b) for b in bots], bots, rounds, seed,
-                         options, start)
+    return run_duplicate(
+        variant, [_level_factory(b) for b in bots], bots, rounds, seed, options, start
+    )
 
 
 def _chunk(args: tuple[str, int, list[str], int, int | str, dict[str, Any], int]) -> ArenaResult:
@@ -212,8 +233,15 @@ def _chunk(args: tuple[str, int, list[str], int, int | str, dict[str, Any], int]
     return run_arena(variant, players, bots, rounds, seed, RoundOptions.from_dict(opts), start)
 
 
-def run_parallel(variant: str, players: int, bots: Sequence[str], rounds: int,
-                 seed: int | str, options: RoundOptions, jobs: int) -> ArenaResult:
+def run_parallel(
+    variant: str,
+    players: int,
+    bots: Sequence[str],
+    rounds: int,
+    seed: int | str,
+    options: RoundOptions,
+    jobs: int,
+) -> ArenaResult:
     """Split the deals over ``jobs`` processes (same results as one process)."""
     t0 = time.perf_counter()
     if jobs <= 1:
@@ -222,8 +250,10 @@ def run_parallel(variant: str, players: int, bots: Sequence[str], rounds: int,
         import multiprocessing
 
         size = max(1, math.ceil(rounds / (jobs * 4)))
-        tasks = [(variant, players, list(bots), min(size, rounds - s), seed, options.to_dict(), s)
-                 for s in range(0, rounds, size)]
+        tasks = [
+            (variant, players, list(bots), min(size, rounds - s), seed, options.to_dict(), s)
+            for s in range(0, rounds, size)
+        ]
         result = ArenaResult(variant, players, list(bots))
         with multiprocessing.Pool(jobs) as pool:
             for part in pool.map(_chunk, tasks):
@@ -242,8 +272,10 @@ def margins(result: ArenaResult, order: Sequence[str] | None = None) -> list[dic
     for ia_, a in enumerate(labels):
         for b in labels[:ia_]:
             ia, ib = per_label[a], per_label[b]
-            ds = [sum(r[i] for i in ia) / len(ia) - sum(r[i] for i in ib) / len(ib)
-                  for r in result.entry_scores]
+            ds = [
+                sum(r[i] for i in ia) / len(ia) - sum(r[i] for i in ib) / len(ib)
+                for r in result.entry_scores
+            ]
             m, h = mean_ci(ds)
             out.append({"a": a, "b": b, "margin": m, "ci95": h, "excludes_0": abs(m) > h})
     return out
@@ -256,58 +288,95 @@ def summary(result: ArenaResult) -> dict[str, Any]:
     for i, level in enumerate(result.bots):
         m, h = mean_ci([r[i] for r in result.entry_scores])
         wins = sum(r[i] for r in result.entry_wins)
-        seats.append({"seat": i, "bot": level, "mean": m, "ci95": h,
-                      "win_rate": wins / n if n else 0.0})
+        seats.append(
+            {"seat": i, "bot": level, "mean": m, "ci95": h, "win_rate": wins / n if n else 0.0}
+        )
     times = {}
     for lv, ts in result.decision_times.items():
         cpu = result.decision_cpu.get(lv, [])
-        times[lv] = {"p50_ms": percentile(ts, 0.5) * 1e3, "p99_ms": percentile(ts, 0.99) * 1e3,
-                     "max_ms": max(ts) * 1e3 if ts else 0.0, "decisions": len(ts),
-                     "cpu_p50_ms": percentile(cpu, 0.5) * 1e3,
-                     "cpu_p99_ms": percentile(cpu, 0.99) * 1e3,
-                     "cpu_max_ms": max(cpu) * 1e3 if cpu else 0.0}
-    return {"variant": result.variant, "players": result.players, "bots": result.bots,
-            "deals": n, "rounds": result.rounds, "rotations": len(rotations(result.bots)),
-            "seats": seats, "margins": margins(result, BOT_LEVELS),
-            "illegal": result.illegal, "fallbacks": result.fallbacks, "ended": result.ended,
-            "rounds_per_s": result.rounds / result.seconds if result.seconds else 0.0,
-            "decision_times": times}
+        times[lv] = {
+            "p50_ms": percentile(ts, 0.5) * 1e3,
+            "p99_ms": percentile(ts, 0.99) * 1e3,
+            "max_ms": max(ts) * 1e3 if ts else 0.0,
+            "decisions": len(ts),
+            "cpu_p50_ms": percentile(cpu, 0.5) * 1e3,
+            "cpu_p99_ms": percentile(cpu, 0.99) * 1e3,
+            "cpu_max_ms": max(cpu) * 1e3 if cpu else 0.0,
+        }
+    return {
+        "variant": result.variant,
+        "players": result.players,
+        "bots": result.bots,
+        "deals": n,
+        "rounds": result.rounds,
+        "rotations": len(rotations(result.bots)),
+        "seats": seats,
+        "margins": margins(result, BOT_LEVELS),
+        "illegal": result.illegal,
+        "fallbacks": result.fallbacks,
+        "ended": result.ended,
+        "rounds_per_s": result.rounds / result.seconds if result.seconds else 0.0,
+        "decision_times": times,
+    }
 
 
 def format_summary(s: dict[str, Any]) -> str:
-    lines = [f"{s['variant']}: {s['players']} players, {s['deals']} deals x {s['rotations']} "
-             f"rotations = {s['rounds']} rounds, {s['rounds_per_s']:.1f} rounds/s, "
-             f"ended {s['ended']}"]
+    lines = [
+        f"{s['variant']}: {s['players']} players, {s['deals']} deals x {s['rotations']} "
+        f"rotations = {s['rounds']} rounds, {s['rounds_per_s']:.1f} rounds/s, "
+        f"ended {s['ended']}"
+    ]
     lines.append("entry  bot     mean score (95% CI, over deals)  win rate")
     for seat in s["seats"]:
-        lines.append(f"{seat['seat']:>5}  {seat['bot']:<6} {seat['mean']:>9.1f} ± "
-                     f"{seat['ci95']:<8.1f}               {seat['win_rate']:.3f}")
+        lines.append(
+            f"{seat['seat']:>5}  {seat['bot']:<6} {seat['mean']:>9.1f} ± "
+            f"{seat['ci95']:<8.1f}               {seat['win_rate']:.3f}"
+        )
     lines.append(f"illegal actions: {s['illegal']}   bot fallbacks: {s['fallbacks']}")
     for lv, t in s["decision_times"].items():
-        lines.append(f"decision time {lv}: p50 {t['p50_ms']:.1f} ms, p99 {t['p99_ms']:.1f} ms, "
-                     f"max {t['max_ms']:.1f} ms (CPU p50 {t['cpu_p50_ms']:.1f}, "
-                     f"p99 {t['cpu_p99_ms']:.1f}, max {t['cpu_max_ms']:.1f}) over "
-                     f"{t['decisions']} decisions")
+        lines.append(
+            f"decision time {lv}: p50 {t['p50_ms']:.1f} ms, p99 {t['p99_ms']:.1f} ms, "
+            f"max {t['max_ms']:.1f} ms (CPU p50 {t['cpu_p50_ms']:.1f}, "
+            f"p99 {t['cpu_p99_ms']:.1f}, max {t['cpu_max_ms']:.1f}) over "
+            f"{t['decisions']} decisions"
+        )
     for m in s["margins"]:
-        lines.append(f"margin {m['a']} - {m['b']}: {m['margin']:+.1f} ± {m['ci95']:.1f} per round"
-                     f" (paired by deal){'' if m['excludes_0'] else '  (CI includes 0)'}")
+        lines.append(
+            f"margin {m['a']} - {m['b']}: {m['margin']:+.1f} ± {m['ci95']:.1f} per round"
+            f" (paired by deal){'' if m['excludes_0'] else '  (CI includes 0)'}"
+        )
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m server.bots.arena",
-                                     description="Duplicate play between bots.")
+    parser = argparse.ArgumentParser(
+        prog="python -m server.bots.arena", description="Duplicate play between bots."
+    )
     parser.add_argument("--variant", default="remi45", choices=sorted(VARIANTS))
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--bots", default="normal,easy,easy,easy",
-                        help="one level per seat, comma-separated (every rotation is played)")
-    parser.add_argument("--deals", "--rounds", dest="deals", type=int, default=100,
-                        help="deals, each played in every rotation of the line-up")
+    parser.add_argument(
+        "--bots",
+        default="normal,easy,easy,easy",
+        help="one level per seat, comma-separated (every rotation is played)",
+    )
+    parser.add_argument(
+        "--deals",
+        "--rounds",
+        dest="deals",
+        type=int,
+        default=100,
+        help="deals, each played in every rotation of the line-up",
+    )
     parser.add_argument("--seed", default="1")
     parser.add_argument("--row-depth", type=int, default=None)
     parser.add_argument("--short-game", action="store_true")
-    parser.add_argument("--joker-button", type=int, default=0, metavar="CREDITS",
-                        help="101: turn the joker button on with this many credits per seat")
+    parser.add_argument(
+        "--joker-button",
+        type=int,
+        default=0,
+        metavar="CREDITS",
+        help="101: turn the joker button on with this many credits per seat",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
@@ -317,12 +386,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     for b in bots:
         if b not in BOT_LEVELS:
             parser.error(f"unknown level {b!r}")
-    options = RoundOptions(row_depth=args.row_depth, short_game=args.short_game,
-                           joker_button=args.joker_button > 0,
-                           joker_credits=(tuple([args.joker_button] * args.players)
-                                          if args.joker_button else None))
-    result = run_parallel(args.variant, args.players, bots, args.deals, args.seed, options,
-                          args.jobs)
+    options = RoundOptions(
+        row_depth=args.row_depth,
+        short_game=args.short_game,
+        joker_button=args.joker_button > 0,
+        joker_credits=(tuple([args.joker_button] * args.players) if args.joker_button else None),
+    )
+    result = run_parallel(
+        args.variant, args.players, bots, args.deals, args.seed, options, args.jobs
+    )
     s = summary(result)
     sys.stdout.write((json.dumps(s, indent=1) if args.json else format_summary(s)) + "\n")
     for e in result.errors[:10]:

@@ -85,8 +85,13 @@ class Bot:
     def _decide(self, view: SeatView) -> dict[str, Any] | None:
         picked = self.memory.update(view)
         seat = view.seat if view.seat is not None else 0
-        key = (view.variant_id, seat, view.stock_count, view.row_length if view.phase == "take"
-               else -1, tuple(s.tiles for s in view.seats if s.seat != seat))
+        key = (
+            view.variant_id,
+            seat,
+            view.stock_count,
+            view.row_length if view.phase == "take" else -1,
+            tuple(s.tiles for s in view.seats if s.seat != seat),
+        )
         if view.phase == "take" or key != self._turn_key:
             self._turn_key = key
             self._turn_actions = 0
@@ -113,8 +118,13 @@ class Bot:
         options = take_options(ctx, self.params)
         if not options:
             return {"do": "draw"}
-        base = best_plan(ctx, list(view.hand), allow_atu=False, node_limit=self.params.node_limit,
-                         potential=self.params.potential)
+        base = best_plan(
+            ctx,
+            list(view.hand),
+            allow_atu=False,
+            node_limit=self.params.node_limit,
+            potential=self.params.potential,
+        )
         draw = self.draw_estimate(ctx, base)
         if view.stock_count == 0:
             draw = float("-inf")  # drawing would end the round with nobody out
@@ -129,8 +139,13 @@ class Bot:
         if len(hand) == 1:
             return {"do": "discard", "tile": hand[0]}
         if not (ctx.facts.first_turn_restricted and view.seats[ctx.seat].first_turn):
-            plan = best_plan(ctx, hand, allow_atu=self.params.use_atu,
-                             node_limit=self.params.node_limit, potential=self.params.potential)
+            plan = best_plan(
+                ctx,
+                hand,
+                allow_atu=self.params.use_atu,
+                node_limit=self.params.node_limit,
+                potential=self.params.potential,
+            )
             buy = consider_buy(ctx, plan, self.params)
             if buy is not None:
                 return buy

@@ -97,8 +97,13 @@ class Decision:
         return asdict(self)
 
 
-def finished_round(variant: str, players: int, deal: Deal, options: RoundOptions | None,
-                   log: Sequence[Sequence[Any]]) -> RoundState:
+def finished_round(
+    variant: str,
+    players: int,
+    deal: Deal,
+    options: RoundOptions | None,
+    log: Sequence[Sequence[Any]],
+) -> RoundState:
     """The round replayed from its log; ``ValueError`` unless it is over (a round still in
     play is never reviewed)."""
     state = RoundState(get_variant(variant), players, deal, options)
@@ -109,10 +114,17 @@ def finished_round(variant: str, players: int, deal: Deal, options: RoundOptions
     return state
 
 
-def review(variant: str, players: int, deal: Deal, options: RoundOptions | None,
-           log: Sequence[Sequence[Any]], seat: int, clock: Clock,
-           settings: CoachSettings | None = None,
-           only: Container[int] | None = None) -> Iterator[Decision]:
+def review(
+    variant: str,
+    players: int,
+    deal: Deal,
+    options: RoundOptions | None,
+    log: Sequence[Sequence[Any]],
+    seat: int,
+    clock: Clock,
+    settings: CoachSettings | None = None,
+    only: Container[int] | None = None,
+) -> Iterator[Decision]:
     """Each decision of ``seat`` in the finished round (``only``: those at these places
     of the log), valued from the seat's view."""
     settings = settings or CoachSettings()
@@ -134,8 +146,14 @@ def review(variant: str, players: int, deal: Deal, options: RoundOptions | None,
         state.apply(who, action)
 
 
-def _decide(view: SeatView, policy: HardBot, played: dict[str, Any], index: int,
-            clock: Clock, settings: CoachSettings) -> Decision:
+def _decide(
+    view: SeatView,
+    policy: HardBot,
+    played: dict[str, Any],
+    index: int,
+    clock: Clock,
+    settings: CoachSettings,
+) -> Decision:
     """The decision at ``view``: candidates, play-outs, the flag."""
     # The policy's own choice (it keeps the row memory, as a bot at the seat would).
     suggestion = policy.act(view)
@@ -145,8 +163,21 @@ def _decide(view: SeatView, policy: HardBot, played: dict[str, Any], index: int,
         policy.memory.after_discard(view, int(played["tile"]))
     kind, cands = candidates(view, picked, played, suggestion)
     seat = view.seat if view.seat is not None else 0
-    base = Decision(index, seat, kind, played, played, 0.0, 0.0, 0, len(cands), False,
-                    view.stock_count, hand=list(view.hand), row=list(view.row))
+    base = Decision(
+        index,
+        seat,
+        kind,
+        played,
+        played,
+        0.0,
+        0.0,
+        0,
+        len(cands),
+        False,
+        view.stock_count,
+        hand=list(view.hand),
+        row=list(view.row),
+    )
     if len(cands) < 2 or view.stock_count <= 0:
         return base
     values = value(view, picked, cands, policy, clock, settings, f"coach/{seat}/{index}")
@@ -171,8 +202,9 @@ def _decide(view: SeatView, policy: HardBot, played: dict[str, Any], index: int,
     return base
 
 
-def candidates(view: SeatView, picked: set[int], played: dict[str, Any],
-               suggestion: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+def candidates(
+    view: SeatView, picked: set[int], played: dict[str, Any], suggestion: dict[str, Any]
+) -> tuple[str, list[dict[str, Any]]]:
     """(kind, candidates): the player's action first, then the engine's, without repeats
     (two copies of a face are the same choice)."""
     ctx = make_ctx(view, picked, HARD)
@@ -185,7 +217,7 @@ def candidates(view: SeatView, picked: set[int], played: dict[str, Any],
             more.append({"do": "draw"})
     else:
         do = played["do"]
-        kind = ("open" if do == "lay" and not ctx.opened else do)
+        kind = "open" if do == "lay" and not ctx.opened else do
         more = [suggestion]
         if len(view.hand) > 2:
             first = suggestion if suggestion["do"] == "discard" else played
@@ -203,6 +235,7 @@ def candidates(view: SeatView, picked: set[int], played: dict[str, Any],
 
 def _key(action: Mapping[str, Any]) -> str:
     """An action with its tile ids written as faces."""
+
     def faces(x: Any, tiles: bool) -> Any:
         if isinstance(x, dict):
             return {k: faces(v, k in ("tile", "tiles", "melds")) for k, v in sorted(x.items())}
@@ -211,11 +244,19 @@ def _key(action: Mapping[str, Any]) -> str:
         if tiles and isinstance(x, int) and not isinstance(x, bool):
             return face_of(x)
         return x
+
     return json.dumps(faces(dict(action), False), sort_keys=True)
 
 
-def value(view: SeatView, picked: set[int], cands: Sequence[dict[str, Any]], judge_bot: HardBot,
-          clock: Clock, settings: CoachSettings, seed: str) -> list[list[float]]:
+def value(
+    view: SeatView,
+    picked: set[int],
+    cands: Sequence[dict[str, Any]],
+    judge_bot: HardBot,
+    clock: Clock,
+    settings: CoachSettings,
+    seed: str,
+) -> list[list[float]]:
     """Each candidate's play-out values on the same sampled deals, until the budget is
     spent (at least ``min_worlds`` deals). A candidate the engine refuses on a deal gets
     no value there, so it is never the best."""
@@ -226,8 +267,11 @@ def value(view: SeatView, picked: set[int], cands: Sequence[dict[str, Any]], jud
     values: list[list[float]] = [[] for _ in cands]
     start = clock()
     for n in range(settings.max_worlds):
-        if n >= settings.min_worlds and clock() - start >= settings.budget and (
-                n >= settings.flag_worlds or not _in_sight(values, settings)):
+        if (
+            n >= settings.min_worlds
+            and clock() - start >= settings.budget
+            and (n >= settings.flag_worlds or not _in_sight(values, settings))
+        ):
             break
         world = f"{rng.random():.17f}"
         for k, action in enumerate(cands):
@@ -238,8 +282,11 @@ def value(view: SeatView, picked: set[int], cands: Sequence[dict[str, Any]], jud
                 if k == 0:
                     return []  # the player's own move: not judged on this view
                 continue
-            values[k].append(play_out(state, seat, lambda s: NormalBot(params, s), world,
-                                      horizon, judge_bot.judge))
+            values[k].append(
+                play_out(
+                    state, seat, lambda s: NormalBot(params, s), world, horizon, judge_bot.judge
+                )
+            )
     return values
 
 
@@ -289,8 +336,9 @@ _RO = {
 }
 
 
-def say(view: SeatView, action: Mapping[str, Any], lang: str,
-        tile: Callable[[int], str] | None = None) -> str:
+def say(
+    view: SeatView, action: Mapping[str, Any], lang: str, tile: Callable[[int], str] | None = None
+) -> str:
     """An action in words (``en`` or ``ro``), tiles by their faces (``tile``: how a tile
     id is written instead)."""
     notation: FaceNotation = view.variant.family.notation
@@ -316,25 +364,37 @@ def say(view: SeatView, action: Mapping[str, Any], lang: str,
     return fmt.format(t=t, n=n, m=" ".join(melds))
 
 
-def explain(view: SeatView, kind: str, played: Mapping[str, Any], best: Mapping[str, Any],
-            cost: float, tile: Callable[[int], str] | None = None) -> dict[str, str]:
+def explain(
+    view: SeatView,
+    kind: str,
+    played: Mapping[str, Any],
+    best: Mapping[str, Any],
+    cost: float,
+    tile: Callable[[int], str] | None = None,
+) -> dict[str, str]:
     """The flag in a sentence, English and Romanian (``tile``: how a tile id is written;
     by default its face)."""
     pts = max(1, round(cost))
     stock = view.stock_count
     en_played, en_best = say(view, played, "en", tile), say(view, best, "en", tile)
     ro_played, ro_best = say(view, played, "ro", tile), say(view, best, "ro", tile)
-    en = (f"{en_played[0].upper()}{en_played[1:]} cost about {pts} points: {en_best} was "
-          f"better (the stock had {stock} tiles left).")
-    ro = (f"{ro_played[0].upper()}{ro_played[1:]} a costat cam {pts} puncte: era mai bine "
-          f"{ro_best} (mai erau {stock} piese în pachet).")
+    en = (
+        f"{en_played[0].upper()}{en_played[1:]} cost about {pts} points: {en_best} was "
+        f"better (the stock had {stock} tiles left)."
+    )
+    ro = (
+        f"{ro_played[0].upper()}{ro_played[1:]} a costat cam {pts} puncte: era mai bine "
+        f"{ro_best} (mai erau {stock} piese în pachet)."
+    )
     return {"en": en, "ro": ro}
 
 
 # ------------------------------------------------------------------ JSON in and out
 
-def review_json(round_json: str, seat: int, clock: Clock, budget: float | None = None
-                ) -> Iterator[str]:
+
+def review_json(
+    round_json: str, seat: int, clock: Clock, budget: float | None = None
+) -> Iterator[str]:
     """:func:`review` for a round given as JSON (``variant``, ``players``, ``deal``,
     ``options``, ``log``: the practice room's kept round or a server round record),
     each decision as a JSON object (for the browser's worker)."""
@@ -342,8 +402,16 @@ def review_json(round_json: str, seat: int, clock: Clock, budget: float | None =
     deal = Deal.from_dict(data["deal"])
     options = RoundOptions.from_dict(data.get("options") or {})
     settings = CoachSettings() if budget is None else CoachSettings(budget=budget)
-    for d in review(str(data["variant"]), int(data["players"]), deal, options,
-                    [(int(s), a) for s, a in data["log"]], seat, clock, settings):
+    for d in review(
+        str(data["variant"]),
+        int(data["players"]),
+        deal,
+        options,
+        [(int(s), a) for s, a in data["log"]],
+        seat,
+        clock,
+        settings,
+    ):
         yield json.dumps(d.to_dict())
 
 
@@ -381,8 +449,9 @@ def hint(view: SeatView, seed: str = "hint") -> dict[str, Any]:
     action = HardBot(HARD, seed).act(view)
     do = action["do"]
     opened = view.seats[view.seat].opened
-    why = {"take_row": "take", "take_discard": "take",
-           "lay": "lay" if opened else "open"}.get(do, do)
+    why = {"take_row": "take", "take_discard": "take", "lay": "lay" if opened else "open"}.get(
+        do, do
+    )
     sees: list[list[int]] = []
     if not opened and do in ("draw", "discard"):
         ctx = make_ctx(view, None, HARD)
@@ -392,26 +461,38 @@ def hint(view: SeatView, seed: str = "hint") -> dict[str, Any]:
     notation = view.variant.family.notation
     out: dict[str, Any] = {"action": action, "text": {}, "marked": {}}
     names: list[tuple[str, Callable[[int], str]]] = [
-        ("text", lambda x: notation.format(face_of(x))), ("marked", lambda x: f"{{t:{x}}}")]
+        ("text", lambda x: notation.format(face_of(x))),
+        ("marked", lambda x: f"{{t:{x}}}"),
+    ]
     for key, name in names:
+
         def melds(groups: list[Any], name: Callable[[int], str] = name) -> str:
-            return " ".join("[" + " ".join(name(int(x)) for x in
-                                           (g["tiles"] if isinstance(g, dict) else g)) + "]"
-                            for g in groups)
+            return " ".join(
+                "["
+                + " ".join(name(int(x)) for x in (g["tiles"] if isinstance(g, dict) else g))
+                + "]"
+                for g in groups
+            )
+
         m = melds(action.get("melds") or [])
         t = name(int(action["tile"])) if "tile" in action else ""
         if do == "take_discard" and view.row:
             t = name(view.row[-1])
-        for lang, why_words, seen in (("en", _WHY_EN, "the opening it sees: {m}"),
-                                      ("ro", _WHY_RO, "deschiderea pe care o vede: {m}")):
+        for lang, why_words, seen in (
+            ("en", _WHY_EN, "the opening it sees: {m}"),
+            ("ro", _WHY_RO, "deschiderea pe care o vede: {m}"),
+        ):
             what = say(view, action, lang, name)
             reason = why_words.get(why, "")
             if why == "take" and not m:
                 reason = ""
             reason = reason.format(m=m, t=t)
             if sees:
-                reason = f"{reason}; {seen.format(m=melds(sees))}" if reason else \
-                    seen.format(m=melds(sees))
+                reason = (
+                    f"{reason}; {seen.format(m=melds(sees))}"
+                    if reason
+                    else seen.format(m=melds(sees))
+                )
             what = what[0].upper() + what[1:]
             out[key][lang] = f"{what}: {reason}." if reason else f"{what}."
     return out
@@ -432,6 +513,12 @@ def practice_round(session: Any) -> str | None:
     state = getattr(getattr(getattr(session, "room", None), "core", None), "round", None)
     if state is None:
         return None
-    return json.dumps({"variant": state.variant.id, "players": state.players,
-                       "deal": state.deal.to_dict(), "options": state.options.to_dict(),
-                       "log": [[s, a] for s, a in state.log]})
+    return json.dumps(
+        {
+            "variant": state.variant.id,
+            "players": state.players,
+            "deal": state.deal.to_dict(),
+            "options": state.options.to_dict(),
+            "log": [[s, a] for s, a in state.log],
+        }
+    )

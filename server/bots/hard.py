@@ -50,10 +50,14 @@ NODE_BUDGET = 30000  # solver nodes per decision before the sampling is cut shor
 class HardBot(Bot):
     level = "hard"
 
-    def __init__(self, params: Params, seed: int | str | None = None,
-                 stop: Callable[[], bool] | None = None,
-                 time_limit: float | None = None,
-                 clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        params: Params,
+        seed: int | str | None = None,
+        stop: Callable[[], bool] | None = None,
+        time_limit: float | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         super().__init__(params, seed)
         # An optional cap from the caller: asked between rounds of play-outs; when it
         # answers True the search ends with what it has.
@@ -66,14 +70,18 @@ class HardBot(Bot):
         self._deadline: float | None = None
         self._was_cut = False
         self._last = 0.0
-        self.policy_params = replace(Params(), node_limit=min(params.node_limit,
-                                                              params.rollout_nodes))
+        self.policy_params = replace(
+            Params(), node_limit=min(params.node_limit, params.rollout_nodes)
+        )
         self.searches = 0
         self.cut = 0  # decisions whose work the clock cut short
 
     def act(self, view: SeatView) -> dict[str, Any]:
-        self._deadline = (None if self.time_limit is None or self.clock is None
-                          else self.clock() + self.time_limit)
+        self._deadline = (
+            None
+            if self.time_limit is None or self.clock is None
+            else self.clock() + self.time_limit
+        )
         self._was_cut = False
         action = super().act(view)
         self.cut += self._was_cut
@@ -94,8 +102,7 @@ class HardBot(Bot):
 
     def _late(self) -> bool:
         """Whether the decision's deadline has passed (no deadline: never)."""
-        if (self._deadline is not None and self.clock is not None
-                and self.clock() > self._deadline):
+        if self._deadline is not None and self.clock is not None and self.clock() > self._deadline:
             self._was_cut = True
         return self._was_cut
 
@@ -125,8 +132,9 @@ class HardBot(Bot):
         plan = best_plan(ctx, list(view.hand), node_limit=self.policy_params.node_limit)
         return plan.estimate if plan is not None else -200.0
 
-    def _choose(self, ctx: Ctx, cands: list[dict[str, Any]],
-                setting: tuple[int, int, float]) -> dict[str, Any]:
+    def _choose(
+        self, ctx: Ctx, cands: list[dict[str, Any]], setting: tuple[int, int, float]
+    ) -> dict[str, Any]:
         if len(cands) == 1:
             return cands[0]
         self.searches += 1
@@ -134,9 +142,20 @@ class HardBot(Bot):
         p = self.params
         horizon = ctx.view.players * p.value_cycles - 1 if p.value_leaf else None
         self._last = self.clock() if self.clock is not None else 0.0
-        k = choose(ctx.view, set(ctx.know.picked), cands, self.rng, p, self._policy,
-                   self.judge, stop=self._stopped, rollouts=rollouts, gate=gate,
-                   horizon=horizon, late=self._late)
+        k = choose(
+            ctx.view,
+            set(ctx.know.picked),
+            cands,
+            self.rng,
+            p,
+            self._policy,
+            self.judge,
+            stop=self._stopped,
+            rollouts=rollouts,
+            gate=gate,
+            horizon=horizon,
+            late=self._late,
+        )
         return cands[k]
 
     def take(self, ctx: Ctx) -> dict[str, Any]:
@@ -201,9 +220,13 @@ class HardBot(Bot):
                 break
             done += 1
             t = self._stand_in(f, avoid)
-            plan = best_plan(ctx, [*hand, t], allow_atu=False,
-                             node_limit=self.params.node_limit // 2,
-                             potential=self.params.potential)
+            plan = best_plan(
+                ctx,
+                [*hand, t],
+                allow_atu=False,
+                node_limit=self.params.node_limit // 2,
+                potential=self.params.potential,
+            )
             total += plan.estimate if plan is not None else -200.0
         return total / done
 
@@ -211,8 +234,7 @@ class HardBot(Bot):
         """The discard whose hand left the learned evaluation rates best, among the
         heuristic's ``value_discard`` best distinct faces (None: no choice to make)."""
         view = ctx.view
-        if self.params.value_discard <= 1 or len(view.hand) <= 2 or not has_model(
-                view.variant_id):
+        if self.params.value_discard <= 1 or len(view.hand) <= 2 or not has_model(view.variant_id):
             return None
         ranked = sorted(discard_scores(ctx, self.params), key=lambda st: (-st[0], st[1]))
         cands: list[int] = []
@@ -272,9 +294,13 @@ class HardBot(Bot):
                     if ctx.nodes > NODE_BUDGET and done >= 1:
                         break
                     done += 1
-                    plan = best_plan(ctx, [*rest, self._stand_in(g, avoid)], allow_atu=True,
-                                     node_limit=self.params.node_limit // 2,
-                                     potential=self.params.potential)
+                    plan = best_plan(
+                        ctx,
+                        [*rest, self._stand_in(g, avoid)],
+                        allow_atu=True,
+                        node_limit=self.params.node_limit // 2,
+                        potential=self.params.potential,
+                    )
                     ahead += plan.estimate if plan is not None else -200.0
                 value += look * ahead / max(1, done)
             if best is None or value > best[0]:
@@ -311,8 +337,9 @@ class HardBot(Bot):
         return p * gain
 
 
-def take_candidates(ctx: Ctx, chosen: dict[str, Any], params: Params
-                    ) -> list[dict[str, Any]] | None:
+def take_candidates(
+    ctx: Ctx, chosen: dict[str, Any], params: Params
+) -> list[dict[str, Any]] | None:
     """The policy's take, then drawing or its best other take; None when there is no
     other take."""
     options = take_options(ctx, params)
@@ -322,8 +349,9 @@ def take_candidates(ctx: Ctx, chosen: dict[str, Any], params: Params
     return [chosen, best] if chosen["do"] == "draw" else [chosen, {"do": "draw"}]
 
 
-def discard_candidates(ctx: Ctx, first: dict[str, Any], params: Params,
-                       count: int) -> list[dict[str, Any]]:
+def discard_candidates(
+    ctx: Ctx, first: dict[str, Any], params: Params, count: int
+) -> list[dict[str, Any]]:
     """The policy's discard, then the next best distinct faces, ``count`` in all."""
     out = [first]
     faces = {face_of(int(first["tile"]))}

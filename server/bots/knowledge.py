@@ -23,9 +23,13 @@ from server.rules.views import SeatView
 
 def short_game(view: SeatView) -> bool:
     """One pack (54 tiles) rather than two: inferred from the tile count."""
-    total = (sum(s.tiles for s in view.seats) + view.stock_count + view.row_length
-             + sum(len(m["tiles"]) for m in view.table)
-             + (1 if view.atu is not None and view.atu_taken_by is None else 0))
+    total = (
+        sum(s.tiles for s in view.seats)
+        + view.stock_count
+        + view.row_length
+        + sum(len(m["tiles"]) for m in view.table)
+        + (1 if view.atu is not None and view.atu_taken_by is None else 0)
+    )
     return view.variant.family.has_atu and total <= 54
 
 

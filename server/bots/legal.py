@@ -28,8 +28,10 @@ from server.rules.views import SeatView
 
 def table_melds(view: SeatView) -> list[TableMeld]:
     """The table as engine meld objects (copies; changing them changes nothing)."""
-    return [TableMeld(m["kind"], list(m["tiles"]), list(m["owners"]), int(m["low"]),
-                      int(m["suit"])) for m in view.table]
+    return [
+        TableMeld(m["kind"], list(m["tiles"]), list(m["owners"]), int(m["low"]), int(m["suit"]))
+        for m in view.table
+    ]
 
 
 def fallback_action(view: SeatView) -> dict[str, Any]:

@@ -134,14 +134,21 @@ class Ctx:
         return self.know.table
 
 
-def make_ctx(view: SeatView, picked: set[int] | None = None,
-             params: Params | None = None) -> Ctx:
+def make_ctx(view: SeatView, picked: set[int] | None = None, params: Params | None = None) -> Ctx:
     seat = view.seat if view.seat is not None else 0
     variant = view.variant
     me = view.seats[seat]
     hv = variant_tables(variant)[0]
-    return Ctx(view, seat, facts_of(variant), me.opened, me.opened_with,
-               Knowledge.from_view(view, picked), hv, params or Params())
+    return Ctx(
+        view,
+        seat,
+        facts_of(variant),
+        me.opened,
+        me.opened_with,
+        Knowledge.from_view(view, picked),
+        hv,
+        params or Params(),
+    )
 
 
 # ------------------------------------------------------------------ specs
@@ -162,28 +169,42 @@ def out_bonus(ctx: Ctx) -> tuple[float, float]:
     return float(win * mult + tempo), float(2 * win * mult + tempo + 60)
 
 
-def specs(ctx: Ctx, *, forced: int | None = None, allow_atu: bool = True,
-          node_limit: int = 20000, extra_layoff_ok: bool = True) -> list[tuple[Spec, str | None]]:
+def specs(
+    ctx: Ctx,
+    *,
+    forced: int | None = None,
+    allow_atu: bool = True,
+    node_limit: int = 20000,
+    extra_layoff_ok: bool = True,
+) -> list[tuple[Spec, str | None]]:
     """The solver problems for this seat now: (spec, opening kind it would make)."""
     view = ctx.view
     variant = view.variant
     family = variant.family
     ob, obj = out_bonus(ctx)
     forced_face = face_of(forced) if forced is not None else None
-    common: dict[str, Any] = dict(table=ctx.table, layoffs=True, out_bonus=ob,
-                                  out_bonus_joker=obj, forced_face=forced_face,
-                                  node_limit=node_limit)
+    common: dict[str, Any] = dict(
+        table=ctx.table,
+        layoffs=True,
+        out_bonus=ob,
+        out_bonus_joker=obj,
+        forced_face=forced_face,
+        node_limit=node_limit,
+    )
     if ctx.params.joker_keep:
         hv = list(ctx.hand_values)
         hv[JOKER] -= ctx.params.joker_keep
         common["hand_values"] = tuple(hv)
     if not ctx.facts.doubles:
         atu = None
-        if (ctx.facts.atu and allow_atu and view.atu is not None
-                and view.atu_taken_by is None):
+        if ctx.facts.atu and allow_atu and view.atu is not None and view.atu_taken_by is None:
             atu = face_of(view.atu)
-        return [(spec_for(variant, ctx.opened, atu_face=atu, **common),
-                 None if ctx.opened else "points")]
+        return [
+            (
+                spec_for(variant, ctx.opened, atu_face=atu, **common),
+                None if ctx.opened else "points",
+            )
+        ]
     # Doubles (B.6, B.7); the taken discard may go to a lay-off (B.4).
     common["forced_layoff_ok"] = ctx.facts.take_layoff and ctx.opened and extra_layoff_ok
     if ctx.opened:
@@ -194,19 +215,39 @@ def specs(ctx: Ctx, *, forced: int | None = None, allow_atu: bool = True,
             kinds.add(DOUBLE)
         return [(spec_for(variant, True, kinds=frozenset(kinds), **common), None)]
     thresholds = getattr(family, "thresholds", None)
-    points, doubles = (thresholds(view) if thresholds is not None
-                       else (variant.threshold, variant.doubles_threshold))
+    points, doubles = (
+        thresholds(view)
+        if thresholds is not None
+        else (variant.threshold, variant.doubles_threshold)
+    )
     return [
-        (spec_for(variant, False, kinds=frozenset({SET, RUN}), threshold=points,
-                  **common), "points"),
-        (spec_for(variant, False, kinds=frozenset({DOUBLE}), opening_kind="doubles",
-                  doubles_needed=doubles, **common), "doubles"),
+        (
+            spec_for(variant, False, kinds=frozenset({SET, RUN}), threshold=points, **common),
+            "points",
+        ),
+        (
+            spec_for(
+                variant,
+                False,
+                kinds=frozenset({DOUBLE}),
+                opening_kind="doubles",
+                doubles_needed=doubles,
+                **common,
+            ),
+            "doubles",
+        ),
     ]
 
 
-def best_plan(ctx: Ctx, hand: Sequence[int], *, forced: int | None = None,
-              allow_atu: bool = True, node_limit: int = 20000,
-              potential: bool = True) -> Plan | None:
+def best_plan(
+    ctx: Ctx,
+    hand: Sequence[int],
+    *,
+    forced: int | None = None,
+    allow_atu: bool = True,
+    node_limit: int = 20000,
+    potential: bool = True,
+) -> Plan | None:
     """The best playable arrangement of ``hand`` (ids), judged by :func:`estimate`."""
     faces = [face_of(t) for t in hand]
     view = ctx.view
@@ -214,15 +255,20 @@ def best_plan(ctx: Ctx, hand: Sequence[int], *, forced: int | None = None,
     rules = view.variant.meld_rules
     best: Plan | None = None
     hands: list[tuple[list[int], list[int], int | None]] = [(list(hand), faces, None)]
-    if (ctx.params.joker_close and ctx.facts.joker_layoff and ctx.opened_with != "doubles"
-            and JOKER in faces and forced is None and future_share(ctx) > 0.0):
+    if (
+        ctx.params.joker_close
+        and ctx.facts.joker_layoff
+        and ctx.opened_with != "doubles"
+        and JOKER in faces
+        and forced is None
+        and future_share(ctx) > 0.0
+    ):
         # Also plan with one joker held back for a joker closing (B.11).
         j = next(t for t in hand if face_of(t) == JOKER)
         rest = [t for t in hand if t != j]
         hands.append((rest, [face_of(t) for t in rest], j))
     for sub, sub_faces, held in hands:
-        for spec, opening in specs(ctx, forced=forced, allow_atu=allow_atu,
-                                   node_limit=node_limit):
+        for spec, opening in specs(ctx, forced=forced, allow_atu=allow_atu, node_limit=node_limit):
             if held is not None and opening == "doubles":
                 continue
             sol = solve(sub_faces, spec)
@@ -259,7 +305,8 @@ def estimate(ctx: Ctx, plan: Plan, *, potential: bool = True) -> float:
     unopened = float(ctx.facts.unopened_score)
     if ctx.facts.laid_credits:
         laid = sum(sum(m.window.pos) for m in sol.melds) + sum(
-            sum(m.window.pos[: len(m.faces)]) for m in sol.layoffs)
+            sum(m.window.pos[: len(m.faces)]) for m in sol.layoffs
+        )
         if opened_after:
             value = laid - lam * sum(hv[f] for f in left) - 2.0 * len(left)
         else:
@@ -285,8 +332,11 @@ def joker_hold(ctx: Ctx, plan: Plan, weight: float) -> float:
     if ctx.opened_with == "doubles" or plan.opening == "doubles":
         return 0.0  # a doubles opener may not lay it off onto its own doubles later
     top = ctx.facts.top_rank
-    spots = [m for m in plan_table(ctx, plan) if (m.kind == RUN and len(m.tiles) < top)
-             or (m.kind == SET and len(m.tiles) < 4)]
+    spots = [
+        m
+        for m in plan_table(ctx, plan)
+        if (m.kind == RUN and len(m.tiles) < top) or (m.kind == SET and len(m.tiles) < 4)
+    ]
     if not spots:
         return 0.0
     fut = future_share(ctx)
@@ -295,8 +345,10 @@ def joker_hold(ctx: Ctx, plan: Plan, weight: float) -> float:
 
 def plan_table(ctx: Ctx, plan: Plan) -> list[TableMeld]:
     """The table after ``plan``'s new melds (lay-offs do not change what fits a joker)."""
-    extra = [TableMeld(m.kind, [0] * len(m.faces), [ctx.seat] * len(m.faces), 1, 0)
-             for m in plan.sol.melds]
+    extra = [
+        TableMeld(m.kind, [0] * len(m.faces), [ctx.seat] * len(m.faces), 1, 0)
+        for m in plan.sol.melds
+    ]
     return [*ctx.table, *extra]
 
 
@@ -310,7 +362,8 @@ def sure_score(ctx: Ctx, plan: Plan, opened_after: bool) -> float:
         return ctx.facts.unopened_score - 0.01 * hand
     if ctx.facts.laid_credits:
         laid = sum(sum(m.window.pos) for m in sol.melds) + sum(
-            sum(m.window.pos[: len(m.faces)]) for m in sol.layoffs)
+            sum(m.window.pos[: len(m.faces)]) for m in sol.layoffs
+        )
         return laid - hand - 0.5 * len(sol.left)
     mult = 2 if (plan.opening or ctx.opened_with) == "doubles" else 1
     return -mult * hand - 0.5 * len(sol.left)
@@ -356,7 +409,8 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
             outs = sum(unseen[FACE[r][s]] for s in range(4) if s not in present)
             q = min(0.9, outs * chance_per_out)
             gain = sum(tile_gain(FACE[r][s], SET, r) for s in present) + tile_gain(
-                FACE[r][present[0]], SET, r)
+                FACE[r][present[0]], SET, r
+            )
             val = q * gain
             total += val
             for s in present:
@@ -364,6 +418,7 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
     # Runs: neighbours and one-gap pairs of one suit.
     top = facts.top_rank
     for s in range(4):
+
         def has(rank: int, suit: int = s) -> bool:
             if rank < 1 or rank > top:
                 return False
@@ -396,8 +451,11 @@ def hand_potential(ctx: Ctx, faces: Sequence[int], opened: bool) -> tuple[float,
     if facts.doubles and (ctx.opened_with == "doubles" or not ctx.opened):
         pairs = sum(1 for f, idx in by_face.items() if f != JOKER and len(idx) >= 2)
         p = ctx.params
-        weight = 1.0 if ctx.opened_with == "doubles" else (
-            p.pairs_many if pairs >= 3 else (p.pairs_two if pairs == 2 else 0.15))
+        weight = (
+            1.0
+            if ctx.opened_with == "doubles"
+            else (p.pairs_many if pairs >= 3 else (p.pairs_two if pairs == 2 else 0.15))
+        )
         for f, idx in by_face.items():
             if f == JOKER:
                 continue
@@ -438,8 +496,10 @@ def plan_first_action(ctx: Ctx, plan: Plan) -> dict[str, Any] | None:
     """The next build action of ``plan`` (lay, lay-off, or lay with the atu)."""
     ids = plan.ids
     melds = [{"kind": k, "tiles": list(t)} for k, t in ids.melds]
-    layoffs = [{"do": "layoff", "tile": t, "meld": m, **({"end": e} if e else {})}
-               for t, m, e in ids.layoffs]
+    layoffs = [
+        {"do": "layoff", "tile": t, "meld": m, **({"end": e} if e else {})}
+        for t, m, e in ids.layoffs
+    ]
     if ids.atu_used:
         if ctx.opened and layoffs:
             return layoffs[0]
@@ -496,14 +556,29 @@ def consider_buy(ctx: Ctx, base: Plan | None, params: Params) -> dict[str, Any] 
         m = ctx.table[k]
         pos = m.tiles.index(joker)
         new_hand = [t for t in view.hand if t != tile] + [joker]
-        new_table = [TableMeld(x.kind, list(x.tiles), list(x.owners), x.low, x.suit)
-                     for x in ctx.table]
+        new_table = [
+            TableMeld(x.kind, list(x.tiles), list(x.owners), x.low, x.suit) for x in ctx.table
+        ]
         new_table[k].tiles[pos] = tile
         new_table[k].owners[pos] = ctx.seat
-        sub = Ctx(view, ctx.seat, ctx.facts, ctx.opened, ctx.opened_with,
-                  Knowledge(ctx.know.unseen, ctx.know.copies, new_table, ctx.know.urgency,
-                            ctx.know.progress, ctx.know.picked), ctx.hand_values, ctx.params,
-                  ctx.errors)
+        sub = Ctx(
+            view,
+            ctx.seat,
+            ctx.facts,
+            ctx.opened,
+            ctx.opened_with,
+            Knowledge(
+                ctx.know.unseen,
+                ctx.know.copies,
+                new_table,
+                ctx.know.urgency,
+                ctx.know.progress,
+                ctx.know.picked,
+            ),
+            ctx.hand_values,
+            ctx.params,
+            ctx.errors,
+        )
         plan = best_plan(sub, new_hand, node_limit=params.node_limit)
         if plan is None:
             continue
@@ -532,14 +607,20 @@ def take_options(ctx: Ctx, params: Params) -> list[tuple[float, dict[str, Any]]]
             indices = indices[-1:]
         hand = list(view.hand)
         for index in reversed(indices):
-            coming = view.row[index - view.row_offset:]
+            coming = view.row[index - view.row_offset :]
             if len(coming) > params.max_take:
                 break
             taken = coming[0]
             if not _could_meld(face_of(taken), [face_of(t) for t in hand + coming[1:]], ctx):
                 continue
-            plan = best_plan(ctx, hand + coming, forced=taken, allow_atu=False,
-                             node_limit=params.node_limit, potential=params.potential)
+            plan = best_plan(
+                ctx,
+                hand + coming,
+                forced=taken,
+                allow_atu=False,
+                node_limit=params.node_limit,
+                potential=params.potential,
+            )
             if plan is None:
                 continue
             if not plan.ids.uses_forced_in_meld and not ctx.facts.take_layoff:
@@ -554,12 +635,20 @@ def take_options(ctx: Ctx, params: Params) -> list[tuple[float, dict[str, Any]]]
             if params.small_hand_take_cost and len(hand) <= params.small_hand and growth > 0:
                 value -= params.small_hand_take_cost * growth
             out.append((value, action))
-    if (params.joker_button and view.joker_button and view.joker_credits >= 1
-            and not view.button_used):
-        plan = best_plan(ctx, [*view.hand, FAKE_JOKER], node_limit=params.node_limit,
-                         potential=params.potential)
-        if plan is not None and (plan.sol.going_out or plan.opening is not None) \
-                and JOKER not in plan.sol.left:
+    if (
+        params.joker_button
+        and view.joker_button
+        and view.joker_credits >= 1
+        and not view.button_used
+    ):
+        plan = best_plan(
+            ctx, [*view.hand, FAKE_JOKER], node_limit=params.node_limit, potential=params.potential
+        )
+        if (
+            plan is not None
+            and (plan.sol.going_out or plan.opening is not None)
+            and JOKER not in plan.sol.left
+        ):
             out.append((plan.estimate - 5.0, {"do": "joker_button"}))
     return out
 
@@ -583,8 +672,12 @@ def _could_meld(f: int, others: Sequence[int], ctx: Ctx) -> bool:
     if facts.ace_high and 1 in ranks:
         ranks.add(14)
     rr = [r, 14] if (r == 1 and facts.ace_high) else [r]
-    return any((x - 1 in ranks and x + 1 in ranks) or (x + 1 in ranks and x + 2 in ranks)
-               or (x - 1 in ranks and x - 2 in ranks) for x in rr)
+    return any(
+        (x - 1 in ranks and x + 1 in ranks)
+        or (x + 1 in ranks and x + 2 in ranks)
+        or (x - 1 in ranks and x - 2 in ranks)
+        for x in rr
+    )
 
 
 def _take_action(ctx: Ctx, plan: Plan, index: int, taken: int) -> dict[str, Any] | None:
@@ -611,8 +704,9 @@ def discard_scores(ctx: Ctx, params: Params, rng_noise: float = 0.0) -> list[tup
     faces = [face_of(t) for t in hand]
     if params.greedy_discard:
         core = _core_melds(ctx, faces, params)
-        return [(float(hv[face_of(t)]) - (100.0 if face_of(t) in core else 0.0), t)
-                for t in allowed]
+        return [
+            (float(hv[face_of(t)]) - (100.0 if face_of(t) in core else 0.0), t) for t in allowed
+        ]
     lam = ctx.know.urgency * params.urgency_scale
     if not ctx.opened:
         lam *= params.unopened_value_a if ctx.facts.laid_credits else params.unopened_value_b
@@ -690,8 +784,9 @@ def danger(ctx: Ctx, f: int) -> float:
         for g in ctx.know.picked:
             if g == JOKER:
                 continue
-            if (rank_of(g) == r and suit_of(g) != s) or (suit_of(g) == s
-                                                         and abs(rank_of(g) - r) <= 2):
+            if (rank_of(g) == r and suit_of(g) != s) or (
+                suit_of(g) == s and abs(rank_of(g) - r) <= 2
+            ):
                 risk += weight * 4.0
         for m in ctx.table:
             if o not in m.owners:

@@ -67,17 +67,29 @@ def sample_world(view: SeatView, picked: set[int], rng: random.Random) -> Any:
     return state
 
 
-def play_out(state: Any, seat: int, policy: Callable[[str], Any], world: str, horizon: int,
-             judge: Callable[[SeatView], float]) -> float:
+def play_out(
+    state: Any,
+    seat: int,
+    policy: Callable[[str], Any],
+    world: str,
+    horizon: int,
+    judge: Callable[[SeatView], float],
+) -> float:
     """Play ``state`` on with ``policy(seed)`` bots; the seat's total minus the others' mean."""
     value = play_out_until(state, seat, policy, world, horizon, judge, None)
     assert value is not None  # nothing cuts it short
     return value
 
 
-def play_out_until(state: Any, seat: int, policy: Callable[[str], Any], world: str,
-                   horizon: int, judge: Callable[[SeatView], float],
-                   late: Callable[[], bool] | None) -> float | None:
+def play_out_until(
+    state: Any,
+    seat: int,
+    policy: Callable[[str], Any],
+    world: str,
+    horizon: int,
+    judge: Callable[[SeatView], float],
+    late: Callable[[], bool] | None,
+) -> float | None:
     """:func:`play_out`, or None when ``late`` (asked before every action) answers True."""
     bots = {i: policy(f"{world}/{i}") for i in range(state.players)}
     turns = 0
@@ -96,8 +108,12 @@ def play_out_until(state: Any, seat: int, policy: Callable[[str], Any], world: s
         try:
             state.apply(s, action)
         except RuleError:
-            state.apply(s, {"do": "draw"} if state.phase == "take"
-                        else {"do": "discard", "tile": state.hands[s][-1]})
+            state.apply(
+                s,
+                {"do": "draw"}
+                if state.phase == "take"
+                else {"do": "discard", "tile": state.hands[s][-1]},
+            )
     result = state.result
     if result is None:
         return judge(view_for(state, seat))
@@ -106,11 +122,20 @@ def play_out_until(state: Any, seat: int, policy: Callable[[str], Any], world: s
     return float(scores[seat]) - sum(others) / max(1, len(others))
 
 
-def choose(view: SeatView, picked: set[int], candidates: Sequence[dict[str, Any]],
-           rng: random.Random, params: Params, policy: Callable[[str], Any],
-           judge: Callable[[SeatView], float], stop: Callable[[], bool] | None = None,
-           rollouts: int | None = None, gate: float = 0.0, horizon: int | None = None,
-           late: Callable[[], bool] | None = None) -> int:
+def choose(
+    view: SeatView,
+    picked: set[int],
+    candidates: Sequence[dict[str, Any]],
+    rng: random.Random,
+    params: Params,
+    policy: Callable[[str], Any],
+    judge: Callable[[SeatView], float],
+    stop: Callable[[], bool] | None = None,
+    rollouts: int | None = None,
+    gate: float = 0.0,
+    horizon: int | None = None,
+    late: Callable[[], bool] | None = None,
+) -> int:
     """The index of the chosen candidate: the best mean play-out value (ties: the first);
     with ``gate`` > 0, candidate 0 (the policy's own choice) unless another beats it on
     the same sampled deals by more than ``gate`` standard errors of the differences.
@@ -140,9 +165,15 @@ def choose(view: SeatView, picked: set[int], candidates: Sequence[dict[str, Any]
             except RuleError:
                 refused.add(k)
                 continue
-            value = play_out_until(state, seat, policy, world,
-                                   params.rollout_horizon if horizon is None else horizon,
-                                   judge, late)
+            value = play_out_until(
+                state,
+                seat,
+                policy,
+                world,
+                params.rollout_horizon if horizon is None else horizon,
+                judge,
+                late,
+            )
             if value is None:
                 break
             values[k].append(value)

@@ -149,19 +149,27 @@ def spec_for(variant: Variant, opened: bool, **kw: object) -> Spec:
     family = variant.family
     hv, max_pos = variant_tables(variant)
     kinds = frozenset({SET, RUN})
-    spec = Spec(rules=variant.meld_rules, hand_values=hv, max_pos=max_pos,
-                kinds=kinds, opened=opened, threshold=variant.threshold,
-                run_required=variant.run_required, doubles_needed=variant.doubles_threshold,
-                joker_layoff=family.joker_layoff,
-                w_pos=1.0 if family.scores_laid else 0.0)
+    spec = Spec(
+        rules=variant.meld_rules,
+        hand_values=hv,
+        max_pos=max_pos,
+        kinds=kinds,
+        opened=opened,
+        threshold=variant.threshold,
+        run_required=variant.run_required,
+        doubles_needed=variant.doubles_threshold,
+        joker_layoff=family.joker_layoff,
+        w_pos=1.0 if family.scores_laid else 0.0,
+    )
     for key, value in kw.items():
         setattr(spec, key, value)
     return spec
 
 
 # FACE[rank][suit] for ranks 1..14 (14: the ace above the king); rank 0 holds nothing
-FACE = tuple(() if r == 0 else tuple(make_face(1 if r == 14 else r, s) for s in range(4))
-             for r in range(15))
+FACE = tuple(
+    () if r == 0 else tuple(make_face(1 if r == 14 else r, s) for s in range(4)) for r in range(15)
+)
 
 
 @lru_cache(maxsize=8)
@@ -198,8 +206,7 @@ def _set_windows(rules: MeldRules, rank: int, present: int, maxj: int) -> tuple[
             nj = size - len(chosen)
             if nj < 0 or nj > maxj:
                 continue
-            out.append(Window(SET, chosen + (JOKER,) * nj, (v,) * size, rank, -1, False,
-                              v * size))
+            out.append(Window(SET, chosen + (JOKER,) * nj, (v,) * size, rank, -1, False, v * size))
     return tuple(out)
 
 
@@ -235,8 +242,7 @@ def build_windows(counts: Sequence[int], spec: Spec) -> list[Window]:
             if counts[f] >= 2:
                 out.append(Window(DOUBLE, (f, f), (v, v), rank_of(f), suit_of(f), False, 2 * v))
             if counts[f] >= 1 and maxj >= 1:
-                out.append(Window(DOUBLE, (f, JOKER), (v, v), rank_of(f), suit_of(f), False,
-                                  2 * v))
+                out.append(Window(DOUBLE, (f, JOKER), (v, v), rank_of(f), suit_of(f), False, 2 * v))
     if spec.layoffs:
         out.extend(_layoff_windows(counts, spec))
     return out
@@ -266,16 +272,29 @@ def _layoff_windows(counts: Sequence[int], spec: Spec) -> list[Window]:
                     present += counts[faces[-1]] > 0
                     if present == 0 or length - present > jokers:
                         continue
-                    out.append(Window(LAYOFF, tuple(faces), tuple(values), m.low, m.suit, flex,
-                                      sum(values), k, end, 1 << (2 * k + (end == "high"))))
+                    out.append(
+                        Window(
+                            LAYOFF,
+                            tuple(faces),
+                            tuple(values),
+                            m.low,
+                            m.suit,
+                            flex,
+                            sum(values),
+                            k,
+                            end,
+                            1 << (2 * k + (end == "high")),
+                        )
+                    )
         elif m.kind == SET and n < 4:
             have = m.natural_suits()
             v = pv(SET, m.low)
             for s in range(4):
                 f = FACE[m.low][s]
                 if s not in have and counts[f] > 0:
-                    out.append(Window(LAYOFF, (f,), (v,), m.low, -1, False, v, k, None,
-                                      1 << (2 * k)))
+                    out.append(
+                        Window(LAYOFF, (f,), (v,), m.low, -1, False, v, k, None, 1 << (2 * k))
+                    )
     return out
 
 
@@ -290,16 +309,19 @@ def _joker_layoff_windows(spec: Spec) -> list[Window]:
             high = m.low + n - 1
             if high + 1 <= rules.top_rank:
                 v = pv(RUN, high + 1)
-                out.append(Window(LAYOFF, (JOKER,), (v,), m.low, m.suit, False, v, k, "high",
-                                  1 << (2 * k + 1)))
+                out.append(
+                    Window(
+                        LAYOFF, (JOKER,), (v,), m.low, m.suit, False, v, k, "high", 1 << (2 * k + 1)
+                    )
+                )
             if m.low - 1 >= 1:
                 v = pv(RUN, m.low - 1)
-                out.append(Window(LAYOFF, (JOKER,), (v,), m.low, m.suit, False, v, k, "low",
-                                  1 << (2 * k)))
+                out.append(
+                    Window(LAYOFF, (JOKER,), (v,), m.low, m.suit, False, v, k, "low", 1 << (2 * k))
+                )
         elif m.kind == SET and n == 3:
             v = pv(SET, m.low)
-            out.append(Window(LAYOFF, (JOKER,), (v,), m.low, -1, False, v, k, None,
-                              1 << (2 * k)))
+            out.append(Window(LAYOFF, (JOKER,), (v,), m.low, -1, False, v, k, None, 1 << (2 * k)))
     out.sort(key=lambda w: -w.value)
     return out
 
@@ -334,8 +356,9 @@ def solve(hand: Sequence[int], spec: Spec) -> Solution:
     active = [f for f in range(52) if counts[f] > 0 and by_face[f]]
     active.sort(key=lambda f: (f != spec.forced_face, len(by_face[f])))  # forced, then
     # the most constrained face first
-    inactive_faces = [f for f in range(52) if counts[f] > 0 and not by_face[f]
-                      for _ in range(counts[f])]
+    inactive_faces = [
+        f for f in range(52) if counts[f] > 0 and not by_face[f] for _ in range(counts[f])
+    ]
     rules = spec.rules
     maxj = 99 if rules.max_jokers is None else rules.max_jokers
     unopened = not spec.opened
@@ -350,8 +373,9 @@ def solve(hand: Sequence[int], spec: Spec) -> Solution:
     limit = spec.node_limit
 
     st_rem_ub = sum(counts[f] * gain_of[f] for f in active) + counts[JOKER] * gain_of[JOKER]
-    st_rem_val = sum(counts[f] * spec.max_pos[f] for f in active) + counts[JOKER] * spec.max_pos[
-        JOKER]
+    st_rem_val = (
+        sum(counts[f] * spec.max_pos[f] for f in active) + counts[JOKER] * spec.max_pos[JOKER]
+    )
 
     # Mutable search state, kept in one list for speed of closure access.
     cur_gain = 0.0
@@ -372,8 +396,17 @@ def solve(hand: Sequence[int], spec: Spec) -> Solution:
     stack: list[tuple[int, tuple[int, ...]]] = []
     left_faces: list[int] = []
     best_gain = float("-inf")
-    best: tuple[tuple[tuple[int, tuple[int, ...]], ...], tuple[int, ...], bool, int, int,
-                tuple[Window, ...]] | None = None
+    best: (
+        tuple[
+            tuple[tuple[int, tuple[int, ...]], ...],
+            tuple[int, ...],
+            bool,
+            int,
+            int,
+            tuple[Window, ...],
+        ]
+        | None
+    ) = None
 
     def leaf() -> None:
         nonlocal best_gain, best
@@ -426,8 +459,14 @@ def solve(hand: Sequence[int], spec: Spec) -> Solution:
             best_gain = gain
             jl_left = jl - best_k
             lf = [*left_faces, *([JOKER] * jl_left)]
-            best = (tuple(stack), tuple(lf), atu_used, cur_value, hand_left - best_k,
-                    tuple(picked[:best_k]))
+            best = (
+                tuple(stack),
+                tuple(lf),
+                atu_used,
+                cur_value,
+                hand_left - best_k,
+                tuple(picked[:best_k]),
+            )
 
     def apply(w: Window) -> tuple[int, ...] | None:
         nonlocal cur_gain, rem_ub, rem_val, cur_value, n_new, n_run, n_double, n_lay
@@ -569,8 +608,9 @@ def solve(hand: Sequence[int], spec: Spec) -> Solution:
         rem_val += c * spec.max_pos[f]
 
     impossible_opening = unopened and (
-        (doubles_mode and (sum(counts) // 2) < dneed) or
-        (not doubles_mode and st_rem_val < threshold))
+        (doubles_mode and (sum(counts) // 2) < dneed)
+        or (not doubles_mode and st_rem_val < threshold)
+    )
     if impossible_opening:
         # Only "lay nothing" is possible (and only when no tile is forced).
         if forced is None:
@@ -592,8 +632,17 @@ def solve(hand: Sequence[int], spec: Spec) -> Solution:
     if atu is not None and not atu_used:
         leftover.remove(atu)
     leftover.sort()
-    return Solution(best_gain, melds, layoffs, leftover, atu_used, value,
-                    going_out=hand_left == 1, nodes=nodes, complete=nodes <= limit)
+    return Solution(
+        best_gain,
+        melds,
+        layoffs,
+        leftover,
+        atu_used,
+        value,
+        going_out=hand_left == 1,
+        nodes=nodes,
+        complete=nodes <= limit,
+    )
 
 
 # ----------------------------------------------------------------- to tile ids
@@ -608,9 +657,14 @@ class IdPlan:
     uses_forced_in_meld: bool = False
 
 
-def to_ids(sol: Solution, hand_ids: Sequence[int], rules: MeldRules,
-           atu_id: int | None = None, forced_id: int | None = None,
-           table: Sequence[TableMeld] = ()) -> IdPlan | None:
+def to_ids(
+    sol: Solution,
+    hand_ids: Sequence[int],
+    rules: MeldRules,
+    atu_id: int | None = None,
+    forced_id: int | None = None,
+    table: Sequence[TableMeld] = (),
+) -> IdPlan | None:
     """Give every face of ``sol`` a tile id and check each meld with the engine.
 
     New melds take ids before lay-offs, so a forced tile lands in a new meld;
@@ -647,8 +701,7 @@ def to_ids(sol: Solution, hand_ids: Sequence[int], rules: MeldRules,
                 meld = copies.get(w.target)
                 if meld is None:
                     src = table[w.target]
-                    meld = TableMeld(src.kind, list(src.tiles), list(src.owners), src.low,
-                                     src.suit)
+                    meld = TableMeld(src.kind, list(src.tiles), list(src.owners), src.low, src.suit)
                     copies[w.target] = meld
                 where = fit_layoff(meld, tile, w.end, rules, True)
                 if where is None or (w.end is not None and where != w.end):

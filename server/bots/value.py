@@ -60,8 +60,9 @@ PLAN_NODES = 1000  # solver nodes for the estimate feature
 _PARAMS = Params(node_limit=PLAN_NODES)
 
 
-def features(view: SeatView, ctx: Ctx | None = None,
-             hand: Sequence[int] | None = None) -> list[float]:
+def features(
+    view: SeatView, ctx: Ctx | None = None, hand: Sequence[int] | None = None
+) -> list[float]:
     """The model's inputs for ``view``'s seat (``hand``: a hand to judge instead of the
     view's, the rest of the view kept). Reads only the view."""
     if ctx is None:
@@ -90,8 +91,9 @@ def features(view: SeatView, ctx: Ctx | None = None,
     fits = sum(1 for f in faces if f in fit)
     thresholds = getattr(view.variant.family, "thresholds", None)
     threshold = thresholds(view)[0] if thresholds is not None else view.variant.threshold
-    button = 1.0 if (view.joker_button and view.joker_credits >= 1
-                     and not view.button_used) else 0.0
+    button = (
+        1.0 if (view.joker_button and view.joker_credits >= 1 and not view.button_used) else 0.0
+    )
     return [
         1.0,
         est,

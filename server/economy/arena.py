@@ -107,8 +107,15 @@ def take_stakes(
         return 0
     for seat, player_id in players:
         try:
-            pay(conn, player_id, stake_key(room_id, seat), "arena_stake", stake,
-                room_id=room_id, seat=seat)
+            pay(
+                conn,
+                player_id,
+                stake_key(room_id, seat),
+                "arena_stake",
+                stake,
+                room_id=room_id,
+                seat=seat,
+            )
         except ServerError as exc:
             raise ServerError(
                 Code.INSUFFICIENT_BALANCE,
@@ -151,9 +158,13 @@ def pay_pot(conn: Connection, room_id: str, totals: Sequence[int]) -> list[int]:
         player_id = players.get(seat)
         if amount and player_id is not None:
             change(
-                conn, player_id, pot_key(room_id, seat), "arena_pot",
-                amount=amount, room_id=room_id, seat=seat,
+                conn,
+                player_id,
+                pot_key(room_id, seat),
+                "arena_pot",
+                amount=amount,
+                room_id=room_id,
+                seat=seat,
             )
     log.info("arena_pot_paid", extra={"room_id": room_id, "pot": pot, "parts": parts})
     return parts
-

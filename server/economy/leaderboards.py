@@ -108,18 +108,28 @@ class Leaderboards:
             first = 1
             if rows and after is not None:
                 head = rows[0][0]
-                first += await session.scalar(
-                    select(func.count()).select_from(Rating).where(
-                        listed, _above(Rating.rating, Rating.player_id, head.rating,
-                                       head.player_id)
+                first += (
+                    await session.scalar(
+                        select(func.count())
+                        .select_from(Rating)
+                        .where(
+                            listed,
+                            _above(Rating.rating, Rating.player_id, head.rating, head.player_id),
+                        )
                     )
-                ) or 0
+                    or 0
+                )
         more = len(rows) > limit
         rows = rows[:limit]
         out = [
             RatingRow(
-                place=first + i, player_id=r.player_id, display_name=name, rating=r.rating,
-                mu=r.mu, sigma=r.sigma, matches=r.matches,
+                place=first + i,
+                player_id=r.player_id,
+                display_name=name,
+                rating=r.rating,
+                mu=r.mu,
+                sigma=r.sigma,
+                matches=r.matches,
             )
             for i, (r, name) in enumerate(rows)
         ]
@@ -132,9 +142,7 @@ class Leaderboards:
 
     async def balance(self, cursor: str | None, limit: int) -> BalanceBoard:
         """A page of the players by balance, highest first."""
-        played = exists().where(
-            LedgerEntry.player_id == Player.id, LedgerEntry.reason == "round"
-        )
+        played = exists().where(LedgerEntry.player_id == Player.id, LedgerEntry.reason == "round")
         query = (
             select(Player.id, Player.display_name, Player.balance)
             .where(played)
@@ -151,16 +159,20 @@ class Leaderboards:
             first = 1
             if rows and after is not None:
                 head = rows[0]
-                first += await session.scalar(
-                    select(func.count()).select_from(Player).where(
-                        played, _above(Player.balance, Player.id, head.balance, head.id)
+                first += (
+                    await session.scalar(
+                        select(func.count())
+                        .select_from(Player)
+                        .where(played, _above(Player.balance, Player.id, head.balance, head.id))
                     )
-                ) or 0
+                    or 0
+                )
         more = len(rows) > limit
         rows = rows[:limit]
         out = [
-            BalanceRow(place=first + i, player_id=r.id, display_name=r.display_name,
-                       balance=r.balance)
+            BalanceRow(
+                place=first + i, player_id=r.id, display_name=r.display_name, balance=r.balance
+            )
             for i, r in enumerate(rows)
         ]
         last = out[-1] if out and more else None

@@ -59,6 +59,7 @@ def seats_that_moved(conn: Connection, room_id: str, number: int | None = None) 
         query = query.where(_ROUNDS.c.number == number)
     return {seat: rounds for seat, rounds in conn.execute(query).all()}
 
+
 ROOM_KINDS = ("practice", "normal", "quick", "arena", "tournament")
 SETTLED_KINDS = frozenset({"normal", "quick"})
 """Room kinds whose finished rounds are settled into the balances."""
@@ -104,8 +105,15 @@ def change(
         return False
     conn.execute(
         insert(_LEDGER).values(
-            player_id=player_id, key=key, reason=reason, amount=amount, credits=credits,
-            room_id=room_id, round_number=round_number, seat=seat, created_at=utcnow(),
+            player_id=player_id,
+            key=key,
+            reason=reason,
+            amount=amount,
+            credits=credits,
+            room_id=room_id,
+            round_number=round_number,
+            seat=seat,
+            created_at=utcnow(),
         )
     )
     conn.execute(
@@ -145,8 +153,14 @@ def settle_round(conn: Connection, room_id: str, number: int, scores: list[int])
             continue
         amount = scores[seat] if seat in moved else min(scores[seat], 0)
         if change(
-            conn, player_id, round_key(room_id, number, seat), "round",
-            amount=amount, room_id=room_id, round_number=number, seat=seat,
+            conn,
+            player_id,
+            round_key(room_id, number, seat),
+            "round",
+            amount=amount,
+            room_id=room_id,
+            round_number=number,
+            seat=seat,
         ):
             added += 1
     return added
@@ -167,8 +181,15 @@ def spend_joker(conn: Connection, player_id: str, room_id: str, number: int, sea
         raise NoJokerCredit(player_id)
     conn.execute(
         insert(_LEDGER).values(
-            player_id=player_id, key=key, reason="joker_spent", amount=0, credits=-1,
-            room_id=room_id, round_number=number, seat=seat, created_at=utcnow(),
+            player_id=player_id,
+            key=key,
+            reason="joker_spent",
+            amount=0,
+            credits=-1,
+            room_id=room_id,
+            round_number=number,
+            seat=seat,
+            created_at=utcnow(),
         )
     )
 
@@ -200,8 +221,14 @@ def pay(
         )
     conn.execute(
         insert(_LEDGER).values(
-            player_id=player_id, key=key, reason=reason, amount=-amount, credits=0,
-            room_id=room_id, seat=seat, created_at=utcnow(),
+            player_id=player_id,
+            key=key,
+            reason=reason,
+            amount=-amount,
+            credits=0,
+            room_id=room_id,
+            seat=seat,
+            created_at=utcnow(),
         )
     )
     return True
@@ -246,8 +273,12 @@ class Economy:
         s = self._settings
         if s.starting_balance or s.starting_joker_credits:
             change(
-                conn, player_id, f"start:{player_id}", "start",
-                amount=s.starting_balance, credits=s.starting_joker_credits,
+                conn,
+                player_id,
+                f"start:{player_id}",
+                "start",
+                amount=s.starting_balance,
+                credits=s.starting_joker_credits,
             )
 
     async def daily_grant(self, player_id: str, day: str | None = None) -> bool:
@@ -259,8 +290,12 @@ class Economy:
 
         def grant(conn: Connection) -> bool:
             return change(
-                conn, player_id, key, "daily_grant",
-                amount=s.daily_grant, credits=s.daily_joker_credits,
+                conn,
+                player_id,
+                key,
+                "daily_grant",
+                amount=s.daily_grant,
+                credits=s.daily_joker_credits,
             )
 
         try:
@@ -292,9 +327,7 @@ class Economy:
             return {}
         async with self._db.engine.connect() as conn:
             rows = await conn.execute(
-                select(_PLAYERS.c.id, _PLAYERS.c.joker_credits).where(
-                    _PLAYERS.c.id.in_(player_ids)
-                )
+                select(_PLAYERS.c.id, _PLAYERS.c.joker_credits).where(_PLAYERS.c.id.in_(player_ids))
             )
             return {r.id: r.joker_credits for r in rows}
 
@@ -325,8 +358,12 @@ class Economy:
             )
             conn.execute(
                 insert(_LEDGER).values(
-                    player_id=player_id, key=key, reason="joker_bought", amount=-price,
-                    credits=count, created_at=utcnow(),
+                    player_id=player_id,
+                    key=key,
+                    reason="joker_bought",
+                    amount=-price,
+                    credits=count,
+                    created_at=utcnow(),
                 )
             )
 
@@ -350,8 +387,13 @@ class Economy:
             rows = (await conn.execute(query)).all()
         return [
             Entry(
-                id=r.id, reason=r.reason, amount=r.amount, credits=r.credits,
-                room_id=r.room_id, round_number=r.round_number, seat=r.seat,
+                id=r.id,
+                reason=r.reason,
+                amount=r.amount,
+                credits=r.credits,
+                room_id=r.room_id,
+                round_number=r.round_number,
+                seat=r.seat,
                 created_at=r.created_at,
             )
             for r in rows

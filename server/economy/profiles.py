@@ -200,8 +200,14 @@ def _figures(
     for variant, kind, n, score, op_known, opened, out_known, out in rounds:
         if variant and _rated(kind):
             b = bucket(variant)
-            for key, value in (("rounds", n), ("score", score), ("op_known", op_known),
-                               ("opened", opened), ("out_known", out_known), ("out", out)):
+            for key, value in (
+                ("rounds", n),
+                ("score", score),
+                ("op_known", op_known),
+                ("opened", opened),
+                ("out_known", out_known),
+                ("out", out),
+            ):
                 b[key] += int(value)
     for variant, kind, winners, seat in matches:
         if variant and _rated(kind):
@@ -230,4 +236,3 @@ def _figures(
             )
         )
     return out_rows
-

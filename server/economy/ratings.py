@@ -110,9 +110,7 @@ def rating_lock(player_id: str, variant: str) -> str:
     return f"rating:{player_id}:{variant}"
 
 
-def rate_match(
-    conn: Connection, room_id: str, totals: Sequence[int], rounds_played: int
-) -> int:
+def rate_match(conn: Connection, room_id: str, totals: Sequence[int], rounds_played: int) -> int:
     """Rate a finished match, in the transaction that stores its result (module doc).
     Returns how many players' ratings changed (0: not rated, or rated already)."""
     settings: dict[str, Any] = (
@@ -138,9 +136,7 @@ def rate_match(
     stored = {
         r.player_id: r
         for r in conn.execute(
-            select(_RATINGS).where(
-                _RATINGS.c.variant == variant, _RATINGS.c.player_id.in_(humans)
-            )
+            select(_RATINGS).where(_RATINGS.c.variant == variant, _RATINGS.c.player_id.in_(humans))
         )
     }
     seats = []
@@ -168,15 +164,21 @@ def rate_match(
             )
         else:
             conn.execute(
-                insert(_RATINGS).values(
-                    player_id=r.player_id, variant=variant, matches=1, **values
-                )
+                insert(_RATINGS).values(player_id=r.player_id, variant=variant, matches=1, **values)
             )
         conn.execute(
             insert(_CHANGES).values(
-                room_id=room_id, player_id=r.player_id, variant=variant, seat=r.seat,
-                rank=place, mu_before=before.mu, sigma_before=before.sigma, mu=mu,
-                sigma=sigma, rating=ordinal(mu, sigma), created_at=now,
+                room_id=room_id,
+                player_id=r.player_id,
+                variant=variant,
+                seat=r.seat,
+                rank=place,
+                mu_before=before.mu,
+                sigma_before=before.sigma,
+                mu=mu,
+                sigma=sigma,
+                rating=ordinal(mu, sigma),
+                created_at=now,
             )
         )
     log.info("match_rated", extra={"room_id": room_id, "players": len(humans)})

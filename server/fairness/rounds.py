@@ -19,8 +19,7 @@ def stored_deal(record: RoundRecord, players: int, options: RoundOptions) -> Dea
     stored = record.options.get("deal")
     if stored:
         return Deal.from_dict(stored)
-    return deal_tiles(get_variant(record.variant), players, record.seed, record.first_seat,
-                      options)
+    return deal_tiles(get_variant(record.variant), players, record.seed, record.first_seat, options)
 
 
 def round_inputs(record: RoundRecord, players: int) -> tuple[Deal, RoundOptions, list[Any]]:
@@ -46,8 +45,12 @@ def published_round(room_id: str, record: RoundRecord, players: int) -> dict[str
         "options": options.to_dict(),
         "commitment": deal.commitment,
         "seed": record.seed,
-        "deal": {"first": deal.first, "hands": [list(h) for h in deal.hands],
-                 "atu": deal.atu, "stock": list(deal.stock)},
+        "deal": {
+            "first": deal.first,
+            "hands": [list(h) for h in deal.hands],
+            "atu": deal.atu,
+            "stock": list(deal.stock),
+        },
         "actions": [[seat, action] for seat, action in actions],
         "result": record.result,
     }

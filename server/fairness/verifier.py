@@ -63,8 +63,10 @@ async def stored_record(settings: Settings, room_id: str, number: int) -> dict[s
         if record is None:
             raise RecordError(f"room {room_id} has no round {number}")
         if not record.finished:
-            raise RecordError(f"round {number} of room {room_id} is still being played: "
-                              "its seed is shown once it is over")
+            raise RecordError(
+                f"round {number} of room {room_id} is still being played: "
+                "its seed is shown once it is over"
+            )
         deal = record.options.get("deal")
         players = len(deal["hands"]) if deal else len((await log.load(room_id)).seats)
         return published_round(room_id, record, players)
@@ -82,10 +84,16 @@ def report(data: Any, out: TextIO, commitment: str | None = None) -> int:
     checks = verify(record)
     if commitment is not None:
         given = commitment.strip().lower()
-        checks.insert(1, Check("your commitment", given == (record.commitment or ""),
-                               "the commitment you were given matches the round's"
-                               if given == record.commitment else
-                               f"you were given {given}, the round's is {record.commitment}"))
+        checks.insert(
+            1,
+            Check(
+                "your commitment",
+                given == (record.commitment or ""),
+                "the commitment you were given matches the round's"
+                if given == record.commitment
+                else f"you were given {given}, the round's is {record.commitment}",
+            ),
+        )
     where = ""
     if isinstance(data, dict) and data.get("room_id"):
         where = f"room {data['room_id']}, round {data.get('round')}, "
@@ -100,8 +108,14 @@ def report(data: Any, out: TextIO, commitment: str | None = None) -> int:
     return 0
 
 
-def run(source: str | None, room: str | None, number: int | None, commitment: str | None,
-        settings: Settings, out: TextIO | None = None) -> int:
+def run(
+    source: str | None,
+    room: str | None,
+    number: int | None,
+    commitment: str | None,
+    settings: Settings,
+    out: TextIO | None = None,
+) -> int:
     """The command: a record from ``source`` or from the database (``room``, ``number``)."""
     out = out or sys.stdout
     try:

@@ -29,11 +29,11 @@ class Session:
     def __init__(self) -> None:
         self.room: PracticeRoom | None = None
 
-    def start(self, settings: str, seed: str, now: float, name: str | None,
-              bot_delay: float) -> str:
+    def start(
+        self, settings: str, seed: str, now: float, name: str | None, bot_delay: float
+    ) -> str:
         """A new match (raises :class:`~server.practice.settings.SettingsError`)."""
-        self.room = PracticeRoom(json.loads(settings), seed, now, name=name,
-                                 bot_delay=bot_delay)
+        self.room = PracticeRoom(json.loads(settings), seed, now, name=name, bot_delay=bot_delay)
         return "[]"
 
     def resume(self, state: str, now: float, bot_delay: float | None = None) -> None:

@@ -92,16 +92,29 @@ def round_seed(seed: str, number: int) -> str:
 
 
 def _config(s: PracticeSettings) -> RoomConfig:
-    return RoomConfig(room_id="practice", variant=s.variant, seats=s.seats,
-                      end=s.end_condition(), short_game=s.short_game,
-                      joker_button=s.joker_button, bot_level=TIMEOUT_LEVEL, kind="practice",
-                      turn_seconds=None if s.turn_seconds is None else float(s.turn_seconds),
-                      plays_to_the_end=True, shown=s.to_dict())
+    return RoomConfig(
+        room_id="practice",
+        variant=s.variant,
+        seats=s.seats,
+        end=s.end_condition(),
+        short_game=s.short_game,
+        joker_button=s.joker_button,
+        bot_level=TIMEOUT_LEVEL,
+        kind="practice",
+        turn_seconds=None if s.turn_seconds is None else float(s.turn_seconds),
+        plays_to_the_end=True,
+        shown=s.to_dict(),
+    )
 
 
 def _pacing(bot_delay: float, round_pause: float) -> Pacing:
-    return Pacing(bot_delay=bot_delay, round_pause=round_pause, recent_events=RECENT_EVENTS,
-                  replay_events=512, version_block=1_000_000)
+    return Pacing(
+        bot_delay=bot_delay,
+        round_pause=round_pause,
+        recent_events=RECENT_EVENTS,
+        replay_events=512,
+        version_block=1_000_000,
+    )
 
 
 def _int(value: Any) -> bool:
@@ -128,8 +141,12 @@ def parse(msg: Any) -> Command | str:
         return "ping"
     if kind == "hello":
         last = msg.get("last_version")
-        return Hello(CONN, last if _int(last) else None, bool(msg.get("patches")),
-                     msg.get("device") if isinstance(msg.get("device"), str) else None)
+        return Hello(
+            CONN,
+            last if _int(last) else None,
+            bool(msg.get("patches")),
+            msg.get("device") if isinstance(msg.get("device"), str) else None,
+        )
     if kind == "leave":
         return Leave(CONN)
     if kind == "next_round":
@@ -157,7 +174,8 @@ def parse(msg: Any) -> Command | str:
     if query == "formations":
         given = msg.get("formations") or []
         if not isinstance(given, list) or not all(
-                isinstance(f, list) and all(_int(t) for t in f) for f in given):
+            isinstance(f, list) and all(_int(t) for t in f) for f in given
+        ):
             raise _Bad(seq, "formations: lists of tiles")
         taken = msg.get("taken")
         if taken is not None and (not _int(taken) or taken < 0):
@@ -174,9 +192,17 @@ def parse(msg: Any) -> Command | str:
 class PracticeRoom:
     """One practice match; see the module docstring."""
 
-    def __init__(self, settings: dict[str, Any], seed: str, now: float, *,
-                 name: str | None = None, bot_delay: float = 0.8,
-                 round_pause: float = ROUND_PAUSE, bot_key: str | None = None) -> None:
+    def __init__(
+        self,
+        settings: dict[str, Any],
+        seed: str,
+        now: float,
+        *,
+        name: str | None = None,
+        bot_delay: float = 0.8,
+        round_pause: float = ROUND_PAUSE,
+        bot_key: str | None = None,
+    ) -> None:
         self._setup(parse_settings(settings), seed, name, bot_delay, round_pause, now, bot_key)
         self.core.tell_time(Now(now, now))
         self.core.restore(Restored(status="playing", version=0, seats=self._seats()))
@@ -184,8 +210,16 @@ class PracticeRoom:
         self._run(self.core.run_due(), now)  # the first deal
         self._take()
 
-    def _setup(self, settings: PracticeSettings, seed: str, name: str | None, bot_delay: float,
-               round_pause: float, now: float, bot_key: str | None) -> None:
+    def _setup(
+        self,
+        settings: PracticeSettings,
+        seed: str,
+        name: str | None,
+        bot_delay: float,
+        round_pause: float,
+        now: float,
+        bot_key: str | None,
+    ) -> None:
         self.settings = settings
         self.seed = seed
         self.name = name
@@ -193,8 +227,9 @@ class PracticeRoom:
         self.round_pause = round_pause
         self.started_at = now
         self.bot_key = bot_key or f"practice:{seed}"
-        self.core = RoomCore(_config(settings), _pacing(bot_delay, round_pause),
-                             bot_key=self.bot_key)
+        self.core = RoomCore(
+            _config(settings), _pacing(bot_delay, round_pause), bot_key=self.bot_key
+        )
         self.log: list[list[Any]] = []
         """The round's moves: seat, action, the player's seq (None: a bot's), version."""
         self.round_start: dict[str, Any] | None = None
@@ -265,9 +300,12 @@ class PracticeRoom:
         match = self.core.match
         assert match is not None
         core = self.core
-        return {"settings": self.settings.to_dict(), "scores": match.score_sheet(),
-                "seats": frames.seat_states(core.seats, match.totals, core.config.bot_level),
-                "started_at": self.started_at}
+        return {
+            "settings": self.settings.to_dict(),
+            "scores": match.score_sheet(),
+            "seats": frames.seat_states(core.seats, match.totals, core.config.bot_level),
+            "started_at": self.started_at,
+        }
 
     # ------------------------------------------------------------------ the shell
 
@@ -276,8 +314,11 @@ class PracticeRoom:
         run_now(step, self._answer)
 
     def _take(self) -> list[dict[str, Any]]:
-        return [json.loads(out.frame) for out in self.core.take()
-                if isinstance(out, Send) and out.conn == CONN]
+        return [
+            json.loads(out.frame)
+            for out in self.core.take()
+            if isinstance(out, Send) and out.conn == CONN
+        ]
 
     def _answer(self, effect: Effect) -> Any:
         """Each effect at once: the records kept in memory, the bots run here."""
@@ -287,13 +328,18 @@ class PracticeRoom:
             case ReadCredits(player_ids=ids):
                 return {pid: 1 for pid in ids}
             case BeginRound():
-                self.round_start = {"number": effect.number, "seed": effect.seed,
-                                    "first": effect.first, "options": dict(effect.stored)}
+                self.round_start = {
+                    "number": effect.number,
+                    "seed": effect.seed,
+                    "first": effect.first,
+                    "options": dict(effect.stored),
+                }
                 self.log = []
                 return effect.number
             case AppendAction():
-                self.log.append([effect.seat, dict(effect.action), effect.client_seq,
-                                 effect.version])
+                self.log.append(
+                    [effect.seat, dict(effect.action), effect.client_seq, effect.version]
+                )
                 return "ok"
             case FinishRound() | RecordMatch():
                 return None
@@ -320,20 +366,30 @@ class PracticeRoom:
         t = core.timers
         current = None
         if state is not None and not state.over and self.round_start is not None:
-            current = {**self.round_start, "log": self.log,
-                       "turn_left": None if t.deadline is None else max(0.0, t.deadline - now)}
+            current = {
+                **self.round_start,
+                "log": self.log,
+                "turn_left": None if t.deadline is None else max(0.0, t.deadline - now),
+            }
         return {
-            "format": 2, "settings": self.settings.to_dict(), "seed": self.seed,
-            "name": self.name, "bot_delay": self.bot_delay, "round_pause": self.round_pause,
-            "bot_key": self.bot_key, "status": core.status, "version": core.version,
+            "format": 2,
+            "settings": self.settings.to_dict(),
+            "seed": self.seed,
+            "name": self.name,
+            "bot_delay": self.bot_delay,
+            "round_pause": self.round_pause,
+            "bot_key": self.bot_key,
+            "status": core.status,
+            "version": core.version,
             "history": [] if match is None else [list(line) for line in match.history],
             "round": current,
             "racks": {str(seat): rack for seat, rack in self.racks.items()},
-            "recent": [[v, seat, public.decode(), None if own is None else own.decode()]
-                       for v, seat, public, own in core.audience.buffer],
+            "recent": [
+                [v, seat, public.decode(), None if own is None else own.decode()]
+                for v, seat, public, own in core.audience.buffer
+            ],
             "started_at": self.started_at,
-            "next_round_in": None if t.next_round_at is None
-            else max(0.0, t.next_round_at - now),
+            "next_round_in": None if t.next_round_at is None else max(0.0, t.next_round_at - now),
         }
 
     @classmethod
@@ -343,17 +399,27 @@ class PracticeRoom:
         if data.get("format", 1) == 1:
             data = _from_format_1(data)
         room = cls.__new__(cls)
-        room._setup(parse_settings(data["settings"]), str(data["seed"]), data.get("name"),
-                    float(data.get("bot_delay", 0.8)),
-                    float(data.get("round_pause", ROUND_PAUSE)),
-                    float(data.get("started_at", now)), data.get("bot_key"))
+        room._setup(
+            parse_settings(data["settings"]),
+            str(data["seed"]),
+            data.get("name"),
+            float(data.get("bot_delay", 0.8)),
+            float(data.get("round_pause", ROUND_PAUSE)),
+            float(data.get("started_at", now)),
+            data.get("bot_key"),
+        )
         racks = {int(seat): rack for seat, rack in (data.get("racks") or {}).items()}
         room.racks = racks
         seats = tuple(
-            Seat(s.seat, s.player_id, s.name, s.bot_level,
-                 (tuple(racks[s.seat][0]), int(racks[s.seat][1])) if s.seat in racks
-                 else (None, 0))
-            for s in room._seats())
+            Seat(
+                s.seat,
+                s.player_id,
+                s.name,
+                s.bot_level,
+                (tuple(racks[s.seat][0]), int(racks[s.seat][1])) if s.seat in racks else (None, 0),
+            )
+            for s in room._seats()
+        )
         stored = data.get("round")
         current = None
         logged: dict[int, set[int]] = {}
@@ -365,20 +431,31 @@ class PracticeRoom:
                     logged.setdefault(seat, set()).add(seq)
             left = stored.get("turn_left")
             current = StoredRound(
-                number=int(stored["number"]), variant=room.settings.variant,
-                seed=str(stored["seed"]), first=int(stored["first"]),
+                number=int(stored["number"]),
+                variant=room.settings.variant,
+                seed=str(stored["seed"]),
+                first=int(stored["first"]),
                 options=stored["options"],
                 actions=tuple((int(seat), action) for seat, action, _, _ in room.log),
-                turn_left=None if left is None else max(float(left), 5.0))
-        recent = tuple((int(v), seat, public.encode(), None if own is None else own.encode())
-                       for v, seat, public, own in data.get("recent", []))
+                turn_left=None if left is None else max(float(left), 5.0),
+            )
+        recent = tuple(
+            (int(v), seat, public.encode(), None if own is None else own.encode())
+            for v, seat, public, own in data.get("recent", [])
+        )
         core = room.core
         core.tell_time(Now(now, now))
-        core.restore(Restored(
-            status=str(data.get("status", "playing")), version=int(data["version"]),
-            seats=seats, history=tuple(tuple(line) for line in data.get("history", [])),
-            current=current, logged={s: frozenset(q) for s, q in logged.items()},
-            recent=recent))
+        core.restore(
+            Restored(
+                status=str(data.get("status", "playing")),
+                version=int(data["version"]),
+                seats=seats,
+                history=tuple(tuple(line) for line in data.get("history", [])),
+                current=current,
+                logged={s: frozenset(q) for s, q in logged.items()},
+                recent=recent,
+            )
+        )
         pause = data.get("next_round_in")
         if current is None and pause is not None and core.timers.next_round_at is not None:
             core.timers.next_round_at = now + float(pause)
@@ -397,14 +474,16 @@ def _from_format_1(data: dict[str, Any]) -> dict[str, Any]:
         deal = stored["deal"]
         number = int(stored["number"])
         out["round"] = {
-            "number": number, "seed": round_seed(str(data["seed"]), number),
+            "number": number,
+            "seed": round_seed(str(data["seed"]), number),
             "first": int(deal.get("first", 0)) if isinstance(deal, dict) else 0,
             "options": {**stored["options"], "deal": deal},
             "log": [[seat, action, None, None] for seat, action in stored["log"]],
             "turn_left": data.get("turn_left"),
         }
     rack = data.get("rack")
-    out["racks"] = ({} if not isinstance(rack, list) or stored is None
-                    else {"0": [rack, int(stored["number"])]})
+    out["racks"] = (
+        {} if not isinstance(rack, list) or stored is None else {"0": [rack, int(stored["number"])]}
+    )
     out["recent"] = []
     return out

@@ -58,16 +58,25 @@ class PracticeSettings:
     def round_options(self) -> RoundOptions:
         """Every round's options, as a server room with the same settings has them."""
         credits = tuple([1] * self.seats) if self.joker_button else None
-        return RoundOptions(short_game=self.short_game, joker_button=self.joker_button,
-                            joker_credits=credits)
+        return RoundOptions(
+            short_game=self.short_game, joker_button=self.joker_button, joker_credits=credits
+        )
 
     def to_dict(self) -> dict[str, Any]:
         end: dict[str, Any] = (
-            {"kind": "rounds", "rounds": self.end_value} if self.end_kind == "rounds"
-            else {"kind": "target", "points": self.end_value})
-        return {"variant": self.variant, "seats": self.seats, "short_game": self.short_game,
-                "joker_button": self.joker_button, "bot_levels": list(self.bot_levels),
-                "turn_seconds": self.turn_seconds, "end": end}
+            {"kind": "rounds", "rounds": self.end_value}
+            if self.end_kind == "rounds"
+            else {"kind": "target", "points": self.end_value}
+        )
+        return {
+            "variant": self.variant,
+            "seats": self.seats,
+            "short_game": self.short_game,
+            "joker_button": self.joker_button,
+            "bot_levels": list(self.bot_levels),
+            "turn_seconds": self.turn_seconds,
+            "end": end,
+        }
 
 
 def _int(data: Mapping[str, Any], key: str, default: int) -> int:
@@ -110,5 +119,13 @@ def parse_settings(data: Mapping[str, Any]) -> PracticeSettings:
     value = _int(end, key, 0)
     if not 1 <= value <= top:
         raise SettingsError(f"end.{key}: 1 to {top}")
-    return PracticeSettings(str(variant), seats, short_game, joker_button,
-                            tuple(str(x) for x in levels), turn, str(end["kind"]), value)
+    return PracticeSettings(
+        str(variant),
+        seats,
+        short_game,
+        joker_button,
+        tuple(str(x) for x in levels),
+        turn,
+        str(end["kind"]),
+        value,
+    )

@@ -19,8 +19,14 @@ from server.bots.legal import fallback_action
 from server.rules import RuleError, new_round, view_for
 
 
-def decision_times(variant: str, players: int, level: str, decisions: int,
-                   clock: Callable[[], float], seed: str = "bench") -> list[float]:
+def decision_times(
+    variant: str,
+    players: int,
+    level: str,
+    decisions: int,
+    clock: Callable[[], float],
+    seed: str = "bench",
+) -> list[float]:
     """``decisions`` timings (in the clock's unit) of ``level`` bots playing ``variant``."""
     out: list[float] = []
     game = 0

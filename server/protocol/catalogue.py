@@ -81,8 +81,9 @@ class VariantFacts(_Facts):
     build_actions: list[str]
     joker_layoff: bool = Field(description="A joker may be laid off (B.3).")
     consumes_bought_jokers: bool = Field(description="A bought-back joker is consumed (A.11).")
-    joker_discard_restricted: bool = Field(description="A joker is discarded only from a hand "
-                                           "of jokers (etalat, A.14).")
+    joker_discard_restricted: bool = Field(
+        description="A joker is discarded only from a hand of jokers (etalat, A.14)."
+    )
     joker_button: bool = Field(description="The room option of the joker button exists (B.9).")
     opening: Opening
 

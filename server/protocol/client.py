@@ -183,8 +183,12 @@ class Hello(Model):
                 {"type": "hello", "last_version": None},
                 {"type": "hello", "last_version": 1041},
                 {"type": "hello", "last_version": 1041, "patches": True},
-                {"type": "hello", "last_version": None, "patches": True,
-                 "device": "k3Jx9_Qm-2Lw8aZp"},
+                {
+                    "type": "hello",
+                    "last_version": None,
+                    "patches": True,
+                    "device": "k3Jx9_Qm-2Lw8aZp",
+                },
             ]
         }
     )
@@ -437,7 +441,6 @@ def _parse_refused(text: str | bytes) -> AnyClientMessage:
     return msg
 
 
-
 def action_dict(action: BaseModel) -> dict[str, Any]:
     """The engine's JSON form of a validated action (RULES.md A.18/B.14).
 
@@ -449,7 +452,8 @@ def action_dict(action: BaseModel) -> dict[str, Any]:
 
 def _engine_melds(melds: list[Any]) -> tuple[engine.MeldSpec, ...]:
     return tuple(
-        engine.MeldSpec(tuple(m.tiles), m.kind) if isinstance(m, MeldSpec)
+        engine.MeldSpec(tuple(m.tiles), m.kind)
+        if isinstance(m, MeldSpec)
         else engine.MeldSpec(tuple(m))
         for m in melds
     )

@@ -255,10 +255,22 @@ class EventMessage(Model):
                         "phase": "take",
                         "hand": [3, 17, 66, 8, 91, 12, 57, 30, 5, 77, 101, 23, 44, 104],
                         "seats": [
-                            {"seat": 0, "tiles": 14, "opened": False, "opened_with": None,
-                             "credits": 0, "first_turn": False},
-                            {"seat": 1, "tiles": 14, "opened": False, "opened_with": None,
-                             "credits": 0, "first_turn": True},
+                            {
+                                "seat": 0,
+                                "tiles": 14,
+                                "opened": False,
+                                "opened_with": None,
+                                "credits": 0,
+                                "first_turn": False,
+                            },
+                            {
+                                "seat": 1,
+                                "tiles": 14,
+                                "opened": False,
+                                "opened_with": None,
+                                "credits": 0,
+                                "first_turn": True,
+                            },
                         ],
                         "row": [40],
                         "row_length": 1,
@@ -588,21 +600,36 @@ CLOSE_CODES: list[tuple[int, str]] = [
     (1001, "The server is shutting down; reconnect with hello{last_version}."),
     (1008, "Policy: message budget exceeded (rate_limited) or the client is too slow to read."),
     (1009, "A frame was larger than the limit (16 KB)."),
-    (1012, "The room is played by another server node now (a node stopped and handed it "
-     "over, another took it after this one lost its lease, or the link to its node came "
-     "back after a loss): reconnect at once with hello{last_version}; the node you reach "
-     "plays the room or forwards to the one that does."),
-    (1013, "Try again later: the handshake could not reach the database (after an `error` "
-     "`database_unavailable`); reconnect with the usual back-off."),
-    (4003, "The page's origin is refused (after an `error` `origin_refused`): a page of "
-     "another site, not listed in REMI_ALLOWED_ORIGINS. Do not reconnect."),
+    (
+        1012,
+        "The room is played by another server node now (a node stopped and handed it "
+        "over, another took it after this one lost its lease, or the link to its node came "
+        "back after a loss): reconnect at once with hello{last_version}; the node you reach "
+        "plays the room or forwards to the one that does.",
+    ),
+    (
+        1013,
+        "Try again later: the handshake could not reach the database (after an `error` "
+        "`database_unavailable`); reconnect with the usual back-off.",
+    ),
+    (
+        4003,
+        "The page's origin is refused (after an `error` `origin_refused`): a page of "
+        "another site, not listed in REMI_ALLOWED_ORIGINS. Do not reconnect.",
+    ),
     (4401, "Not authenticated."),
-    (4403, "Signed out: the token this connection was opened with was revoked (after an "
-     "`error` `session_revoked`). Forget the token; do not reconnect with it."),
+    (
+        4403,
+        "Signed out: the token this connection was opened with was revoked (after an "
+        "`error` `session_revoked`). Forget the token; do not reconnect with it.",
+    ),
     (4404, "Room not found (or not visible)."),
-    (4409, "The seat is played from another device or tab (after an `error` "
-     "`played_elsewhere`). Do not reconnect by yourself: a new connection's `hello` takes "
-     "the seat back."),
+    (
+        4409,
+        "The seat is played from another device or tab (after an `error` "
+        "`played_elsewhere`). Do not reconnect by yourself: a new connection's `hello` takes "
+        "the seat back.",
+    ),
 ]
 
 _server_adapter: TypeAdapter[Any] = TypeAdapter(ServerMessage)

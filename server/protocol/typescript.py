@@ -32,8 +32,13 @@ from server.protocol.client import ACTION_MODELS, CLIENT_MODELS
 from server.protocol.server import SERVER_MODELS
 
 _REF = "#/$defs/"
-_SCALARS = {"integer": "number", "number": "number", "string": "string", "boolean": "boolean",
-            "null": "null"}
+_SCALARS = {
+    "integer": "number",
+    "number": "number",
+    "string": "string",
+    "boolean": "boolean",
+    "null": "null",
+}
 
 
 _NOTES = {"title", "description", "default", "examples", "deprecated"}
@@ -50,7 +55,7 @@ def ts_type(schema: dict[str, Any]) -> str:
         ref = str(schema["$ref"])
         if not ref.startswith(_REF):
             raise ValueError(f"unsupported $ref {ref!r}")
-        return ref[len(_REF):]
+        return ref[len(_REF) :]
     if "const" in schema:
         return json.dumps(schema["const"])
     if "enum" in schema:
@@ -129,8 +134,9 @@ def render_typescript() -> str:
         "",
         *_union("ClientMessage", "Every message a client sends (`type` names it).", CLIENT_MODELS),
         "",
-        *_union("ServerMessage", "Every message the server sends (`type` names it).",
-                SERVER_MODELS),
+        *_union(
+            "ServerMessage", "Every message the server sends (`type` names it).", SERVER_MODELS
+        ),
         "",
     ]
     return "\n".join(out)

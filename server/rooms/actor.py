@@ -162,9 +162,12 @@ def pacing_of(config: Any) -> Pacing:
 def seats_of_view(view: Any) -> tuple[Seat, ...]:
     """The seats of the lobby's room view (:class:`~server.rooms.service.RoomView`)."""
     return tuple(
-        Seat(seat=sv.seat, player_id=sv.player.id if sv.player else None,
-             name=sv.player.display_name if sv.player else None,
-             bot_level=sv.bot_level if sv.player is None else None)
+        Seat(
+            seat=sv.seat,
+            player_id=sv.player.id if sv.player else None,
+            name=sv.player.display_name if sv.player else None,
+            bot_level=sv.bot_level if sv.player is None else None,
+        )
         for sv in view.seats
     )
 
@@ -185,8 +188,14 @@ def command_of(kind: str, conn: Conn, msg: Any = None) -> Command:
             return SetRack(cid, msg.seq, tuple(msg.layout))
         case "query":
             assert isinstance(msg, QueryMessage)
-            return Ask(cid, msg.seq, msg.query,
-                       tuple(tuple(f) for f in (msg.formations or [])), msg.taken, msg.index)
+            return Ask(
+                cid,
+                msg.seq,
+                msg.query,
+                tuple(tuple(f) for f in (msg.formations or [])),
+                msg.taken,
+                msg.index,
+            )
         case "react":
             return React(cid, str(msg))
         case "leave":
@@ -207,8 +216,12 @@ class RoomActor:
         self.fence = fence
         """This node's lease of the room: every write is conditional on it."""
         self.loop = asyncio.get_running_loop()
-        self.core = RoomCore(RoomConfig(room_id, "remi", 0), pacing_of(ctx.settings),
-                             encode=to_json, bot_clock=time.perf_counter)
+        self.core = RoomCore(
+            RoomConfig(room_id, "remi", 0),
+            pacing_of(ctx.settings),
+            encode=to_json,
+            bot_clock=time.perf_counter,
+        )
         self.conns: list[Conn] = []
         self._by_id: dict[int, Conn] = {}
         self.stopped = False
@@ -454,8 +467,7 @@ class RoomActor:
                     self._t_ack = time.perf_counter()
                 case Played(source=source):
                     if source == "player":
-                        metrics.action_done(self._t_ack - self._t0,
-                                            time.perf_counter() - self._t0)
+                        metrics.action_done(self._t_ack - self._t0, time.perf_counter() - self._t0)
                     metrics.move(self.core.config.variant, source)
                 case MatchEnded():
                     self.ctx.match_over(self.room_id)
@@ -467,12 +479,23 @@ class RoomActor:
                 await ctx.gamelog.set_version(self.room_id, upto, fence)
                 return None
             case AppendAction():
-                spend = (None if effect.spend is None else
-                         JokerSpend(effect.spend, self.room_id, effect.round_number, effect.seat))
+                spend = (
+                    None
+                    if effect.spend is None
+                    else JokerSpend(effect.spend, self.room_id, effect.round_number, effect.seat)
+                )
                 try:
                     await ctx.journal.append_action(
-                        cast(int, effect.round_key), effect.index, effect.seat, dict(effect.action),
-                        effect.client_seq, effect.source, effect.version, spend, fence)
+                        cast(int, effect.round_key),
+                        effect.index,
+                        effect.seat,
+                        dict(effect.action),
+                        effect.client_seq,
+                        effect.source,
+                        effect.version,
+                        spend,
+                        fence,
+                    )
                 except NoJokerCredit:
                     return "no_joker_credit"
                 except Fenced:
@@ -483,24 +506,37 @@ class RoomActor:
                 return "ok"
             case BeginRound():
                 return await ctx.journal.begin_round(
-                    self.room_id, effect.number, effect.variant, effect.seed, effect.first,
-                    dict(effect.stored), fence)
+                    self.room_id,
+                    effect.number,
+                    effect.variant,
+                    effect.seed,
+                    effect.first,
+                    dict(effect.stored),
+                    fence,
+                )
             case FinishRound():
                 await ctx.journal.finish_round(
-                    RoundFinish(cast(int, effect.round_key), dict(effect.result),
-                                list(effect.scores)),
-                    fence)
+                    RoundFinish(
+                        cast(int, effect.round_key), dict(effect.result), list(effect.scores)
+                    ),
+                    fence,
+                )
                 return None
             case RecordMatch():
                 await ctx.gamelog.record_match(
-                    MatchFinish(self.room_id, list(effect.totals), list(effect.winners),
-                                effect.rounds),
-                    fence)
+                    MatchFinish(
+                        self.room_id, list(effect.totals), list(effect.winners), effect.rounds
+                    ),
+                    fence,
+                )
                 return None
             case SaveRack():
                 await ctx.journal.set_rack(
-                    self.room_id, effect.seat,
-                    {"round": effect.round, "layout": list(effect.layout)}, fence)
+                    self.room_id,
+                    effect.seat,
+                    {"round": effect.round, "layout": list(effect.layout)},
+                    fence,
+                )
                 return None
             case ReadCredits():
                 return await ctx.services.economy.credits_of(list(effect.player_ids))
@@ -508,11 +544,11 @@ class RoomActor:
                 return ctx.new_seed()
             case FindLogged():
                 try:
-                    move = await store.logged_move(ctx.db, self.room_id, effect.seat,
-                                                   effect.seq)
+                    move = await store.logged_move(ctx.db, self.room_id, effect.seat, effect.seq)
                 except Exception:
-                    log.exception("resend_read_failed",
-                                  extra={"room_id": self.room_id, "seq": effect.seq})
+                    log.exception(
+                        "resend_read_failed", extra={"room_id": self.room_id, "seq": effect.seq}
+                    )
                     return READ_FAILED
                 return None if move is None else LoggedMove(move.action, move.version)
             case BotMove():
@@ -536,9 +572,14 @@ class RoomActor:
         core.restore(restored)
         await self._drive(core.resume())
         if core.status == "playing":
-            log.info("room_restored", extra={"room_id": self.room_id,
-                                             "round": core.round_number,
-                                             "version": core.version})
+            log.info(
+                "room_restored",
+                extra={
+                    "room_id": self.room_id,
+                    "round": core.round_number,
+                    "version": core.version,
+                },
+            )
 
     async def _started(self) -> None:
         """The lobby started the waiting room: loaded as started, its first round dealt."""
@@ -563,10 +604,11 @@ class RoomActor:
         while not self.ctx.lease_valid():
             if any(isinstance(command, Stop) for command in self.inbox):
                 return False
-            waits = {asyncio.ensure_future(renewed.wait()),
-                     asyncio.ensure_future(self.alarm.wait())}
-            _, pending = await asyncio.wait(waits, timeout=1.0,
-                                            return_when=asyncio.FIRST_COMPLETED)
+            waits = {
+                asyncio.ensure_future(renewed.wait()),
+                asyncio.ensure_future(self.alarm.wait()),
+            }
+            _, pending = await asyncio.wait(waits, timeout=1.0, return_when=asyncio.FIRST_COMPLETED)
             for task in pending:
                 task.cancel()
         if self.dropped or any(isinstance(command, Stop) for command in self.inbox):
@@ -582,4 +624,3 @@ class _Start:
 
 
 _START = _Start()
-

@@ -103,7 +103,12 @@ class RemoteConn(Conn):
     __slots__ = ("bridges", "cid", "expect", "node", "out", "room_id")
 
     def __init__(
-        self, bridges: Bridges, node: str, cid: int, room_id: str, player_id: str,
+        self,
+        bridges: Bridges,
+        node: str,
+        cid: int,
+        room_id: str,
+        player_id: str,
         session_id: str | None,
     ) -> None:
         super().__init__(player_id, _no_send, _no_close, session_id=session_id)
@@ -225,8 +230,15 @@ class Bridges:
         bridge.sent[conn.id] = 0
         bridge.got[conn.id] = 0
         self.by_cid[conn.id] = bridge
-        log.info("ws_bridged", extra={"room_id": room_id, "conn_id": conn.id,
-                                      "to_node": node, "paused": bridge.paused})
+        log.info(
+            "ws_bridged",
+            extra={
+                "room_id": room_id,
+                "conn_id": conn.id,
+                "to_node": node,
+                "paused": bridge.paused,
+            },
+        )
         return bridge
 
     def send(self, node: str, env: Envelope) -> None:
@@ -235,8 +247,19 @@ class Bridges:
 
     def forward(self, bridge: Bridge, conn: Conn, kind: str, payload: str | None) -> None:
         n = bridge.sent[conn.id] = bridge.sent.get(conn.id, 0) + 1
-        self.send(bridge.node, ConnMessage(bridge.room_id, self.node, conn.id, n,
-                                           conn.player_id, conn.session_id, kind, payload))
+        self.send(
+            bridge.node,
+            ConnMessage(
+                bridge.room_id,
+                self.node,
+                conn.id,
+                n,
+                conn.player_id,
+                conn.session_id,
+                kind,
+                payload,
+            ),
+        )
 
     def forget(self, bridge: Bridge, conn: Conn) -> None:
         """The socket is gone: tell the owner, forget it."""
@@ -359,9 +382,21 @@ class Bridges:
         rid = os.urandom(8).hex()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._calls[rid] = future
-        self.send(node, Call(rid, self.node, op, room_id, args,
-                             {"id": player.id, "display_name": player.display_name,
-                              "created_at": player.created_at.isoformat()}))
+        self.send(
+            node,
+            Call(
+                rid,
+                self.node,
+                op,
+                room_id,
+                args,
+                {
+                    "id": player.id,
+                    "display_name": player.display_name,
+                    "created_at": player.created_at.isoformat(),
+                },
+            ),
+        )
         try:
             answer: Return = await asyncio.wait_for(future, CALL_SECONDS)
         except TimeoutError:
@@ -470,8 +505,9 @@ class Bridges:
                 continue
             owner = await leases.owner(bridge.room_id)
             if owner is None or owner.node != bridge.node or not owner.alive:
-                log.info("bridge_owner_gone", extra={"room_id": bridge.room_id,
-                                                     "to_node": bridge.node})
+                log.info(
+                    "bridge_owner_gone", extra={"room_id": bridge.room_id, "to_node": bridge.node}
+                )
                 self._retire(bridge, MOVED)
         by_node: dict[str, list[tuple[str, int]]] = defaultdict(list)
         for key in self.remote:

@@ -108,8 +108,9 @@ class Cluster:
         sent = time.monotonic()
         await self.leases.register()
         self.trust(sent)
-        log.info("node_joined", extra={"node": self.node, "node_name": self.name,
-                                       "single": self.single})
+        log.info(
+            "node_joined", extra={"node": self.node, "node_name": self.name, "single": self.single}
+        )
 
     async def beat(self) -> float | None:
         """The heartbeat: when it was sent (what :meth:`trust` takes once the node has
@@ -207,8 +208,10 @@ class Cluster:
             self.claims_lost += 1
             raise Elsewhere(room_id, got)
         self.claims_won += 1
-        log.info("room_claimed", extra={"room_id": room_id, "epoch": got, "node": self.node,
-                                        "at": time.time()})
+        log.info(
+            "room_claimed",
+            extra={"room_id": room_id, "epoch": got, "node": self.node, "at": time.time()},
+        )
         return self.leases.fence(room_id, got)
 
     async def leave(self, fences: list[Fence]) -> None:
@@ -223,5 +226,7 @@ class Cluster:
             log.warning("node_leave_failed", extra={"node": self.node, "error": repr(exc)})
             return
         for f in fences:
-            log.info("room_released", extra={"room_id": f.room_id, "epoch": f.epoch,
-                                             "node": self.node, "at": at})
+            log.info(
+                "room_released",
+                extra={"room_id": f.room_id, "epoch": f.epoch, "node": self.node, "at": at},
+            )

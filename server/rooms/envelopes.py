@@ -91,15 +91,31 @@ def to_wire(env: Envelope) -> dict[str, Any]:
     """The envelope as the link carries it."""
     match env:
         case ConnMessage():
-            return {"t": "m", "r": env.room, "n": env.node, "c": env.conn, "i": env.n,
-                    "p": env.player, "s": env.session, "k": env.kind, "m": env.message}
+            return {
+                "t": "m",
+                "r": env.room,
+                "n": env.node,
+                "c": env.conn,
+                "i": env.n,
+                "p": env.player,
+                "s": env.session,
+                "k": env.kind,
+                "m": env.message,
+            }
         case ConnFrame():
             return {"t": "f", "c": env.conn, "i": env.n, "f": env.frame}
         case ConnClose():
             return {"t": "x", "c": env.conn, "code": env.code}
         case Call():
-            return {"t": "call", "id": env.id, "n": env.node, "op": env.op, "r": env.room,
-                    "a": env.args, "p": env.player}
+            return {
+                "t": "call",
+                "id": env.id,
+                "n": env.node,
+                "op": env.op,
+                "r": env.room,
+                "a": env.args,
+                "p": env.player,
+            }
         case Return():
             out: dict[str, Any] = {"t": "ret", "id": env.id}
             if env.moved:
@@ -126,10 +142,16 @@ def from_wire(data: Any) -> Envelope | None:
         room, node, conn, n = data.get("r"), data.get("n"), data.get("c"), data.get("i")
         player, session, kind = data.get("p"), data.get("s"), data.get("k")
         message = data.get("m")
-        if (isinstance(room, str) and isinstance(node, str) and _int(conn) and _int(n)
-                and isinstance(player, str) and isinstance(kind, str)
-                and (session is None or isinstance(session, str))
-                and (message is None or isinstance(message, str))):
+        if (
+            isinstance(room, str)
+            and isinstance(node, str)
+            and _int(conn)
+            and _int(n)
+            and isinstance(player, str)
+            and isinstance(kind, str)
+            and (session is None or isinstance(session, str))
+            and (message is None or isinstance(message, str))
+        ):
             return ConnMessage(room, node, conn, n, player, session, kind, message)
         return None
     if t == "f":
@@ -145,9 +167,14 @@ def from_wire(data: Any) -> Envelope | None:
     if t == "call":
         rid, node, op, room = data.get("id"), data.get("n"), data.get("op"), data.get("r")
         args, player = data.get("a") or {}, data.get("p")
-        if (isinstance(rid, str) and isinstance(node, str) and isinstance(op, str)
-                and isinstance(room, str) and isinstance(args, dict)
-                and isinstance(player, dict)):
+        if (
+            isinstance(rid, str)
+            and isinstance(node, str)
+            and isinstance(op, str)
+            and isinstance(room, str)
+            and isinstance(args, dict)
+            and isinstance(player, dict)
+        ):
             return Call(rid, node, op, room, args, player)
         return None
     if t == "ret":

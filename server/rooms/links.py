@@ -86,8 +86,7 @@ class _Outbox:
                     # Lost: Redis is away, or the node's subscription is down (it dies, or
                     # it resubscribes after a Redis restart): nothing published now reaches
                     # it, and a lost hello would leave its client waiting for ever.
-                    log.warning("link_send_failed", extra={"to_node": self.node,
-                                                           "error": error})
+                    log.warning("link_send_failed", extra={"to_node": self.node, "error": error})
                     queue.clear()
                     self.links.events.on_send_failed(self.node)
                     return
@@ -146,8 +145,9 @@ class Links:
             except (RedisError, OSError) as exc:
                 await _close(pubsub)
                 if attempt == 0:
-                    log.warning("link_subscribe_failed", extra={"node": self.node,
-                                                                "error": repr(exc)})
+                    log.warning(
+                        "link_subscribe_failed", extra={"node": self.node, "error": repr(exc)}
+                    )
                 await asyncio.sleep(self._backoff.delay(attempt))
                 attempt += 1
                 continue

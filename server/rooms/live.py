@@ -368,8 +368,13 @@ class LiveRooms:
         """Stop an actor whose room another node plays now: its clients reconnect there."""
         log.info(
             "room_dropped",
-            extra={"room_id": actor.room_id, "reason": reason, "node": self.cluster.node,
-                   "epoch": actor.fence.epoch if actor.fence else None, "at": time.time()},
+            extra={
+                "room_id": actor.room_id,
+                "reason": reason,
+                "node": self.cluster.node,
+                "epoch": actor.fence.epoch if actor.fence else None,
+                "at": time.time(),
+            },
         )
         actor.close_code = MOVED
         actor.dropped = True
@@ -382,8 +387,13 @@ class LiveRooms:
         self.rooms_fenced += 1
         log.warning(
             "room_fenced",
-            extra={"room_id": actor.room_id, "node": self.cluster.node, "error": str(exc),
-                   "epoch": actor.fence.epoch if actor.fence else None, "at": time.time()},
+            extra={
+                "room_id": actor.room_id,
+                "node": self.cluster.node,
+                "error": str(exc),
+                "epoch": actor.fence.epoch if actor.fence else None,
+                "at": time.time(),
+            },
         )
 
     def _playing(self) -> list[RoomActor]:
@@ -425,8 +435,13 @@ class LiveRooms:
             return
         self.cluster.draining = True
         self.stopping.set()
-        tasks = (self._heartbeat_task, self._sessions_task, self._cluster_task,
-                 self._cluster_watch, self._quick_task)
+        tasks = (
+            self._heartbeat_task,
+            self._sessions_task,
+            self._cluster_task,
+            self._cluster_watch,
+            self._quick_task,
+        )
         for task in tasks:
             if task is not None:
                 task.cancel()
@@ -485,11 +500,19 @@ class LiveRooms:
             at = time.time()  # the actor has stopped: the room is no longer played here
             try:
                 await self.cluster.leases.release([fence])
-                log.info("room_released", extra={"room_id": fence.room_id, "epoch": fence.epoch,
-                                                 "node": fence.node, "at": at})
+                log.info(
+                    "room_released",
+                    extra={
+                        "room_id": fence.room_id,
+                        "epoch": fence.epoch,
+                        "node": fence.node,
+                        "at": at,
+                    },
+                )
             except Exception as exc:  # it lapses with the node if the database is away
-                log.warning("room_release_failed", extra={"room_id": fence.room_id,
-                                                          "error": repr(exc)})
+                log.warning(
+                    "room_release_failed", extra={"room_id": fence.room_id, "error": repr(exc)}
+                )
 
         task = asyncio.create_task(release())
         self._releases.add(task)
@@ -555,9 +578,7 @@ class LiveRooms:
 
     # -- room commands (the HTTP API), on the room's owner ----------------------
 
-    async def command(
-        self, op: str, room_id: str, player: PlayerInfo, **args: Any
-    ) -> RoomView:
+    async def command(self, op: str, room_id: str, player: PlayerInfo, **args: Any) -> RoomView:
         """Run a room command (``take_seat``, ``join_by_code``, ``leave_seat``,
         ``start``) on the node that plays the room: here (claiming the room if nobody
         plays it), or on its owner through the bridge. Its writes are fenced by the
@@ -572,8 +593,9 @@ class LiveRooms:
             except Elsewhere as elsewhere:
                 owner = elsewhere.owner
                 if owner is None or owner.node is None or self.bridges is None:
-                    raise ServerError(Code.ROOM_UNREACHABLE, "this server is stopping: "
-                                      "send the request again") from None
+                    raise ServerError(
+                        Code.ROOM_UNREACHABLE, "this server is stopping: send the request again"
+                    ) from None
                 try:
                     view = await self.bridges.call(owner.node, op, room_id, player, args)
                 except Moved:

@@ -155,11 +155,14 @@ class RoomSettings(_Strict):
         if self.payout is not None and self.kind != "arena":
             raise ValueError("only an arena table has a payout table")
         if self.kind == "practice" and (self.public or self.min_balance is not None):
-            raise ValueError("a practice room is private and asks no balance: it settles "
-                             "nothing (public false, min_balance null)")
+            raise ValueError(
+                "a practice room is private and asks no balance: it settles "
+                "nothing (public false, min_balance null)"
+            )
         if self.kind == "arena" and self.fill_with_bots:
-            raise ValueError("an arena table is played by players who all pay the stake: "
-                             "no fill_with_bots")
+            raise ValueError(
+                "an arena table is played by players who all pay the stake: no fill_with_bots"
+            )
         return self
 
     @property

@@ -91,8 +91,11 @@ class QuickStart:
             candidates = await self._waiting(session, variant, stake)
             seat_map = await rooms._seats_of(session, [r.id for r in candidates])
             room = next(
-                (r for r in candidates
-                 if any(s.player_id == player.id for s in seat_map.get(r.id, []))),
+                (
+                    r
+                    for r in candidates
+                    if any(s.player_id == player.id for s in seat_map.get(r.id, []))
+                ),
                 None,
             )
             if room is None:
@@ -100,9 +103,7 @@ class QuickStart:
                 if room is not None:
                     how = "joined"
                     await self._sit(session, room, seat_map[room.id], player.id)
-                    start_now = room_kind(room.settings) == "quick" and not _free(
-                        seat_map[room.id]
-                    )
+                    start_now = room_kind(room.settings) == "quick" and not _free(seat_map[room.id])
                     if start_now:
                         room.start_at = utcnow()
                 else:
@@ -137,7 +138,8 @@ class QuickStart:
             .with_for_update()
         )
         found = [
-            r for r in rows
+            r
+            for r in rows
             if room_kind(r.settings) in JOINED_KINDS
             and int(r.settings.get("min_balance") or 0) == stake
         ]

@@ -52,10 +52,15 @@ async def seats_of(db: Database, seats: list[SeatRecord]) -> tuple[Seat, ...]:
     out = []
     for s in seats:
         layout, rack_round = saved_layout(s.rack)
-        out.append(Seat(seat=s.seat, player_id=s.player_id,
-                        name=names.get(s.player_id) if s.player_id else None,
-                        bot_level=s.bot_level if s.player_id is None else None,
-                        rack=(None if layout is None else tuple(layout), rack_round)))
+        out.append(
+            Seat(
+                seat=s.seat,
+                player_id=s.player_id,
+                name=names.get(s.player_id) if s.player_id else None,
+                bot_level=s.bot_level if s.player_id is None else None,
+                rack=(None if layout is None else tuple(layout), rack_round),
+            )
+        )
     return tuple(out)
 
 
@@ -82,30 +87,39 @@ async def load(
     current = record.current_round
     stored = None
     if current is not None and record.status == "playing":
-        left = restored_turn_left(current, record.last_alive, room.turn_seconds or 0.0, room_id,
-                                  record.clock)
+        left = restored_turn_left(
+            current, record.last_alive, room.turn_seconds or 0.0, room_id, record.clock
+        )
         stored = StoredRound(
-            number=current.number, variant=current.variant, seed=current.seed,
-            first=current.first_seat, options=current.options,
+            number=current.number,
+            variant=current.variant,
+            seed=current.seed,
+            first=current.first_seat,
+            options=current.options,
             actions=tuple((a.seat, a.action) for a in current.actions),
-            turn_left=left, key=current.id,
+            turn_left=left,
+            key=current.id,
         )
     return room, Restored(
-        status=record.status, version=record.version, seats=seats,
-        history=tuple(tuple(line) for line in history), current=stored,
+        status=record.status,
+        version=record.version,
+        seats=seats,
+        history=tuple(tuple(line) for line in history),
+        current=stored,
         logged={seat: frozenset(seqs) for seat, seqs in logged.items()},
         late=no_show_wait(settings, config),
     )
 
 
-async def started(db: Database, gamelog: GameLog, room_id: str,
-                  config: Settings) -> Started | None:
+async def started(db: Database, gamelog: GameLog, room_id: str, config: Settings) -> Started | None:
     """The waiting room the lobby just started, as stored (None: it is not playing)."""
     record = await gamelog.load(room_id)
     if record.status != "playing":
         return None
     settings = RoomSettings.model_validate(record.settings)
     logged = await logged_seqs(db, room_id)
-    return Started(seats=await seats_of(db, record.seats),
-                   logged={seat: frozenset(seqs) for seat, seqs in logged.items()},
-                   config=config_of(room_id, settings, config))
+    return Started(
+        seats=await seats_of(db, record.seats),
+        logged={seat: frozenset(seqs) for seat, seqs in logged.items()},
+        config=config_of(room_id, settings, config),
+    )

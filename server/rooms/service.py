@@ -317,9 +317,7 @@ class RoomService:
             await self.events.room_changed(view)
         return view
 
-    async def start(
-        self, room_id: str, player: PlayerInfo, fence: Fence | None = None
-    ) -> RoomView:
+    async def start(self, room_id: str, player: PlayerInfo, fence: Fence | None = None) -> RoomView:
         """Owner only: fill empty seats with bots (if chosen) and start the match."""
         async with self._db.transaction() as session:
             await check_fence(session, fence)
@@ -444,9 +442,7 @@ class RoomService:
                     select(Room)
                     .join(Seat, Seat.room_id == Room.id)
                     .where(Seat.player_id == player_id, Room.status != "finished")
-                    .order_by(
-                        (Room.status == "playing").desc(), Room.created_at.desc(), Room.id
-                    )
+                    .order_by((Room.status == "playing").desc(), Room.created_at.desc(), Room.id)
                     .limit(limit)
                 )
             )

@@ -16,7 +16,23 @@ from server.rules.variants import VARIANTS, RoundResult, Variant, get_variant
 from server.rules.views import SeatView, spectator_view, view_for
 
 __all__ = [
-    "VARIANTS", "Action", "Deal", "EndCondition", "ErrorCode", "Event", "Match", "RoundOptions",
-    "RoundResult", "RoundState", "RuleError", "SeatView", "Variant", "get_variant", "new_round",
-    "parse_action", "replay", "spectator_view", "view_for",
+    "VARIANTS",
+    "Action",
+    "Deal",
+    "EndCondition",
+    "ErrorCode",
+    "Event",
+    "Match",
+    "RoundOptions",
+    "RoundResult",
+    "RoundState",
+    "RuleError",
+    "SeatView",
+    "Variant",
+    "get_variant",
+    "new_round",
+    "parse_action",
+    "replay",
+    "spectator_view",
+    "view_for",
 ]

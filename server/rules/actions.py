@@ -85,8 +85,7 @@ class JokerButton:
 
 
 Action = Draw | Discard | Lay | TakeRow | LayOff | BuyJoker | TakeDiscard | JokerButton
-ACTION_TYPES = frozenset({Draw, Discard, Lay, TakeRow, LayOff, BuyJoker, TakeDiscard,
-                          JokerButton})
+ACTION_TYPES = frozenset({Draw, Discard, Lay, TakeRow, LayOff, BuyJoker, TakeDiscard, JokerButton})
 """The action classes: an object of one of them is checked by :func:`check_action`,
 anything else is parsed as JSON by :func:`parse_action`."""
 _ONE_TILE = (Discard, LayOff, BuyJoker)
@@ -95,17 +94,26 @@ _MELDS = (Lay, TakeRow)
 _MELDS_OR_LAYOFFS = (Lay, TakeRow, TakeDiscard)
 
 ACTION_NAMES: dict[type, str] = {
-    Draw: "draw", Discard: "discard", Lay: "lay", TakeRow: "take_row", LayOff: "layoff",
-    BuyJoker: "buy_joker", TakeDiscard: "take_discard", JokerButton: "joker_button",
+    Draw: "draw",
+    Discard: "discard",
+    Lay: "lay",
+    TakeRow: "take_row",
+    LayOff: "layoff",
+    BuyJoker: "buy_joker",
+    TakeDiscard: "take_discard",
+    JokerButton: "joker_button",
 }
 
 
 _FIELDS: dict[str, frozenset[str]] = {
-    "draw": frozenset({"do"}), "discard": frozenset({"do", "tile"}),
-    "lay": frozenset({"do", "melds", "atu"}), "take_row": frozenset({"do", "index", "melds"}),
+    "draw": frozenset({"do"}),
+    "discard": frozenset({"do", "tile"}),
+    "lay": frozenset({"do", "melds", "atu"}),
+    "take_row": frozenset({"do", "index", "melds"}),
     "layoff": frozenset({"do", "tile", "meld", "end"}),
     "buy_joker": frozenset({"do", "tile", "meld"}),
-    "take_discard": frozenset({"do", "melds", "layoffs"}), "joker_button": frozenset({"do"}),
+    "take_discard": frozenset({"do", "melds", "layoffs"}),
+    "joker_button": frozenset({"do"}),
 }
 """The fields of each action's JSON form (A.18, B.14): any other is ``bad_action`` (§C)."""
 _LAYOFF_FIELDS = frozenset({"tile", "meld", "end"})
@@ -322,13 +330,17 @@ def action_to_dict(action: Action) -> dict[str, Any]:
         if isinstance(action, LayOff) and action.end is not None:
             out["end"] = action.end
     if isinstance(action, _MELDS_OR_LAYOFFS):
-        out["melds"] = [{"kind": m.kind, "tiles": list(m.tiles)} if m.kind else list(m.tiles)
-                        for m in action.melds]
+        out["melds"] = [
+            {"kind": m.kind, "tiles": list(m.tiles)} if m.kind else list(m.tiles)
+            for m in action.melds
+        ]
     if isinstance(action, Lay) and action.atu:
         out["atu"] = True
     if isinstance(action, TakeRow):
         out["index"] = action.index
     if isinstance(action, TakeDiscard) and action.layoffs:
-        out["layoffs"] = [{"tile": lo.tile, "meld": lo.meld, **({"end": lo.end} if lo.end else {})}
-                          for lo in action.layoffs]
+        out["layoffs"] = [
+            {"tile": lo.tile, "meld": lo.meld, **({"end": lo.end} if lo.end else {})}
+            for lo in action.layoffs
+        ]
     return out

@@ -71,8 +71,9 @@ class Match:
         if self.over:
             raise ValueError("the match is over")
         n = self.round_number
-        return new_round(self.variant, self.players, self.round_seed(n), self.first_seat(n),
-                         self.options)
+        return new_round(
+            self.variant, self.players, self.round_seed(n), self.first_seat(n), self.options
+        )
 
     def finish_round(self, state: RoundState) -> list[int]:
         """Add a finished round's totals; checks the end condition (A.17)."""
@@ -94,5 +95,9 @@ class Match:
         return [i for i, t in enumerate(self.totals) if t == best]
 
     def score_sheet(self) -> dict[str, Any]:
-        return {"rounds": [list(r) for r in self.history], "totals": list(self.totals),
-                "over": self.over, "winners": self.winners if self.over else []}
+        return {
+            "rounds": [list(r) for r in self.history],
+            "totals": list(self.totals),
+            "over": self.over,
+            "winners": self.winners if self.over else [],
+        }

@@ -59,10 +59,12 @@ class MeldRules:
         return MeldRules(self.ace_high, self.doubles, max_jokers, self.position_value)
 
 
-FAMILY_A_MELDS = MeldRules(ace_high=True, doubles=False, max_jokers=None,
-                           position_value=_family_a_value)
-FAMILY_B_MELDS = MeldRules(ace_high=False, doubles=True, max_jokers=None,
-                           position_value=_family_b_value)
+FAMILY_A_MELDS = MeldRules(
+    ace_high=True, doubles=False, max_jokers=None, position_value=_family_a_value
+)
+FAMILY_B_MELDS = MeldRules(
+    ace_high=False, doubles=True, max_jokers=None, position_value=_family_b_value
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,16 +137,18 @@ def _read_run(tiles: Sequence[int], rules: MeldRules) -> MeldShape | None:
     if shape is None and len(naturals) == n:
         # A.5: without jokers the engine may sort the run (ace low, then high).
         for ace in (1, 14) if rules.ace_high else (1,):
-            order = sorted(tiles, key=lambda t: ace if rank_of(face_of(t)) == 1
-                           else rank_of(face_of(t)))
+            order = sorted(
+                tiles, key=lambda t: ace if rank_of(face_of(t)) == 1 else rank_of(face_of(t))
+            )
             shape = _place_run(order, [(i, face_of(t)) for i, t in enumerate(order)], suit, rules)
             if shape is not None:
                 break
     return shape
 
 
-def _place_run(tiles: Sequence[int], naturals: list[tuple[int, int]], suit: int,
-               rules: MeldRules) -> MeldShape | None:
+def _place_run(
+    tiles: Sequence[int], naturals: list[tuple[int, int]], suit: int, rules: MeldRules
+) -> MeldShape | None:
     pos, face = naturals[0]
     rank = rank_of(face)
     lows = [rank - pos]
@@ -154,8 +158,7 @@ def _place_run(tiles: Sequence[int], naturals: list[tuple[int, int]], suit: int,
         high = low + len(tiles) - 1
         if low < 1 or high > rules.top_rank:
             continue
-        if all(rank_of(f) == low + i or (rank_of(f) == 1 and low + i == 14)
-               for i, f in naturals):
+        if all(rank_of(f) == low + i or (rank_of(f) == 1 and low + i == 14) for i, f in naturals):
             return MeldShape(RUN, tuple(tiles), low, suit)
     return None
 
@@ -207,11 +210,13 @@ def read_meld(tiles: Sequence[int], kind: str | None, rules: MeldRules) -> MeldS
         raise RuleError(ErrorCode.INVALID_MELD, f"these tiles do not form a valid {what}")
     jokers = sum(1 for t in tiles if face_of(t) == JOKER)
     if rules.max_jokers is not None and jokers > rules.max_jokers:
-        raise RuleError(ErrorCode.TOO_MANY_JOKERS,
-                        f"a meld may hold at most {rules.max_jokers} joker(s) here")
+        raise RuleError(
+            ErrorCode.TOO_MANY_JOKERS, f"a meld may hold at most {rules.max_jokers} joker(s) here"
+        )
     if len(readings) > 1:
-        raise RuleError(ErrorCode.AMBIGUOUS_MELD,
-                        "these tiles read both as a set and as a run: say which")
+        raise RuleError(
+            ErrorCode.AMBIGUOUS_MELD, "these tiles read both as a set and as a run: say which"
+        )
     return readings[0]
 
 
@@ -222,8 +227,9 @@ def meld_value(meld: TableMeld | MeldShape, rules: MeldRules) -> int:
     return rules.position_value(meld.kind, meld.low) * len(meld.tiles)
 
 
-def fit_layoff(meld: TableMeld, tile: int, end: str | None, rules: MeldRules,
-               joker_allowed: bool) -> str | None:
+def fit_layoff(
+    meld: TableMeld, tile: int, end: str | None, rules: MeldRules, joker_allowed: bool
+) -> str | None:
     """Where ``tile`` fits on ``meld`` as a lay-off: "low", "high", "set" or None.
 
     A.10: a natural fits a set of its rank lacking its suit (at most 4), or

@@ -95,8 +95,9 @@ def _run_sums(rules: MeldRules) -> list[int]:
     return sums
 
 
-def _patterns(by_face: dict[int, list[int]], jokers: int, rules: MeldRules,
-              kinds: tuple[str, ...]) -> list[Pattern]:
+def _patterns(
+    by_face: dict[int, list[int]], jokers: int, rules: MeldRules, kinds: tuple[str, ...]
+) -> list[Pattern]:
     """Candidate melds (by face) the pool can make; greedy selection assigns ids."""
     out: list[Pattern] = []
     value = rules.position_value
@@ -144,15 +145,17 @@ def _patterns(by_face: dict[int, list[int]], jokers: int, rules: MeldRules,
                         b2 = segs[i + 1][1]
                         start = max(a, b2 - 12)
                         if b2 - start >= 2:
-                            faces = tuple(JOKER if x == b + 1 else _face(x, suit)
-                                          for x in range(start, b2 + 1))
-                            out.append((sums[b2] - sums[start - 1], RUN,
-                                        faces))
+                            faces = tuple(
+                                JOKER if x == b + 1 else _face(x, suit)
+                                for x in range(start, b2 + 1)
+                            )
+                            out.append((sums[b2] - sums[start - 1], RUN, faces))
                 if jokers >= 2 and (max_j is None or max_j >= 2):
                     for a, b in segs:
                         if a == b and a + 2 <= min(top, 13):  # one natural and two jokers
-                            out.append((sums[a + 2] - sums[a - 1], RUN,
-                                        (make_face(a, suit), JOKER, JOKER)))
+                            out.append(
+                                (sums[a + 2] - sums[a - 1], RUN, (make_face(a, suit), JOKER, JOKER))
+                            )
     if SET in kinds:
         for rank in range(1, 14):
             faces = tuple(f for f in (rank - 1, rank + 12, rank + 25, rank + 38) if f in by_face)
@@ -170,8 +173,9 @@ def _patterns(by_face: dict[int, list[int]], jokers: int, rules: MeldRules,
     return out
 
 
-def _assign(faces: tuple[int, ...], by_face: dict[int, list[int]],
-            jokers: list[int]) -> list[int] | None:
+def _assign(
+    faces: tuple[int, ...], by_face: dict[int, list[int]], jokers: list[int]
+) -> list[int] | None:
     """Take one tile id per face from the pool (put back on failure)."""
     ids: list[int] = []
     for f in faces:
@@ -184,9 +188,16 @@ def _assign(faces: tuple[int, ...], by_face: dict[int, list[int]],
     return ids
 
 
-def _select(patterns: list[Pattern], pool: Sequence[int], budget: int, rng: random.Random,
-            rules: MeldRules, must: int | None = None, run_first: bool = False,
-            limit: int | None = None) -> list[MeldShape]:
+def _select(
+    patterns: list[Pattern],
+    pool: Sequence[int],
+    budget: int,
+    rng: random.Random,
+    rules: MeldRules,
+    must: int | None = None,
+    run_first: bool = False,
+    limit: int | None = None,
+) -> list[MeldShape]:
     """Greedily pick disjoint melds (at most ``budget`` tiles), ``must`` in the first one."""
     by_face, jokers = _index(pool)
     order = [(v + rng.random() * 8, k, f) for v, k, f in patterns]
@@ -243,8 +254,14 @@ def _kinds_for(state: RoundState, seat: int) -> tuple[str, ...]:
     return (RUN, SET)
 
 
-def _new_melds(state: RoundState, seat: int, pool: Sequence[int], budget: int,
-               rng: random.Random, must: int | None = None) -> list[MeldShape] | None:
+def _new_melds(
+    state: RoundState,
+    seat: int,
+    pool: Sequence[int],
+    budget: int,
+    rng: random.Random,
+    must: int | None = None,
+) -> list[MeldShape] | None:
     """Melds the seat may lay now from ``pool`` (the opening if not opened); None if none."""
     rules = state.variant.meld_rules
     family = state.family
@@ -253,8 +270,9 @@ def _new_melds(state: RoundState, seat: int, pool: Sequence[int], budget: int,
         patterns = _patterns(by_face, len(jokers), rules, _kinds_for(state, seat))
         if not patterns:
             return None
-        shapes = _select(patterns, pool, budget, rng, rules, must,
-                         limit=None if rng.random() < 0.7 else 1)
+        shapes = _select(
+            patterns, pool, budget, rng, rules, must, limit=None if rng.random() < 0.7 else 1
+        )
         if not shapes:
             return None
         try:
@@ -270,8 +288,9 @@ def _new_melds(state: RoundState, seat: int, pool: Sequence[int], budget: int,
         patterns = _patterns(by_face, len(jokers), rules, kinds)
         if not patterns:
             continue
-        shapes = _select(patterns, pool, budget, rng, rules, must,
-                         run_first=state.variant.run_required)
+        shapes = _select(
+            patterns, pool, budget, rng, rules, must, run_first=state.variant.run_required
+        )
         if not shapes:
             continue
         try:
@@ -303,8 +322,12 @@ def _take_action(state: RoundState, seat: int, rng: random.Random) -> dict[str, 
     family = state.family
     hand = state.hands[seat]
     row = state.row
-    if (state.options.joker_button and state.joker_credits[seat] >= 1
-            and not state.button_used[seat] and rng.random() < P_JOKER_BUTTON):
+    if (
+        state.options.joker_button
+        and state.joker_credits[seat] >= 1
+        and not state.button_used[seat]
+        and rng.random() < P_JOKER_BUTTON
+    ):
         return {"do": "joker_button"}
     blocked = family.first_turn_restricted and state.first_turn(seat)
     if row and not blocked:
@@ -326,14 +349,18 @@ def _take_action(state: RoundState, seat: int, rng: random.Random) -> dict[str, 
                 pool = [*hand, *row[index:]]
                 shapes = _new_melds(state, seat, pool, len(pool) - 1, rng, must=tile)
                 if shapes:
-                    return {"do": "take_row", "index": index,
-                            "melds": [_meld_json(s, rng) for s in shapes]}
+                    return {
+                        "do": "take_row",
+                        "index": index,
+                        "melds": [_meld_json(s, rng) for s in shapes],
+                    }
         elif rng.random() < P_TAKE_TOP:
             top = row[-1]
             if state.opened[seat] and rng.random() < 0.5:
                 for k, end in _layoff_spots(state).get(face_of(top), []):
-                    if fit_layoff(state.table[k], top, end, state.variant.meld_rules,
-                                  family.joker_layoff):
+                    if fit_layoff(
+                        state.table[k], top, end, state.variant.meld_rules, family.joker_layoff
+                    ):
                         lo: dict[str, Any] = {"tile": top, "meld": k}
                         if end is not None:
                             lo["end"] = end
@@ -359,7 +386,8 @@ def _layoff_spots(state: RoundState) -> dict[int, list[tuple[int, str | None]]]:
             high = m.low + n - 1
             if high + 1 <= top:
                 spots.setdefault(make_face(1 if high == 13 else high + 1, m.suit), []).append(
-                    (k, "high"))
+                    (k, "high")
+                )
             if m.low > 1:
                 spots.setdefault(make_face(m.low - 1, m.suit), []).append((k, "low"))
         elif m.kind == SET and n < 4:

@@ -29,8 +29,13 @@ from server.rules.views import SeatView
 def reachable_row_indices(view: SeatView) -> list[int]:
     """Row indices the seat may take now (A.9, B.4): phase, first turn, opening, depth."""
     seat = view.seat
-    if seat is None or view.over or view.turn != seat or view.phase != "take" \
-            or view.row_length == 0:
+    if (
+        seat is None
+        or view.over
+        or view.turn != seat
+        or view.phase != "take"
+        or view.row_length == 0
+    ):
         return []
     family = view.variant.family
     if family.first_turn_restricted and view.seats[seat].first_turn:
@@ -47,24 +52,36 @@ def row_take_preview(view: SeatView, index: int) -> list[int]:
     """The tiles that would come into the hand when taking row ``index`` (A.9)."""
     if not view.row_offset <= index < view.row_length:
         return []
-    return view.row[index - view.row_offset:]
+    return view.row[index - view.row_offset :]
 
 
-def evaluate_formation(view: SeatView, tiles: Sequence[int],
-                       kind: str | None = None) -> dict[str, Any]:
+def evaluate_formation(
+    view: SeatView, tiles: Sequence[int], kind: str | None = None
+) -> dict[str, Any]:
     """Is this rack formation a meld, which kind, and what is it worth (A.5, A.6, B.3, B.5)."""
     rules = view.variant.meld_rules
     try:
         shape = read_meld(list(tiles), kind, rules)
     except RuleError as err:
-        return {"valid": False, "code": err.code.value, "message": err.message,
-                "kind": None, "value": 0}
-    return {"valid": True, "code": None, "message": "", "kind": shape.kind,
-            "value": meld_value(shape, rules)}
+        return {
+            "valid": False,
+            "code": err.code.value,
+            "message": err.message,
+            "kind": None,
+            "value": 0,
+        }
+    return {
+        "valid": True,
+        "code": None,
+        "message": "",
+        "kind": shape.kind,
+        "value": meld_value(shape, rules),
+    }
 
 
-def opening_lock(view: SeatView, formations: Sequence[Sequence[int]],
-                 taken: int | None = None) -> dict[str, Any]:
+def opening_lock(
+    view: SeatView, formations: Sequence[Sequence[int]], taken: int | None = None
+) -> dict[str, Any]:
     """Whether laying ``formations`` now would be refused by the opening rules, and why.
 
     The answer names what is missing (A.8: the points or the run; B.6: the
@@ -91,9 +108,14 @@ def opening_lock(view: SeatView, formations: Sequence[Sequence[int]],
     if thresholds is not None:
         points_needed, doubles_needed = thresholds(view)
     info: dict[str, Any] = {
-        "locked": False, "code": None, "message": "", "value": value,
-        "threshold": points_needed, "has_run": any(s.kind == RUN for s in shapes),
-        "run_required": variant.run_required, "doubles": doubles,
+        "locked": False,
+        "code": None,
+        "message": "",
+        "value": value,
+        "threshold": points_needed,
+        "has_run": any(s.kind == RUN for s in shapes),
+        "run_required": variant.run_required,
+        "doubles": doubles,
         "doubles_needed": doubles_needed if variant.doubles_threshold else None,
         "opened": bool(view.seats[seat].opened) if view.seat is not None else False,
         "taken_used": taken_used if taken is not None else None,
@@ -106,8 +128,11 @@ def opening_lock(view: SeatView, formations: Sequence[Sequence[int]],
     except RuleError as err:
         info.update(locked=True, code=err.code.value, message=err.message)
     if taken is not None and not taken_used and not info["locked"]:
-        info.update(locked=True, code=ErrorCode.TAKEN_TILE_UNUSED.value,
-                    message="the taken tile must be used in a new meld in the same move")
+        info.update(
+            locked=True,
+            code=ErrorCode.TAKEN_TILE_UNUSED.value,
+            message="the taken tile must be used in a new meld in the same move",
+        )
     return info
 
 
@@ -130,8 +155,10 @@ def row_take_block(view: SeatView, index: int) -> dict[str, str] | None:
     if view.phase != "take":
         return no(ErrorCode.WRONG_PHASE, "you have already taken")
     if family.first_turn_restricted and view.seats[seat].first_turn:
-        return no(ErrorCode.FIRST_TURN,
-                  "nothing reaches the table in a seat's first turn (draw and discard)")
+        return no(
+            ErrorCode.FIRST_TURN,
+            "nothing reaches the table in a seat's first turn (draw and discard)",
+        )
     if view.row_length == 0:
         return no(ErrorCode.EMPTY_ROW, "the discard row is empty")
     if not 0 <= index < view.row_length:
@@ -140,8 +167,10 @@ def row_take_block(view: SeatView, index: int) -> dict[str, str] | None:
         if not family.row_break:
             return no(ErrorCode.BAD_ACTION, "only the last discard may be taken")
         if not view.seats[seat].opened:
-            return no(ErrorCode.NOT_OPENED,
-                      "only a seat that has opened may reach below the top of the row")
+            return no(
+                ErrorCode.NOT_OPENED,
+                "only a seat that has opened may reach below the top of the row",
+            )
         if index < view.row_offset:
             return no(ErrorCode.TOO_DEEP, "that tile is deeper than the row lets you see")
     return None
@@ -157,16 +186,20 @@ ARRANGE_NODE_LIMIT = 40_000
 _MAX_JOKERS_PER_MELD = 2  # the search tries melds with at most this many jokers
 
 
-def _arrange_candidates(counts: list[int], rules: MeldRules,
-                        pools: dict[int, list[int]]) -> list[tuple[str, tuple[int, ...], int]]:
+def _arrange_candidates(
+    counts: list[int], rules: MeldRules, pools: dict[int, list[int]]
+) -> list[tuple[str, tuple[int, ...], int]]:
     """Every meld the engine accepts that the face counts allow: (kind, faces, value).
 
     Faces are in table order, ``JOKER`` where a joker stands; each is checked with
     :func:`read_meld` and valued by :func:`meld_value` (A.5, A.6, B.3, B.5).
     """
     jokers = counts[JOKER]
-    cap = min(jokers, _MAX_JOKERS_PER_MELD,
-              _MAX_JOKERS_PER_MELD if rules.max_jokers is None else rules.max_jokers)
+    cap = min(
+        jokers,
+        _MAX_JOKERS_PER_MELD,
+        _MAX_JOKERS_PER_MELD if rules.max_jokers is None else rules.max_jokers,
+    )
     shapes: list[tuple[str, tuple[int, ...]]] = []
     for rank in range(1, 14):
         present = [s for s in range(4) if counts[make_face(rank, s)]]
@@ -301,15 +334,23 @@ def arrange(view: SeatView) -> dict[str, Any]:
         for f in range(JOKER):
             while len(pools.get(f, [])) - used.get(f, 0) >= 2:
                 pair = ids_of((f, f))
-                melds.append({"tiles": pair, "kind": DOUBLE,
-                              "value": meld_value(read_meld(pair, DOUBLE, rules), rules)})
-    left = [t for f, ids in sorted(pools.items()) for t in ids[used.get(f, 0):]]
+                melds.append(
+                    {
+                        "tiles": pair,
+                        "kind": DOUBLE,
+                        "value": meld_value(read_meld(pair, DOUBLE, rules), rules),
+                    }
+                )
+    left = [t for f, ids in sorted(pools.items()) for t in ids[used.get(f, 0) :]]
 
     def meld_order(m: dict[str, Any]) -> tuple[int, int, int]:
         naturals = [face_of(t) for t in m["tiles"] if face_of(t) != JOKER]
         kind_rank = {RUN: 0, SET: 1}.get(m["kind"], 2)
-        return kind_rank, suit_of(naturals[0]) if m["kind"] == RUN else 0, min(
-            rank_of(f) for f in naturals)
+        return (
+            kind_rank,
+            suit_of(naturals[0]) if m["kind"] == RUN else 0,
+            min(rank_of(f) for f in naturals),
+        )
 
     melds.sort(key=meld_order)
     return {"melds": melds, "left": left, "complete": complete}

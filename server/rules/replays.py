@@ -32,8 +32,9 @@ from server.rules.variants import Variant, get_variant
 __all__ = ["replay_steps", "to_scenario"]
 
 
-def _state(variant: str | Variant, players: int, deal: Deal,
-           options: RoundOptions | None) -> RoundState:
+def _state(
+    variant: str | Variant, players: int, deal: Deal, options: RoundOptions | None
+) -> RoundState:
     v = get_variant(variant) if isinstance(variant, str) else variant
     return RoundState(v, players, deal, options)
 
@@ -55,9 +56,13 @@ def _picture(state: RoundState) -> dict[str, Any]:
     }
 
 
-def replay_steps(variant: str | Variant, players: int, deal: Deal,
-                 options: RoundOptions | None,
-                 actions: Iterable[Sequence[Any]]) -> dict[str, Any]:
+def replay_steps(
+    variant: str | Variant,
+    players: int,
+    deal: Deal,
+    options: RoundOptions | None,
+    actions: Iterable[Sequence[Any]],
+) -> dict[str, Any]:
     """The round step by step: step 0 is the deal, step k what the k-th action did
     (its whole event, the actor's part included) and the table after it."""
     state = _state(variant, players, deal, options)
@@ -108,9 +113,14 @@ def _step(faces: _Faces, seat: int, raw: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def to_scenario(variant: str | Variant, players: int, deal: Deal,
-                options: RoundOptions | None, actions: Iterable[tuple[int, dict[str, Any]]],
-                name: str) -> dict[str, Any]:
+def to_scenario(
+    variant: str | Variant,
+    players: int,
+    deal: Deal,
+    options: RoundOptions | None,
+    actions: Iterable[tuple[int, dict[str, Any]]],
+    name: str,
+) -> dict[str, Any]:
     """The round as a scenario file: its deal by faces (the whole stock named, top
     first), each action a step, and the result the engine gave as the file's ``result``."""
     state = _state(variant, players, deal, options)
@@ -125,8 +135,11 @@ def to_scenario(variant: str | Variant, players: int, deal: Deal,
         "name": name,
         "variant": state.variant.id,
         "players": players,
-        "options": {"row_depth": opts.row_depth, "short_game": opts.short_game,
-                    "joker_button": opts.joker_button},
+        "options": {
+            "row_depth": opts.row_depth,
+            "short_game": opts.short_game,
+            "joker_button": opts.joker_button,
+        },
         "deal": {
             "first": deal.first,
             "hands": [[faces(t) for t in h] for h in deal.hands],
@@ -136,8 +149,12 @@ def to_scenario(variant: str | Variant, players: int, deal: Deal,
         "steps": steps,
     }
     if result is not None:
-        data["result"] = {"over": True, "reason": result.reason, "out": result.out,
-                          "scores": list(result.scores)}
+        data["result"] = {
+            "over": True,
+            "reason": result.reason,
+            "out": result.out,
+            "scores": list(result.scores),
+        }
         if not state.family.has_atu:
             data["result"]["closing"] = result.closing
     return data

@@ -42,8 +42,9 @@ def _parse(notation: Any, face_text: str) -> int:
     return face
 
 
-def _faces_to_deal(variant: Variant, players: int, options: RoundOptions,
-                   deal: Mapping[str, Any]) -> Deal:
+def _faces_to_deal(
+    variant: Variant, players: int, options: RoundOptions, deal: Mapping[str, Any]
+) -> Deal:
     notation = variant.family.notation
     ids = variant.family.tile_ids(options.short_game)
     free: dict[int, list[int]] = {}
@@ -92,8 +93,9 @@ class _Picker:
     engine as it is, and a face with no copy left names a copy again (SCENARIOS.md).
     """
 
-    def __init__(self, state: RoundState, pools: Sequence[Iterable[int]],
-                 raw: bool = False) -> None:
+    def __init__(
+        self, state: RoundState, pools: Sequence[Iterable[int]], raw: bool = False
+    ) -> None:
         self.state = state
         self.order: list[int] = [t for pool in pools for t in pool]
         self.used: set[int] = set()
@@ -198,7 +200,7 @@ def translate(state: RoundState, step: Mapping[str, Any]) -> dict[str, Any]:
         index = step.get("index")
         pools: list[Iterable[int]] = [hand]
         if isinstance(index, int) and 0 <= index < len(state.row):
-            pools = [[state.row[index]], hand, state.row[index + 1:]]
+            pools = [[state.row[index]], hand, state.row[index + 1 :]]
         if "index" in step:
             action["index"] = index
         action["melds"] = _melds(_Picker(state, pools, raw), step.get("melds", []))
@@ -217,8 +219,11 @@ def translate(state: RoundState, step: Mapping[str, Any]) -> dict[str, Any]:
 
 def _fingerprint(state: RoundState) -> dict[str, Any]:
     """Everything an action may change (the rules, options and deal never do)."""
-    return {k: copy.deepcopy(v) for k, v in vars(state).items()
-            if k not in ("variant", "family", "options", "deal", "_result")}
+    return {
+        k: copy.deepcopy(v)
+        for k, v in vars(state).items()
+        if k not in ("variant", "family", "options", "deal", "_result")
+    }
 
 
 def _faces(state: RoundState, tiles: Iterable[int]) -> list[str]:
@@ -250,10 +255,16 @@ def _check(state: RoundState, expect: Mapping[str, Any]) -> None:
                     raise StepFailure(f"expected hand {seat_key} {sorted(faces)}, got {mine}")
             continue
         elif key == "table":
-            got_v = [_faces(state, m.tiles) if m.kind == RUN else sorted(_faces(state, m.tiles))
-                     for m in state.table]
-            want = [_norm_faces(state, w) if i < len(state.table) and state.table[i].kind == RUN
-                    else sorted(_norm_faces(state, w)) for i, w in enumerate(want)]
+            got_v = [
+                _faces(state, m.tiles) if m.kind == RUN else sorted(_faces(state, m.tiles))
+                for m in state.table
+            ]
+            want = [
+                _norm_faces(state, w)
+                if i < len(state.table) and state.table[i].kind == RUN
+                else sorted(_norm_faces(state, w))
+                for i, w in enumerate(want)
+            ]
         elif key == "turn":
             got_v = state.turn
         elif key == "phase":
@@ -273,8 +284,9 @@ def _check_result(state: RoundState, expect: Mapping[str, Any]) -> None:
     result = state.result
     actual: dict[str, Any] = {"over": state.over}
     if result is not None:
-        actual.update(reason=result.reason, out=result.out, scores=result.scores,
-                      closing=result.closing)
+        actual.update(
+            reason=result.reason, out=result.out, scores=result.scores, closing=result.closing
+        )
     for key, want in expect.items():
         if key not in ("over", "reason", "out", "scores", "closing"):
             raise ScenarioFileError(f"unknown result key {key!r}")
@@ -291,8 +303,12 @@ def build_state(data: Mapping[str, Any]) -> RoundState:
     players = int(data.get("players", len(data["deal"]["hands"])))
     raw = dict(data.get("options") or {})
     credits = tuple([1] * players) if raw.get("joker_button") else None
-    options = RoundOptions(row_depth=raw.get("row_depth"), short_game=bool(raw.get("short_game")),
-                           joker_button=bool(raw.get("joker_button")), joker_credits=credits)
+    options = RoundOptions(
+        row_depth=raw.get("row_depth"),
+        short_game=bool(raw.get("short_game")),
+        joker_button=bool(raw.get("joker_button")),
+        joker_credits=credits,
+    )
     deal = _faces_to_deal(variant, players, options, data["deal"])
     try:
         return RoundState(variant, players, deal, options)
@@ -329,14 +345,17 @@ def run_scenario(data: Mapping[str, Any]) -> tuple[bool, str]:
                 state.apply(seat, action)
             except RuleError as err:
                 if expected is None:
-                    raise StepFailure(f"expected success, got {err.code.value} "
-                                      f"({err.message})") from None
+                    raise StepFailure(
+                        f"expected success, got {err.code.value} ({err.message})"
+                    ) from None
                 if err.code.value != expected:
-                    raise StepFailure(f"expected {expected}, got {err.code.value} "
-                                      f"({err.message})") from None
+                    raise StepFailure(
+                        f"expected {expected}, got {err.code.value} ({err.message})"
+                    ) from None
                 if _fingerprint(state) != before:
-                    raise StepFailure(f"expected {expected} to change nothing, "
-                                      "but the state changed") from None
+                    raise StepFailure(
+                        f"expected {expected} to change nothing, but the state changed"
+                    ) from None
                 continue
             if expected is not None:
                 raise StepFailure(f"expected {expected}, got success")

@@ -42,10 +42,12 @@ def shadow_state(view: SeatView) -> RoundState:
     variant = view.variant
     family = variant.family
     short = family.has_atu and view.players == 2 and _is_short(view)
-    options = RoundOptions(row_depth=view.row_depth, short_game=short,
-                           joker_button=view.joker_button,
-                           joker_credits=tuple(view.joker_credits if i == seat else 0
-                                               for i in range(view.players)))
+    options = RoundOptions(
+        row_depth=view.row_depth,
+        short_game=short,
+        joker_button=view.joker_button,
+        joker_credits=tuple(view.joker_credits if i == seat else 0 for i in range(view.players)),
+    )
     seen = _visible(view)
     unseen = [t for t in family.tile_ids(options.short_game) if t not in seen]
     hidden_row = view.row_offset
@@ -55,11 +57,11 @@ def shadow_state(view: SeatView) -> RoundState:
         if info.seat == seat:
             hands.append(tuple(view.hand))
         else:
-            hands.append(tuple(unseen[pos:pos + info.tiles]))
+            hands.append(tuple(unseen[pos : pos + info.tiles]))
             pos += info.tiles
-    row_hidden = unseen[pos:pos + hidden_row]
+    row_hidden = unseen[pos : pos + hidden_row]
     pos += hidden_row
-    stock = unseen[pos:pos + view.stock_count]
+    stock = unseen[pos : pos + view.stock_count]
     deal = Deal(view.first, tuple(hands), view.atu, tuple(stock), view.commitment)
     state = RoundState(variant, view.players, deal, options)
     state.row = list(row_hidden) + list(view.row)
@@ -67,8 +69,10 @@ def shadow_state(view: SeatView) -> RoundState:
     while known and known[0] is None:
         known.pop(0)
     state.row_by = [int(s) for s in known if s is not None]
-    state.table = [TableMeld(m["kind"], list(m["tiles"]), list(m["owners"]), int(m["low"]),
-                             int(m["suit"])) for m in view.table]
+    state.table = [
+        TableMeld(m["kind"], list(m["tiles"]), list(m["owners"]), int(m["low"]), int(m["suit"]))
+        for m in view.table
+    ]
     state.atu_taken_by = view.atu_taken_by
     state.turn = view.turn
     state.phase = view.phase
@@ -95,9 +99,13 @@ def _visible(view: SeatView) -> set[int]:
 
 def _is_short(view: SeatView) -> bool:
     """The short game (§1) holds 54 tiles: what the view counts adds up to that."""
-    counted = (sum(s.tiles for s in view.seats) + view.stock_count + view.row_length
-               + sum(len(m["tiles"]) for m in view.table)
-               + (1 if view.atu is not None and view.atu_taken_by is None else 0))
+    counted = (
+        sum(s.tiles for s in view.seats)
+        + view.stock_count
+        + view.row_length
+        + sum(len(m["tiles"]) for m in view.table)
+        + (1 if view.atu is not None and view.atu_taken_by is None else 0)
+    )
     button = sum(1 for t in _visible(view) if t >= 106)
     return counted - button == 54
 
@@ -110,4 +118,3 @@ def would_accept(view: SeatView, action: Action | Mapping[str, Any]) -> str | No
     except RuleError as err:
         return err.code.value
     return None
-

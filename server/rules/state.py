@@ -62,16 +62,22 @@ class RoundOptions:
     joker_credits: tuple[int, ...] | None = None  # B.9: per seat, supplied by the caller
 
     def to_dict(self) -> dict[str, Any]:
-        return {"row_depth": self.row_depth, "short_game": self.short_game,
-                "joker_button": self.joker_button,
-                "joker_credits": list(self.joker_credits) if self.joker_credits else None}
+        return {
+            "row_depth": self.row_depth,
+            "short_game": self.short_game,
+            "joker_button": self.joker_button,
+            "joker_credits": list(self.joker_credits) if self.joker_credits else None,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RoundOptions:
         credits = data.get("joker_credits")
-        return cls(row_depth=data.get("row_depth"), short_game=bool(data.get("short_game")),
-                   joker_button=bool(data.get("joker_button")),
-                   joker_credits=tuple(credits) if credits is not None else None)
+        return cls(
+            row_depth=data.get("row_depth"),
+            short_game=bool(data.get("short_game")),
+            joker_button=bool(data.get("joker_button")),
+            joker_credits=tuple(credits) if credits is not None else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -87,17 +93,32 @@ class Deal:
     commitment: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"first": self.first, "hands": [list(h) for h in self.hands], "atu": self.atu,
-                "stock": list(self.stock), "commitment": self.commitment}
+        return {
+            "first": self.first,
+            "hands": [list(h) for h in self.hands],
+            "atu": self.atu,
+            "stock": list(self.stock),
+            "commitment": self.commitment,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Deal:
-        return cls(int(data["first"]), tuple(tuple(h) for h in data["hands"]), data.get("atu"),
-                   tuple(data["stock"]), data.get("commitment"))
+        return cls(
+            int(data["first"]),
+            tuple(tuple(h) for h in data["hands"]),
+            data.get("atu"),
+            tuple(data["stock"]),
+            data.get("commitment"),
+        )
 
 
-def deal_tiles(variant: Variant, players: int, seed: int | str, first: int = 0,
-               options: RoundOptions | None = None) -> Deal:
+def deal_tiles(
+    variant: Variant,
+    players: int,
+    seed: int | str,
+    first: int = 0,
+    options: RoundOptions | None = None,
+) -> Deal:
     """A seeded deal (A.2, B.1): the set's ids shuffled from the seed (docs/fairness.md),
     then dealt in blocks: seat 0's hand, seat 1's..., the first player's one tile more,
     then the atu (family A), the rest the stock, top first."""
@@ -109,7 +130,7 @@ def deal_tiles(variant: Variant, players: int, seed: int | str, first: int = 0,
     pos = 0
     for seat in range(players):
         size = big if seat == first else small
-        hands.append(tuple(order[pos:pos + size]))
+        hands.append(tuple(order[pos : pos + size]))
         pos += size
     atu = None
     if variant.family.has_atu:
@@ -128,8 +149,11 @@ def _check_table(variant: Variant, players: int, first: int, options: RoundOptio
     if options.row_depth is not None and options.row_depth < 1:
         raise ValueError("row_depth must be at least 1 or null")
     credits = options.joker_credits
-    if JokerButton in variant.family.take_actions and credits is not None and (
-            len(credits) != players or any(c < 0 for c in credits)):
+    if (
+        JokerButton in variant.family.take_actions
+        and credits is not None
+        and (len(credits) != players or any(c < 0 for c in credits))
+    ):
         raise ValueError("joker_credits must give one non-negative count per seat (B.9)")
 
 
@@ -152,8 +176,9 @@ class Event:
 class RoundState:
     """One round: hands, stock, row, table, turn and phase."""
 
-    def __init__(self, variant: Variant, players: int, deal: Deal,
-                 options: RoundOptions | None = None) -> None:
+    def __init__(
+        self, variant: Variant, players: int, deal: Deal, options: RoundOptions | None = None
+    ) -> None:
         self.variant = variant
         self.family = variant.family
         self.players = players
@@ -191,8 +216,9 @@ class RoundState:
         self.log: list[tuple[int, dict[str, Any]]] = []
         self._result: RoundResult | None = None
         atu_face = face_of(deal.atu) if deal.atu is not None else None
-        self.atu_pair = [atu_face is not None and any(face_of(t) == atu_face for t in h)
-                         for h in deal.hands]  # A.16: dealt the atu's other copy
+        self.atu_pair = [
+            atu_face is not None and any(face_of(t) == atu_face for t in h) for h in deal.hands
+        ]  # A.16: dealt the atu's other copy
         total = sum(len(h) for h in self.hands) + len(self.stock) + (deal.atu is not None)
         ids = {t for h in self.hands for t in h} | set(self.stock)
         if deal.atu is not None:
@@ -254,8 +280,9 @@ class RoundState:
             act = parse_action(action)  # JSON, or anything else: refused there
         else:
             act = check_action(action)
-        if ((type(seat) is not int and (isinstance(seat, bool) or not isinstance(seat, int)))
-                or not 0 <= seat < self.players):
+        if (
+            type(seat) is not int and (isinstance(seat, bool) or not isinstance(seat, int))
+        ) or not 0 <= seat < self.players:
             raise RuleError(ErrorCode.BAD_ACTION, "no such seat")
         kind = type(act)
         family = self.family
@@ -272,12 +299,15 @@ class RoundState:
             raise RuleError(ErrorCode.NOT_YOUR_TURN, f"it is seat {self.turn}'s turn")
         wanted = TAKE if kind in family.take_actions else BUILD
         if self.phase != wanted:
-            raise RuleError(ErrorCode.WRONG_PHASE,
-                            "take a tile first" if wanted == BUILD else "you have already taken")
-        if (kind in _FIRST_TURN_REFUSED and family.first_turn_restricted
-                and self.first_turn(seat)):
-            raise RuleError(ErrorCode.FIRST_TURN,
-                            "nothing reaches the table in a seat's first turn (draw and discard)")
+            raise RuleError(
+                ErrorCode.WRONG_PHASE,
+                "take a tile first" if wanted == BUILD else "you have already taken",
+            )
+        if kind in _FIRST_TURN_REFUSED and family.first_turn_restricted and self.first_turn(seat):
+            raise RuleError(
+                ErrorCode.FIRST_TURN,
+                "nothing reaches the table in a seat's first turn (draw and discard)",
+            )
         event: Event = _HANDLERS[kind](self, seat, act)
         self.log.append((seat, action_to_dict(act)))
         return event
@@ -296,11 +326,11 @@ class RoundState:
                 if atu is None:
                     raise RuleError(ErrorCode.BAD_ACTION, "this round has no atu")
                 if atu not in tiles:
-                    raise RuleError(ErrorCode.BAD_ACTION,
-                                    "'atu' is set but no meld holds the atu")
+                    raise RuleError(ErrorCode.BAD_ACTION, "'atu' is set but no meld holds the atu")
             elif atu is not None and self.atu_taken_by is None and atu in tiles:
-                raise RuleError(ErrorCode.BAD_ACTION,
-                                "the atu is laid only by a lay that says 'atu': true")
+                raise RuleError(
+                    ErrorCode.BAD_ACTION, "the atu is laid only by a lay that says 'atu': true"
+                )
 
     def _require_hand(self, seat: int, tiles: Iterable[int], extra: Iterable[int] = ()) -> None:
         have = set(self.hands[seat])
@@ -322,8 +352,9 @@ class RoundState:
 
     def _place_melds(self, seat: int, shapes: Sequence[MeldShape], opening: str | None) -> None:
         for s in shapes:
-            self.table.append(TableMeld(s.kind, list(s.tiles), [seat] * len(s.tiles), s.low,
-                                        s.suit))
+            self.table.append(
+                TableMeld(s.kind, list(s.tiles), [seat] * len(s.tiles), s.low, s.suit)
+            )
             if any(face_of(t) == JOKER for t in s.tiles):
                 self.turn_laid_joker = True
         if opening is not None:
@@ -354,10 +385,15 @@ class RoundState:
         self._require_hand(seat, [action.tile])
         hand = self.hands[seat]
         is_joker = face_of(action.tile) == JOKER
-        if (is_joker and self.variant.joker_discard_restricted
-                and any(face_of(t) != JOKER for t in hand)):
-            raise RuleError(ErrorCode.JOKER_DISCARD,
-                            "a joker can be discarded only when you hold nothing but jokers")
+        if (
+            is_joker
+            and self.variant.joker_discard_restricted
+            and any(face_of(t) != JOKER for t in hand)
+        ):
+            raise RuleError(
+                ErrorCode.JOKER_DISCARD,
+                "a joker can be discarded only when you hold nothing but jokers",
+            )
         hand.remove(action.tile)
         self.row.append(action.tile)
         self.row_by.append(seat)
@@ -390,15 +426,20 @@ class RoundState:
         if left < 1:
             raise RuleError(ErrorCode.MUST_KEEP_DISCARD, "keep one tile to discard")
         if action.atu and left != 1:
-            raise RuleError(ErrorCode.ATU_NOT_GOING_OUT,
-                            "the atu may be taken only when the lay leaves exactly one tile")
+            raise RuleError(
+                ErrorCode.ATU_NOT_GOING_OUT,
+                "the atu may be taken only when the lay leaves exactly one tile",
+            )
         self._remove(seat, tiles)
         if action.atu:
             self.atu_taken_by = seat
         first = len(self.table)
         self._place_melds(seat, shapes, opening)
-        return Event(seat, "lay", {"melds": self._melds_public(first), "atu": action.atu,
-                                   "opened": opening is not None})
+        return Event(
+            seat,
+            "lay",
+            {"melds": self._melds_public(first), "atu": action.atu, "opened": opening is not None},
+        )
 
     def _take_row(self, seat: int, action: TakeRow) -> Event:
         if not self.row:
@@ -412,33 +453,46 @@ class RoundState:
         shapes = self._read(action.melds)
         deep = index < len(self.row) - 1
         if deep and not self.opened[seat]:
-            raise RuleError(ErrorCode.NOT_OPENED,
-                            "only a seat that has opened may reach below the top of the row")
+            raise RuleError(
+                ErrorCode.NOT_OPENED,
+                "only a seat that has opened may reach below the top of the row",
+            )
         opening = self._check_new_melds(seat, shapes)
         if not self.row_depth_allows(index):
             raise RuleError(ErrorCode.TOO_DEEP, "that tile is deeper than the row lets you see")
         if self.row[index] not in tiles:
-            raise RuleError(ErrorCode.TAKEN_TILE_UNUSED,
-                            "the taken tile must be used in a new meld in the same move")
+            raise RuleError(
+                ErrorCode.TAKEN_TILE_UNUSED,
+                "the taken tile must be used in a new meld in the same move",
+            )
         if len(self.hands[seat]) + len(coming) - len(tiles) < 1:
             raise RuleError(ErrorCode.MUST_KEEP_DISCARD, "keep one tile to discard")
         del self.row[index:]
-        del self.row_by[max(0, len(self.row_by) - len(coming)):]
+        del self.row_by[max(0, len(self.row_by) - len(coming)) :]
         self.hands[seat].extend(coming)
         self._remove(seat, tiles)
         first = len(self.table)
         self._place_melds(seat, shapes, opening)
         self.phase = BUILD
-        return Event(seat, "take_row", {"index": index, "tiles": coming,
-                                        "melds": self._melds_public(first),
-                                        "opened": opening is not None})
+        return Event(
+            seat,
+            "take_row",
+            {
+                "index": index,
+                "tiles": coming,
+                "melds": self._melds_public(first),
+                "opened": opening is not None,
+            },
+        )
 
     def _layoff_check(self, seat: int, meld: TableMeld, spec: LayoffSpec | LayOff) -> str:
         if face_of(spec.tile) == JOKER and not self.family.joker_layoff:
-            raise RuleError(ErrorCode.JOKER_LAYOFF,
-                            "a joker reaches the table only inside a new meld")
-        where = fit_layoff(meld, spec.tile, spec.end, self.variant.meld_rules,
-                           self.family.joker_layoff)
+            raise RuleError(
+                ErrorCode.JOKER_LAYOFF, "a joker reaches the table only inside a new meld"
+            )
+        where = fit_layoff(
+            meld, spec.tile, spec.end, self.variant.meld_rules, self.family.joker_layoff
+        )
         if where is None:
             raise RuleError(ErrorCode.LAYOFF_DOES_NOT_FIT, "that tile does not fit on that meld")
         return where
@@ -475,12 +529,15 @@ class RoundState:
         if face != JOKER:
             matches = [i for i in range(len(meld.tiles)) if face in meld.replacements(i)]
         if not matches:
-            raise RuleError(ErrorCode.WRONG_REPLACEMENT,
-                            "that tile is not the one a joker of this meld stands for")
+            raise RuleError(
+                ErrorCode.WRONG_REPLACEMENT,
+                "that tile is not the one a joker of this meld stands for",
+            )
         free = [i for i in matches if meld.tiles[i] not in self.consumed]
         if not free:
-            raise RuleError(ErrorCode.JOKER_CONSUMED,
-                            "a joker bought back once cannot be bought again")
+            raise RuleError(
+                ErrorCode.JOKER_CONSUMED, "a joker bought back once cannot be bought again"
+            )
         i = free[0]
         joker = meld.tiles[i]
         meld.tiles[i] = action.tile
@@ -490,8 +547,12 @@ class RoundState:
         hand.append(joker)
         if self.family.consumes_bought_jokers:  # A.11; B.10 has no consumption
             self.consumed.add(joker)
-        return Event(seat, "buy_joker", {"tile": action.tile, "meld": action.meld,
-                                         "position": i}, {"joker": joker})
+        return Event(
+            seat,
+            "buy_joker",
+            {"tile": action.tile, "meld": action.meld, "position": i},
+            {"joker": joker},
+        )
 
     def _take_discard(self, seat: int, action: TakeDiscard) -> Event:
         if not self.row:
@@ -510,12 +571,15 @@ class RoundState:
         in_melds = any(top in m.tiles for m in action.melds)
         in_layoffs = any(lo.tile == top for lo in action.layoffs)
         if not (in_melds or (was_open and in_layoffs)):
-            raise RuleError(ErrorCode.TAKEN_TILE_UNUSED,
-                            "the taken discard must be used at once in this move"
-                            + ("" if was_open else ", inside your opening"))
+            raise RuleError(
+                ErrorCode.TAKEN_TILE_UNUSED,
+                "the taken discard must be used at once in this move"
+                + ("" if was_open else ", inside your opening"),
+            )
         # Lay-offs apply after the new melds, on copies, so a refusal changes nothing.
-        table = list(self.table) + [TableMeld(s.kind, list(s.tiles), [seat] * len(s.tiles),
-                                              s.low, s.suit) for s in shapes]
+        table = list(self.table) + [
+            TableMeld(s.kind, list(s.tiles), [seat] * len(s.tiles), s.low, s.suit) for s in shapes
+        ]
         copies: dict[int, TableMeld] = {}
         for lo in action.layoffs:
             meld = copies.get(lo.meld)
@@ -536,16 +600,23 @@ class RoundState:
         for index, meld in copies.items():
             self.table[index] = meld
         self.phase = BUILD
-        return Event(seat, "take_discard", {
-            "tile": top, "melds": self._melds_public(first),
-            "layoffs": [{"tile": lo.tile, "meld": lo.meld} for lo in action.layoffs],
-            "opened": opening is not None})
+        return Event(
+            seat,
+            "take_discard",
+            {
+                "tile": top,
+                "melds": self._melds_public(first),
+                "layoffs": [{"tile": lo.tile, "meld": lo.meld} for lo in action.layoffs],
+                "opened": opening is not None,
+            },
+        )
 
     def _joker_button(self, seat: int, action: JokerButton) -> Event:
-        if not self.options.joker_button or self.joker_credits[seat] < 1 \
-                or self.button_used[seat]:
-            raise RuleError(ErrorCode.BUTTON_UNAVAILABLE,
-                            "the joker button is off, used this round, or you have no credit")
+        if not self.options.joker_button or self.joker_credits[seat] < 1 or self.button_used[seat]:
+            raise RuleError(
+                ErrorCode.BUTTON_UNAVAILABLE,
+                "the joker button is off, used this round, or you have no credit",
+            )
         tile = self.next_button_id
         self.next_button_id += 1
         self.joker_credits[seat] -= 1
@@ -582,10 +653,16 @@ def meld_public(meld: TableMeld) -> dict[str, Any]:
     gives, for each position, null for a natural tile and for a joker the faces that may
     buy it back (:meth:`~server.rules.melds.TableMeld.replacements`: one face in a run,
     the missing suits of the rank in a set)."""
-    return {"kind": meld.kind, "tiles": list(meld.tiles), "owners": list(meld.owners),
-            "low": meld.low, "suit": meld.suit,
-            "stands_for": [meld.replacements(i) if face_of(t) == JOKER else None
-                           for i, t in enumerate(meld.tiles)]}
+    return {
+        "kind": meld.kind,
+        "tiles": list(meld.tiles),
+        "owners": list(meld.owners),
+        "low": meld.low,
+        "suit": meld.suit,
+        "stands_for": [
+            meld.replacements(i) if face_of(t) == JOKER else None for i, t in enumerate(meld.tiles)
+        ],
+    }
 
 
 _ACTION_CLASSES = (Draw, Discard, Lay, TakeRow, LayOff, BuyJoker, TakeDiscard, JokerButton)
@@ -593,23 +670,37 @@ _FIRST_TURN_REFUSED = frozenset({Lay, TakeRow, LayOff, BuyJoker})  # A.4
 
 # Each action class's handler.
 _HANDLERS: dict[type, Callable[[RoundState, int, Any], Event]] = {
-    Draw: RoundState._draw, Discard: RoundState._discard, Lay: RoundState._lay,
-    TakeRow: RoundState._take_row, LayOff: RoundState._layoff,
-    BuyJoker: RoundState._buy_joker, TakeDiscard: RoundState._take_discard,
+    Draw: RoundState._draw,
+    Discard: RoundState._discard,
+    Lay: RoundState._lay,
+    TakeRow: RoundState._take_row,
+    LayOff: RoundState._layoff,
+    BuyJoker: RoundState._buy_joker,
+    TakeDiscard: RoundState._take_discard,
     JokerButton: RoundState._joker_button,
 }
 
 
-def new_round(variant: str | Variant, players: int, seed: int | str, first: int = 0,
-              options: RoundOptions | None = None) -> RoundState:
+def new_round(
+    variant: str | Variant,
+    players: int,
+    seed: int | str,
+    first: int = 0,
+    options: RoundOptions | None = None,
+) -> RoundState:
     """Deal a seeded round of ``variant``."""
     v = get_variant(variant) if isinstance(variant, str) else variant
     options = options or RoundOptions()
     return RoundState(v, players, deal_tiles(v, players, seed, first, options), options)
 
 
-def replay(variant: str | Variant, players: int, deal: Deal, options: RoundOptions | None,
-           actions: Iterable[Sequence[Any]]) -> RoundState:
+def replay(
+    variant: str | Variant,
+    players: int,
+    deal: Deal,
+    options: RoundOptions | None,
+    actions: Iterable[Sequence[Any]],
+) -> RoundState:
     """Rebuild a round from its deal and its action log: ``(seat, action)`` pairs,
     tuples or lists (a log read back from JSON)."""
     v = get_variant(variant) if isinstance(variant, str) else variant

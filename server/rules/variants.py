@@ -67,6 +67,7 @@ class OpeningRecord(Protocol):
 
     @property
     def variant(self) -> Variant: ...
+
     last_points_opening: int | None
     last_doubles_opening: int | None
 
@@ -167,17 +168,18 @@ class Family:
     def hand_value(self, face: int) -> int:
         raise NotImplementedError
 
-    def check_opening(self, state: OpeningContext, seat: int,
-                      shapes: Sequence[MeldShape]) -> str:
+    def check_opening(self, state: OpeningContext, seat: int, shapes: Sequence[MeldShape]) -> str:
         """Raise the opening error for ``shapes`` or return the opening kind."""
         raise NotImplementedError
 
-    def check_later_melds(self, state: OpeningContext, seat: int,
-                          shapes: Sequence[MeldShape]) -> None:
+    def check_later_melds(
+        self, state: OpeningContext, seat: int, shapes: Sequence[MeldShape]
+    ) -> None:
         """Restrictions on melds laid after the opening (B.7); none in family A."""
 
-    def record_opening(self, state: OpeningRecord, seat: int, kind: str,
-                       shapes: Sequence[MeldShape]) -> None:
+    def record_opening(
+        self, state: OpeningRecord, seat: int, kind: str, shapes: Sequence[MeldShape]
+    ) -> None:
         """Remember what the rising threshold (B.8) needs; nothing in family A."""
 
     def score(self, state: ScoringContext) -> RoundResult:
@@ -220,14 +222,14 @@ class FamilyA(Family):
     def hand_value(self, face: int) -> int:
         return _a_hand_value(face)
 
-    def check_opening(self, state: OpeningContext, seat: int,
-                      shapes: Sequence[MeldShape]) -> str:
+    def check_opening(self, state: OpeningContext, seat: int, shapes: Sequence[MeldShape]) -> str:
         """A.8: the total must reach the threshold and include a run."""
         v = state.variant
         total = sum(meld_value(s, v.meld_rules) for s in shapes)
         if total < v.threshold:
-            raise RuleError(ErrorCode.BELOW_THRESHOLD,
-                            f"the opening is worth {total}, it needs {v.threshold}")
+            raise RuleError(
+                ErrorCode.BELOW_THRESHOLD, f"the opening is worth {total}, it needs {v.threshold}"
+            )
         if v.run_required and not any(s.kind == RUN for s in shapes):
             raise RuleError(ErrorCode.RUN_REQUIRED, "an opening must include a run")
         return "points"
@@ -266,8 +268,13 @@ class FamilyA(Family):
             row.total = base * row.multiplier
             row.note = note
             breakdown.append(row)
-        return RoundResult("out" if state.out is not None else "stock", state.out,
-                           [r.total for r in breakdown], None, breakdown)
+        return RoundResult(
+            "out" if state.out is not None else "stock",
+            state.out,
+            [r.total for r in breakdown],
+            None,
+            breakdown,
+        )
 
 
 def _b_hand_value(face: int) -> int:
@@ -310,44 +317,53 @@ class FamilyB(Family):
                 doubles = max(doubles, state.last_doubles_opening + 1)
         return points, doubles
 
-    def check_opening(self, state: OpeningContext, seat: int,
-                      shapes: Sequence[MeldShape]) -> str:
+    def check_opening(self, state: OpeningContext, seat: int, shapes: Sequence[MeldShape]) -> str:
         """B.6: runs/sets worth the threshold, or enough doubles, never mixed."""
         points, doubles = self.thresholds(state)
         n_doubles = sum(1 for s in shapes if s.kind == DOUBLE)
         if n_doubles and n_doubles != len(shapes):
-            raise RuleError(ErrorCode.DOUBLES_RESTRICTED,
-                            "an opening is either runs and sets or doubles, not both")
+            raise RuleError(
+                ErrorCode.DOUBLES_RESTRICTED,
+                "an opening is either runs and sets or doubles, not both",
+            )
         if shapes and n_doubles == len(shapes):
             if n_doubles < doubles:
-                raise RuleError(ErrorCode.BELOW_THRESHOLD,
-                                f"an opening on doubles needs {doubles} doubles, not {n_doubles}")
+                raise RuleError(
+                    ErrorCode.BELOW_THRESHOLD,
+                    f"an opening on doubles needs {doubles} doubles, not {n_doubles}",
+                )
             return "doubles"
         total = sum(meld_value(s, state.variant.meld_rules) for s in shapes)
         if total < points:
-            raise RuleError(ErrorCode.BELOW_THRESHOLD,
-                            f"the opening is worth {total}, it needs {points}")
+            raise RuleError(
+                ErrorCode.BELOW_THRESHOLD, f"the opening is worth {total}, it needs {points}"
+            )
         return "points"
 
-    def record_opening(self, state: OpeningRecord, seat: int, kind: str,
-                       shapes: Sequence[MeldShape]) -> None:
+    def record_opening(
+        self, state: OpeningRecord, seat: int, kind: str, shapes: Sequence[MeldShape]
+    ) -> None:
         if kind == "doubles":
             state.last_doubles_opening = len(shapes)
         else:
-            state.last_points_opening = sum(meld_value(s, state.variant.meld_rules)
-                                            for s in shapes)
+            state.last_points_opening = sum(meld_value(s, state.variant.meld_rules) for s in shapes)
 
-    def check_later_melds(self, state: OpeningContext, seat: int,
-                          shapes: Sequence[MeldShape]) -> None:
+    def check_later_melds(
+        self, state: OpeningContext, seat: int, shapes: Sequence[MeldShape]
+    ) -> None:
         """B.7: a doubles opener lays only doubles; doubles for others once allowed."""
         has_double = any(s.kind == DOUBLE for s in shapes)
         if state.opened_with[seat] == "doubles":
             if any(s.kind != DOUBLE for s in shapes):
-                raise RuleError(ErrorCode.DOUBLES_RESTRICTED,
-                                "a seat that opened on doubles may lay only doubles")
+                raise RuleError(
+                    ErrorCode.DOUBLES_RESTRICTED,
+                    "a seat that opened on doubles may lay only doubles",
+                )
         elif has_double and "doubles" not in state.opened_with:
-            raise RuleError(ErrorCode.DOUBLES_RESTRICTED,
-                            "doubles may be laid only after some seat has opened on doubles")
+            raise RuleError(
+                ErrorCode.DOUBLES_RESTRICTED,
+                "doubles may be laid only after some seat has opened on doubles",
+            )
 
     def score(self, state: ScoringContext) -> RoundResult:
         """B.11 closing kinds and the B.12 penalty table."""
@@ -356,8 +372,11 @@ class FamilyB(Family):
         if state.out is not None:
             from_hand = not state.anyone_opened_at_turn_start
             joker = state.last_discard_joker
-            closing = ("hand_joker" if joker else "hand") if from_hand else (
-                "joker" if joker else "normal")
+            closing = (
+                ("hand_joker" if joker else "hand")
+                if from_hand
+                else ("joker" if joker else "normal")
+            )
             multiplier = {"normal": 1, "joker": 2, "hand": 2, "hand_joker": 4}[closing]
         breakdown = []
         for seat in range(state.players):
@@ -381,8 +400,13 @@ class FamilyB(Family):
                     row.doublings.append(f"closing_{closing}")
                 row.total = -penalty * multiplier
             breakdown.append(row)
-        return RoundResult("out" if state.out is not None else "stock", state.out,
-                           [r.total for r in breakdown], closing, breakdown)
+        return RoundResult(
+            "out" if state.out is not None else "stock",
+            state.out,
+            [r.total for r in breakdown],
+            closing,
+            breakdown,
+        )
 
 
 FAMILY_A = FamilyA()
@@ -409,31 +433,60 @@ class Variant:
 
 
 def _remi(vid: str, threshold: int, title: str) -> Variant:
-    return Variant(vid, FAMILY_A, threshold, FAMILY_A_MELDS, run_required=True,
-                   out_bonus=50, out_bonus_joker=100, title=title, seed="000")
+    return Variant(
+        vid,
+        FAMILY_A,
+        threshold,
+        FAMILY_A_MELDS,
+        run_required=True,
+        out_bonus=50,
+        out_bonus_joker=100,
+        title=title,
+        seed="000",
+    )
 
 
 def _etalat(vid: str, threshold: int, title: str) -> Variant:
-    return Variant(vid, FAMILY_A, threshold, FAMILY_A_MELDS.with_max_jokers(1),
-                   run_required=True, out_bonus=100, out_bonus_joker=100,
-                   joker_out_doubles=True, joker_discard_restricted=True, title=title,
-                   seed="004")
+    return Variant(
+        vid,
+        FAMILY_A,
+        threshold,
+        FAMILY_A_MELDS.with_max_jokers(1),
+        run_required=True,
+        out_bonus=100,
+        out_bonus_joker=100,
+        joker_out_doubles=True,
+        joker_discard_restricted=True,
+        title=title,
+        seed="004",
+    )
 
 
 def _remi101(vid: str, rising: bool, title: str) -> Variant:
-    return Variant(vid, FAMILY_B, 101, FAMILY_B_MELDS, doubles_threshold=5, rising=rising,
-                   title=title, seed="001")
+    return Variant(
+        vid,
+        FAMILY_B,
+        101,
+        FAMILY_B_MELDS,
+        doubles_threshold=5,
+        rising=rising,
+        title=title,
+        seed="001",
+    )
 
 
-VARIANTS: dict[str, Variant] = {v.id: v for v in (
-    _remi("remi", 0, "Remi"),
-    _remi("remi45", 45, "Remi 45"),
-    _remi("remi51", 51, "Remi 51"),
-    _etalat("etalat", 45, "Remi Etalat"),
-    _etalat("etalat51", 51, "Remi Etalat 51"),
-    _remi101("remi101", False, "Remi 101"),
-    _remi101("remi101-rising", True, "Remi 101 (rising)"),
-)}
+VARIANTS: dict[str, Variant] = {
+    v.id: v
+    for v in (
+        _remi("remi", 0, "Remi"),
+        _remi("remi45", 45, "Remi 45"),
+        _remi("remi51", 51, "Remi 51"),
+        _etalat("etalat", 45, "Remi Etalat"),
+        _etalat("etalat51", 51, "Remi Etalat 51"),
+        _remi101("remi101", False, "Remi 101"),
+        _remi101("remi101-rising", True, "Remi 101 (rising)"),
+    )
+}
 
 
 def get_variant(variant_id: str) -> Variant:

@@ -107,7 +107,7 @@ def _row_by(state: RoundState, offset: int) -> list[int | None]:
     >>> _row_by(s, 0), _row_by(s, 2)
     ([None, 1, 0], [0])
     """
-    known: list[int | None] = list(state.row_by[-len(state.row):]) if state.row else []
+    known: list[int | None] = list(state.row_by[-len(state.row) :]) if state.row else []
     whole = [None] * (len(state.row) - len(known)) + known
     return whole[offset:]
 

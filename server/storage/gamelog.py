@@ -191,8 +191,13 @@ def store_round_finish(
     )
     if scores:
         rows = [
-            {"room_id": room_id, "round_number": number, "seat": seat, "score": score,
-             **seat_facts(result, seat)}
+            {
+                "room_id": room_id,
+                "round_number": number,
+                "seat": seat,
+                "score": score,
+                **seat_facts(result, seat),
+            }
             for seat, score in enumerate(scores)
         ]
         conn.execute(_INSERT_SCORE, rows)
@@ -210,8 +215,11 @@ def store_match_result(
     result is stored already (the primary key on ``match_results.room_id``)."""
     conn.execute(
         insert(_RESULTS).values(
-            room_id=room_id, totals=list(totals), winners=list(winners),
-            rounds_played=rounds_played, finished_at=utcnow(),
+            room_id=room_id,
+            totals=list(totals),
+            winners=list(winners),
+            rounds_played=rounds_played,
+            finished_at=utcnow(),
         )
     )
     conn.execute(
@@ -390,14 +398,25 @@ class GameLog:
             )
             actions = [
                 LoggedAction(
-                    seq=a.seq, seat=a.seat, action=a.action, client_seq=a.client_seq,
-                    source=a.source, created_at=a.created_at,
+                    seq=a.seq,
+                    seat=a.seat,
+                    action=a.action,
+                    client_seq=a.client_seq,
+                    source=a.source,
+                    created_at=a.created_at,
                 )
                 for a in rows
             ]
         return RoundRecord(
-            id=r.id, number=r.number, variant=r.variant, seed=r.seed, first_seat=r.first_seat,
-            options=r.options, finished=r.finished, result=r.result, created_at=r.created_at,
+            id=r.id,
+            number=r.number,
+            variant=r.variant,
+            seed=r.seed,
+            first_seat=r.first_seat,
+            options=r.options,
+            finished=r.finished,
+            result=r.result,
+            created_at=r.created_at,
             actions=actions,
         )
 

@@ -121,9 +121,7 @@ class LedgerEntry(Base):
     __tablename__ = "ledger"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    player_id: Mapped[str] = mapped_column(
-        ForeignKey("players.id", ondelete="CASCADE"), index=True
-    )
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
     key: Mapped[str] = mapped_column(String(160), unique=True)
     reason: Mapped[str] = mapped_column(String(24))
     amount: Mapped[int] = mapped_column(Integer, default=0)
@@ -178,9 +176,7 @@ class TournamentEntry(Base):
     player did not go on from."""
 
     __tablename__ = "tournament_entries"
-    __table_args__ = (
-        CheckConstraint("status IN ('registered', 'withdrawn')", name="status"),
-    )
+    __table_args__ = (CheckConstraint("status IN ('registered', 'withdrawn')", name="status"),)
 
     tournament_id: Mapped[str] = mapped_column(
         ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
@@ -222,9 +218,7 @@ class TournamentTable(Base):
     )
     stage: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    room_id: Mapped[str] = mapped_column(
-        ForeignKey("rooms.id", ondelete="CASCADE"), unique=True
-    )
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"), unique=True)
 
 
 class PlayerSession(Base):
@@ -238,9 +232,7 @@ class PlayerSession(Base):
     __tablename__ = "player_sessions"
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    player_id: Mapped[str] = mapped_column(
-        ForeignKey("players.id", ondelete="CASCADE"), index=True
-    )
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     label: Mapped[str | None] = mapped_column(String(128), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

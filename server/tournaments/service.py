@@ -138,13 +138,24 @@ def _summary(t: Any, you: bool) -> dict[str, Any]:
     planned = t.registered if t.status != "registering" else max(t.registered, t.players)
     rounds = room.end.rounds if room.end.kind == "rounds" else 0
     return {
-        "id": t.id, "kind": t.kind, "status": t.status, "variant": room.variant,
-        "table_seats": seats, "rounds": rounds, "turn_seconds": room.turn_seconds,
-        "players": t.players, "registered": t.registered, "fee": t.fee, "pool": pool,
+        "id": t.id,
+        "kind": t.kind,
+        "status": t.status,
+        "variant": room.variant,
+        "table_seats": seats,
+        "rounds": rounds,
+        "turn_seconds": room.turn_seconds,
+        "players": t.players,
+        "registered": t.registered,
+        "fee": t.fee,
+        "pool": pool,
         "prizes": list(t.prizes),
         "prize_amounts": split(pool, t.prizes, list(range(seats, 0, -1)))[: len(t.prizes)],
-        "stage": t.stage, "stages": len(stage_sizes(max(1, planned), seats)),
-        "starts_at": t.starts_at, "started_at": t.started_at, "finished_at": t.finished_at,
+        "stage": t.stage,
+        "stages": len(stage_sizes(max(1, planned), seats)),
+        "starts_at": t.starts_at,
+        "started_at": t.started_at,
+        "finished_at": t.finished_at,
         "you": you,
     }
 
@@ -228,8 +239,12 @@ def _listing(
         select(_T)
         .where(_T.c.status.in_(statuses))
         .order_by(  # open for registration first; sit-and-gos, then by start time
-            (_T.c.status != "registering"), _T.c.starts_at.is_(None).desc(), _T.c.starts_at,
-            _T.c.players, _T.c.created_at.desc(), _T.c.id,
+            (_T.c.status != "registering"),
+            _T.c.starts_at.is_(None).desc(),
+            _T.c.starts_at,
+            _T.c.players,
+            _T.c.created_at.desc(),
+            _T.c.id,
         )
         .limit(limit)
     ).all()
@@ -247,8 +262,12 @@ def _detail(conn: Connection, tournament_id: str, viewer_id: str | None) -> Tour
             TournamentEntry.tournament_id == tournament_id,
             TournamentEntry.status == "registered",
         )
-        .order_by(TournamentEntry.place.is_(None), TournamentEntry.place,
-                  TournamentEntry.registered_at, TournamentEntry.player_id)
+        .order_by(
+            TournamentEntry.place.is_(None),
+            TournamentEntry.place,
+            TournamentEntry.registered_at,
+            TournamentEntry.player_id,
+        )
     ).all()
     stages = conn.execute(
         select(TournamentStage.__table__)
@@ -268,21 +287,18 @@ def _detail(conn: Connection, tournament_id: str, viewer_id: str | None) -> Tour
         .order_by(Seat.room_id, Seat.seat)
     ).all()
     scores = conn.execute(
-        select(RoundScore.room_id, RoundScore.round_number, RoundScore.seat, RoundScore.score)
-        .where(RoundScore.room_id.in_(room_ids))
+        select(
+            RoundScore.room_id, RoundScore.round_number, RoundScore.seat, RoundScore.score
+        ).where(RoundScore.room_id.in_(room_ids))
     ).all()
     results = dict(
         conn.execute(
-            select(MatchResult.room_id, MatchResult.totals).where(
-                MatchResult.room_id.in_(room_ids)
-            )
+            select(MatchResult.room_id, MatchResult.totals).where(MatchResult.room_id.in_(room_ids))
         ).all()
     )
     player_ids = {e.player_id for e in entries} | {s.player_id for s in seats if s.player_id}
     names = dict(
-        conn.execute(
-            select(Player.id, Player.display_name).where(Player.id.in_(player_ids))
-        ).all()
+        conn.execute(select(Player.id, Player.display_name).where(Player.id.in_(player_ids))).all()
     )
     mine = viewer_id is not None and any(e.player_id == viewer_id for e in entries)
     out_stage = {e.player_id: e.out_stage for e in entries}
@@ -304,9 +320,11 @@ def _detail(conn: Connection, tournament_id: str, viewer_id: str | None) -> Tour
     by_stage: dict[int, list[TableView]] = {}
     for stage, number, room_id, status in tables:
         room_seats = seat_map.get(room_id, [])
-        sums = list(results[room_id]) if room_id in results else [
-            totals.get(room_id, {}).get(s.seat, 0) for s in room_seats
-        ]
+        sums = (
+            list(results[room_id])
+            if room_id in results
+            else [totals.get(room_id, {}).get(s.seat, 0) for s in room_seats]
+        )
         place = places(sums, [True] * len(sums))
         done = status == "finished"
         views = []
@@ -322,27 +340,31 @@ def _detail(conn: Connection, tournament_id: str, viewer_id: str | None) -> Tour
                     total=sums[s.seat] if s.seat < len(sums) else 0,
                     place=place[s.seat] or 0,
                     advanced=advanced,
-                    prize=prize.get(s.player_id) if stage in final_stage and s.player_id
-                    else None,
+                    prize=prize.get(s.player_id) if stage in final_stage and s.player_id else None,
                 )
             )
         by_stage.setdefault(stage, []).append(
             TableView(
-                number=number, room_id=room_id, status=status,
-                rounds_played=len(rounds.get(room_id, ())), seats=views,
+                number=number,
+                room_id=room_id,
+                status=status,
+                rounds_played=len(rounds.get(room_id, ())),
+                seats=views,
             )
         )
     return TournamentDetail(
         **_summary(t, mine),
         entries=[
-            EntryView(player=ref(e.player_id), place=e.place, prize=e.prize,
-                      out_stage=e.out_stage)
+            EntryView(player=ref(e.player_id), place=e.place, prize=e.prize, out_stage=e.out_stage)
             for e in entries
         ],
         stage_list=[
             StageView(
-                number=st.number, final=st.final, advance=st.advance,
-                started_at=st.started_at, finished_at=st.finished_at,
+                number=st.number,
+                final=st.final,
+                advance=st.advance,
+                started_at=st.started_at,
+                finished_at=st.finished_at,
                 tables=by_stage.get(st.number, []),
             )
             for st in stages

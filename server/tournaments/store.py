@@ -92,9 +92,7 @@ def _row(conn: Connection, tournament_id: str) -> Row[Any]:
 def _guard(conn: Connection, tournament_id: str, *where: Any, **values: Any) -> bool:
     """The tournament's row changed to ``values`` if it still is as ``where`` says: True
     for the one transaction that made the change."""
-    done = conn.execute(
-        update(_T).where(_T.c.id == tournament_id, *where).values(**values)
-    )
+    done = conn.execute(update(_T).where(_T.c.id == tournament_id, *where).values(**values))
     return getattr(done, "rowcount", 0) == 1
 
 
@@ -120,9 +118,20 @@ def open_tournament(
     tournament_id = new_id()
     conn.execute(
         insert(_T).values(
-            id=tournament_id, key=key, series=series, kind=kind, status="registering",
-            settings=table.model_dump(mode="json"), players=players, registered=0, fee=fee,
-            prizes=list(prizes), pool=0, stage=0, starts_at=starts_at, created_at=now,
+            id=tournament_id,
+            key=key,
+            series=series,
+            kind=kind,
+            status="registering",
+            settings=table.model_dump(mode="json"),
+            players=players,
+            registered=0,
+            fee=fee,
+            prizes=list(prizes),
+            pool=0,
+            stage=0,
+            starts_at=starts_at,
+            created_at=now,
         )
     )
     log.info("tournament_opened", extra={"tournament_id": tournament_id, "key": key})
@@ -143,7 +152,10 @@ def register(conn: Connection, tournament_id: str, player_id: str, now: datetime
     if t.status != "registering":
         raise ServerError(Code.REGISTRATION_CLOSED, f"the tournament is {t.status}")
     if not _guard(
-        conn, tournament_id, _T.c.status == "registering", _T.c.registered < _T.c.players,
+        conn,
+        tournament_id,
+        _T.c.status == "registering",
+        _T.c.registered < _T.c.players,
         registered=_T.c.registered + 1,
     ):
         raise ServerError(Code.TOURNAMENT_FULL, "every place of the tournament is taken")
@@ -153,8 +165,11 @@ def register(conn: Connection, tournament_id: str, player_id: str, now: datetime
     if entry is None:
         conn.execute(
             insert(_ENTRIES).values(
-                tournament_id=tournament_id, player_id=player_id, status="registered",
-                registrations=n, registered_at=now,
+                tournament_id=tournament_id,
+                player_id=player_id,
+                status="registered",
+                registrations=n,
+                registered_at=now,
             )
         )
     else:
@@ -196,19 +211,20 @@ def withdraw(conn: Connection, tournament_id: str, player_id: str) -> bool:
 def _refund(conn: Connection, tournament_id: str, player_id: str, n: int, fee: int) -> None:
     if fee:
         change(
-            conn, player_id, refund_key(tournament_id, player_id, n), "tournament_refund",
+            conn,
+            player_id,
+            refund_key(tournament_id, player_id, n),
+            "tournament_refund",
             amount=fee,
         )
 
 
 def _registered(conn: Connection, tournament_id: str) -> Sequence[Row[Any, Any]]:
-    return (
-        conn.execute(
-            select(_ENTRIES.c.player_id, _ENTRIES.c.registrations)
-            .where(_ENTRIES.c.tournament_id == tournament_id, _ENTRIES.c.status == "registered")
-            .order_by(_ENTRIES.c.registered_at, _ENTRIES.c.player_id)
-        ).all()
-    )
+    return conn.execute(
+        select(_ENTRIES.c.player_id, _ENTRIES.c.registrations)
+        .where(_ENTRIES.c.tournament_id == tournament_id, _ENTRIES.c.status == "registered")
+        .order_by(_ENTRIES.c.registered_at, _ENTRIES.c.player_id)
+    ).all()
 
 
 def table_settings(spec: TournamentSeries) -> RoomSettings:
@@ -260,8 +276,16 @@ def open_series(
         ).scalar()
         key = f"{spec.series}#{int(made or 0) + 1}"
     return open_tournament(
-        conn, key=key, series=spec.series, kind=spec.kind, table=table_settings(spec),
-        players=spec.players, fee=spec.fee, prizes=prizes, starts_at=starts_at, now=now,
+        conn,
+        key=key,
+        series=spec.series,
+        kind=spec.kind,
+        table=table_settings(spec),
+        players=spec.players,
+        fee=spec.fee,
+        prizes=prizes,
+        starts_at=starts_at,
+        now=now,
     )
 
 
@@ -285,8 +309,13 @@ def start(conn: Connection, tournament_id: str, now: datetime, min_players: int)
     if not is_due(t, now):
         return []
     if not _guard(
-        conn, tournament_id, _T.c.status == "registering",
-        status="running", started_at=now, stage=1, pool=t.fee * t.registered,
+        conn,
+        tournament_id,
+        _T.c.status == "registering",
+        status="running",
+        started_at=now,
+        stage=1,
+        pool=t.fee * t.registered,
     ):
         return []
     entries = _registered(conn, tournament_id)
@@ -314,8 +343,11 @@ def _make_stage(
     final = is_final(len(players), settings.seats)
     conn.execute(
         insert(_STAGES).values(
-            tournament_id=t.id, number=number, final=final,
-            advance=0 if final else advance_per_table(settings.seats), started_at=now,
+            tournament_id=t.id,
+            number=number,
+            final=final,
+            advance=0 if final else advance_per_table(settings.seats),
+            started_at=now,
         )
     )
     stored = settings.model_dump(mode="json")
@@ -325,15 +357,24 @@ def _make_stage(
         owner = next(p for p in seating if p is not None)
         conn.execute(
             insert(_ROOMS).values(
-                id=room_id, invite_code=None, owner_id=owner, public=True, settings=stored,
-                status="playing", created_at=now, started_at=now, version=1,
+                id=room_id,
+                invite_code=None,
+                owner_id=owner,
+                public=True,
+                settings=stored,
+                status="playing",
+                created_at=now,
+                started_at=now,
+                version=1,
             )
         )
         conn.execute(
             insert(_SEATS),
             [
                 {
-                    "room_id": room_id, "seat": s, "player_id": p,
+                    "room_id": room_id,
+                    "seat": s,
+                    "player_id": p,
                     "bot_level": None if p is not None else settings.bot_level,
                 }
                 for s, p in enumerate(seating)
@@ -386,15 +427,22 @@ def advance(conn: Connection, tournament_id: str, now: datetime) -> list[str]:
         return []
     if stage.final:
         if not _guard(
-            conn, tournament_id, _T.c.status == "running", _T.c.stage == t.stage,
-            status="finished", finished_at=now,
+            conn,
+            tournament_id,
+            _T.c.status == "running",
+            _T.c.stage == t.stage,
+            status="finished",
+            finished_at=now,
         ):
             return []
         _close_stage(conn, tournament_id, t.stage, now)
         _pay_prizes(conn, t, results[0])
         return []
     if not _guard(
-        conn, tournament_id, _T.c.status == "running", _T.c.stage == t.stage,
+        conn,
+        tournament_id,
+        _T.c.status == "running",
+        _T.c.stage == t.stage,
         stage=t.stage + 1,
     ):
         return []
@@ -430,7 +478,10 @@ def _pay_prizes(conn: Connection, t: Row[Any], final: TableResult) -> None:
             continue
         if parts[seat]:
             change(
-                conn, player_id, prize_key(t.id, player_id), "tournament_prize",
+                conn,
+                player_id,
+                prize_key(t.id, player_id),
+                "tournament_prize",
                 amount=parts[seat],
             )
         conn.execute(
@@ -439,4 +490,3 @@ def _pay_prizes(conn: Connection, t: Row[Any], final: TableResult) -> None:
             .values(place=place[seat], prize=parts[seat])
         )
     log.info("tournament_finished", extra={"tournament_id": t.id, "pool": t.pool, "prizes": parts})
-

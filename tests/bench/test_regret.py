@@ -38,8 +38,7 @@ def test_a_short_run_values_every_candidate_on_the_same_deals() -> None:
     for r in rows:
         assert len(r["values"]) >= 2
         assert all(len(v) == 2 for v in r["values"])
-    assert any(line.startswith(("take", "open", "discard"))
-               for line in regret.summary(rows))
+    assert any(line.startswith(("take", "open", "discard")) for line in regret.summary(rows))
 
 
 def test_a_smaller_search_is_valued_on_the_play_outs_it_did_not_use() -> None:
@@ -57,8 +56,10 @@ def test_a_smaller_search_is_valued_on_the_play_outs_it_did_not_use() -> None:
 def test_two_searches_are_compared_on_the_same_decisions() -> None:
     regret = _regret()
     # Deal 0: candidate 1 is better by 10 on every play-out; deal 1: no difference.
-    rows = [{"deal": 0, "kind": "discard", "values": [[0.0] * 4, [10.0] * 4]},
-            {"deal": 1, "kind": "discard", "values": [[0.0] * 4, [0.0] * 4]}]
+    rows = [
+        {"deal": 0, "kind": "discard", "values": [[0.0] * 4, [10.0] * 4]},
+        {"deal": 1, "kind": "discard", "values": [[0.0] * 4, [0.0] * 4]},
+    ]
     # Best mean on one play-out a candidate finds the +10 of deal 0; with only candidate 0
     # there is nothing to find: +5 a deal between them.
     line = regret.compare(rows, (1, 0.0, 2), (1, 0.0, 1))

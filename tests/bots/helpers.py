@@ -12,15 +12,21 @@ from server.rules.views import view_for
 MAX_TURN_ACTIONS = 80
 
 
-def play_round(variant: str, levels: list[str], seed: str, first: int = 0,
-               options: RoundOptions | None = None,
-               bots: list[Bot] | None = None) -> tuple[RoundState, list[Bot]]:
+def play_round(
+    variant: str,
+    levels: list[str],
+    seed: str,
+    first: int = 0,
+    options: RoundOptions | None = None,
+    bots: list[Bot] | None = None,
+) -> tuple[RoundState, list[Bot]]:
     """One round with one bot per seat; fails on any refused action or runaway turn."""
     state = new_round(variant, players=len(levels), seed=seed, first=first, options=options)
     if bots is None:
         # No wall clock: the rounds replay exactly whatever the machine's load.
-        bots = [make_bot(level, seed=f"{seed}/{i}", time_limit=None)
-                for i, level in enumerate(levels)]
+        bots = [
+            make_bot(level, seed=f"{seed}/{i}", time_limit=None) for i, level in enumerate(levels)
+        ]
     actions = 0
     turn_actions = 0
     last_seat = -1

@@ -12,20 +12,51 @@ from server.bots.arena import main
 def test_arena_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     # Remi 101: its hard level searches only near the end of the stock, so the sample is
     # quick (family A's searches at every take and discard; the volume is docs/bots.md's).
-    code = main(["--variant", "remi101", "--players", "3", "--bots", "hard,normal,easy",
-                 "--rounds", "3", "--seed", "7", "--json"])
+    code = main(
+        [
+            "--variant",
+            "remi101",
+            "--players",
+            "3",
+            "--bots",
+            "hard,normal,easy",
+            "--rounds",
+            "3",
+            "--seed",
+            "7",
+            "--json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 0
     assert out["deals"] == 3 and out["rotations"] == 3 and out["rounds"] == 9
     assert out["illegal"] == 0 and out["fallbacks"] == 0
     assert [s["bot"] for s in out["seats"]] == ["hard", "normal", "easy"]
     assert {(m["a"], m["b"]) for m in out["margins"]} == {
-        ("normal", "easy"), ("hard", "easy"), ("hard", "normal")}
+        ("normal", "easy"),
+        ("hard", "easy"),
+        ("hard", "normal"),
+    }
 
 
 def test_arena_cli_text(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--variant", "remi101", "--players", "2", "--bots", "normal,easy",
-                 "--rounds", "2", "--joker-button", "1"]) == 0
+    assert (
+        main(
+            [
+                "--variant",
+                "remi101",
+                "--players",
+                "2",
+                "--bots",
+                "normal,easy",
+                "--rounds",
+                "2",
+                "--joker-button",
+                "1",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "illegal actions: 0" in text and "rounds/s" in text
 

@@ -69,8 +69,13 @@ def hidden_swap(state: RoundState, seat: int) -> Deal:
                     hands = [list(h) for h in deal.hands]
                     hands[other][hands[other].index(tile)] = spare
                     stock = [tile if t == spare else t for t in deal.stock]
-                    return Deal(deal.first, tuple(tuple(h) for h in hands), deal.atu,
-                                tuple(stock), deal.commitment)
+                    return Deal(
+                        deal.first,
+                        tuple(tuple(h) for h in hands),
+                        deal.atu,
+                        tuple(stock),
+                        deal.commitment,
+                    )
     raise AssertionError("no hidden tile to exchange")
 
 
@@ -82,8 +87,10 @@ def test_the_review_reads_only_the_seat_view(variant: str) -> None:
     twin = RoundState(state.variant, 3, other, state.options)
     for seat, action in state.log:
         if seat == 0 and not twin.over:
-            assert view_for(twin, 0).to_dict() == view_for(
-                replay_to(state, len(twin.log)), 0).to_dict()
+            assert (
+                view_for(twin, 0).to_dict()
+                == view_for(replay_to(state, len(twin.log)), 0).to_dict()
+            )
         twin.apply(seat, action)
     assert twin.over
     assert twin.result is not None and state.result is not None
@@ -91,8 +98,12 @@ def test_the_review_reads_only_the_seat_view(variant: str) -> None:
     mine = seat_moves(state)[:6]
 
     def reviewed(deal: Deal) -> list[dict[str, object]]:
-        return [d.to_dict() for d in review(variant, 3, deal, state.options, state.log, 0,
-                                            ticks(), FIXED, only=set(mine))]
+        return [
+            d.to_dict()
+            for d in review(
+                variant, 3, deal, state.options, state.log, 0, ticks(), FIXED, only=set(mine)
+            )
+        ]
 
     first, second = reviewed(state.deal), reviewed(other)
     assert sum(1 for d in first if d["worlds"]) >= 3  # decisions with play-outs compared
@@ -112,8 +123,13 @@ def seat_moves(state: RoundState, seat: int = 0) -> list[int]:
 
 def test_review_json_and_progress() -> None:
     state = bot_round("remi101", 2, "coach/json")
-    data = {"variant": "remi101", "players": 2, "deal": state.deal.to_dict(),
-            "options": state.options.to_dict(), "log": [[s, a] for s, a in state.log]}
+    data = {
+        "variant": "remi101",
+        "players": 2,
+        "deal": state.deal.to_dict(),
+        "options": state.options.to_dict(),
+        "log": [[s, a] for s, a in state.log],
+    }
     out = [json.loads(x) for x in review_json(json.dumps(data), 1, ticks(), budget=1.0)]
     assert [d["index"] for d in out] == seat_moves(state, 1)
     assert all(d["seat"] == 1 and d["worlds"] <= 200 for d in out)
@@ -173,8 +189,20 @@ def test_a_known_mistake_is_flagged_and_good_moves_are_not() -> None:
         state.apply(seat, action)
     good = [i for i in seat_moves(state) if i != mistake and state.log[i][1]["do"] == "discard"]
     settings = CoachSettings(budget=1e9, min_worlds=32, max_worlds=32)
-    out = {d.index: d for d in review("remi101", 2, state.deal, state.options, state.log, 0,
-                                      ticks(), settings, only={mistake, *good[:4]})}
+    out = {
+        d.index: d
+        for d in review(
+            "remi101",
+            2,
+            state.deal,
+            state.options,
+            state.log,
+            0,
+            ticks(),
+            settings,
+            only={mistake, *good[:4]},
+        )
+    }
     flagged = out[mistake]
     assert flagged.flagged and flagged.kind == "discard"
     assert flagged.best["do"] == "discard"

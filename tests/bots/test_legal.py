@@ -24,8 +24,14 @@ def _random_actions(state: RoundState, seat: int, rng: random.Random) -> list[di
         out.append({"do": "discard", "tile": t})
     for k in range(len(view.table)):
         t = rng.choice(hand)
-        out.append({"do": "layoff", "tile": t, "meld": k,
-                    **({"end": rng.choice(["low", "high"])} if rng.random() < 0.5 else {})})
+        out.append(
+            {
+                "do": "layoff",
+                "tile": t,
+                "meld": k,
+                **({"end": rng.choice(["low", "high"])} if rng.random() < 0.5 else {}),
+            }
+        )
         out.append({"do": "buy_joker", "tile": t, "meld": k})
     for _ in range(3):
         size = rng.choice((2, 3, 4))
@@ -40,16 +46,18 @@ def _random_actions(state: RoundState, seat: int, rng: random.Random) -> list[di
         out.append({"do": "take_row", "index": view.row_length - 1, "melds": [[top, *pair]]})
         out.append({"do": "take_discard", "melds": [[top, *pair]]})
         if view.table:
-            out.append({"do": "take_discard", "melds": [],
-                        "layoffs": [{"tile": top, "meld": 0}]})
+            out.append({"do": "take_discard", "melds": [], "layoffs": [{"tile": top, "meld": 0}]})
     return out
 
 
 @pytest.mark.parametrize("variant", ["remi45", "etalat", "remi101-rising"])
 def test_check_matches_the_engine(variant: str) -> None:
     rng = random.Random(variant)
-    options = RoundOptions(joker_button=True, joker_credits=(1, 1, 1)) \
-        if variant.startswith("remi101") else RoundOptions(row_depth=4)
+    options = (
+        RoundOptions(joker_button=True, joker_credits=(1, 1, 1))
+        if variant.startswith("remi101")
+        else RoundOptions(row_depth=4)
+    )
     compared = legal = 0
     for r in range(3):
         state = new_round(variant, players=3, seed=f"chk/{r}", options=options)

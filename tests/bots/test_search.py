@@ -84,8 +84,10 @@ def test_the_hard_bot_searches_every_family_a_round() -> None:
     """In family A the stock never runs low (a round lasts a few turns), so the search
     runs at the takes and discards of the whole round (``rollouts_a``)."""
     state = new_round("remi45", 4, "a-search")
-    bots = [HardBot(HARD, seed=f"a/{i}") if i % 2 == 0 else make_bot("normal", seed=f"a/{i}")
-            for i in range(4)]
+    bots = [
+        HardBot(HARD, seed=f"a/{i}") if i % 2 == 0 else make_bot("normal", seed=f"a/{i}")
+        for i in range(4)
+    ]
     while not state.over:
         s = state.turn
         state.apply(s, bots[s].act(view_for(state, s)))
@@ -108,8 +110,7 @@ def test_a_wall_clock_cuts_the_search_and_the_play_stays_legal(variant: str) -> 
 
     for limit, params in ((0.4, HARD), (0.4, HARD_VALUE), (None, HARD)):
         state = _late_round(variant, 4, f"clock/{variant}", 30 if variant == "remi101" else 80)
-        bots = [HardBot(params, seed=f"c/{i}", time_limit=limit, clock=clock)
-                for i in range(4)]
+        bots = [HardBot(params, seed=f"c/{i}", time_limit=limit, clock=clock) for i in range(4)]
         while not state.over:
             s = state.turn
             state.apply(s, bots[s].act(view_for(state, s)))

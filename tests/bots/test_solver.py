@@ -84,8 +84,7 @@ def test_forced_tile_goes_into_a_new_meld() -> None:
     forced = FAMILY_A_FACES.parse("9H")
     sol = solve([*hand, forced], spec_for(v, opened=True, forced_face=forced))
     assert any(forced in m.faces for m in sol.melds)
-    impossible = solve([*faces("2C 5D KS"), forced], spec_for(v, opened=True,
-                                                             forced_face=forced))
+    impossible = solve([*faces("2C 5D KS"), forced], spec_for(v, opened=True, forced_face=forced))
     assert impossible.gain == float("-inf")
 
 
@@ -104,11 +103,19 @@ def test_layoffs_onto_the_table() -> None:
 def test_family_b_doubles_opening() -> None:
     v = get_variant("remi101")
     hand = faces("1R 1R 2B 2B 3K 3K 4Y 4Y 5R JK 9B 12K", family_b=True)
-    sol = solve(hand, spec_for(v, opened=False, kinds=frozenset({DOUBLE}),
-                               opening_kind="doubles", doubles_needed=5))
+    sol = solve(
+        hand,
+        spec_for(
+            v, opened=False, kinds=frozenset({DOUBLE}), opening_kind="doubles", doubles_needed=5
+        ),
+    )
     assert len(sol.melds) == 5 and all(m.kind == DOUBLE for m in sol.melds)
-    sol6 = solve(hand, spec_for(v, opened=False, kinds=frozenset({DOUBLE}),
-                                opening_kind="doubles", doubles_needed=6))
+    sol6 = solve(
+        hand,
+        spec_for(
+            v, opened=False, kinds=frozenset({DOUBLE}), opening_kind="doubles", doubles_needed=6
+        ),
+    )
     assert sol6.melds == []
 
 
@@ -131,8 +138,9 @@ def test_random_hands_give_valid_melds(vid: str) -> None:
         opened = rng.random() < 0.5
         spec = spec_for(v, opened=opened)
         if family_b and not opened and rng.random() < 0.5:
-            spec = spec_for(v, opened=False, kinds=frozenset({DOUBLE}),
-                            opening_kind="doubles", doubles_needed=5)
+            spec = spec_for(
+                v, opened=False, kinds=frozenset({DOUBLE}), opening_kind="doubles", doubles_needed=5
+            )
         sol = solve(hand, spec)
         plan = to_ids(sol, tiles, v.meld_rules)
         assert plan is not None
@@ -202,8 +210,9 @@ def test_run_windows_are_those_the_hand_can_fill() -> None:
             for f in rng.sample(range(52), rng.randint(1, 20)):
                 counts[f] = rng.randint(1, 2)
             counts[JOKER] = rng.randint(0, 2)
-            maxj = counts[JOKER] if rules.max_jokers is None else min(counts[JOKER],
-                                                                      rules.max_jokers)
+            maxj = (
+                counts[JOKER] if rules.max_jokers is None else min(counts[JOKER], rules.max_jokers)
+            )
             want = []
             for per_suit in _run_windows(rules):
                 for _, _, w in per_suit:

@@ -36,7 +36,7 @@ def shuffled_hidden(state: RoundState, seat: int, rng: random.Random) -> RoundSt
     pos = 0
     for i, hand in enumerate(other.hands):
         if i != seat:
-            other.hands[i] = pool[pos:pos + len(hand)]
+            other.hands[i] = pool[pos : pos + len(hand)]
             pos += len(hand)
     other.stock = pool[pos:]
     return other

@@ -63,8 +63,9 @@ def run(room: PracticeRoom, now: float, limit: int = 5000) -> tuple[list[dict[st
 
 
 def test_hello_is_a_snapshot_of_the_players_view() -> None:
-    room = PracticeRoom({"variant": "remi", "seats": 3, "bot_levels": ["easy", "hard"]}, "a", 10.0,
-                        name="Ana")
+    room = PracticeRoom(
+        {"variant": "remi", "seats": 3, "bot_levels": ["easy", "hard"]}, "a", 10.0, name="Ana"
+    )
     (snap,) = checked(room.message({"type": "hello", "last_version": None}, 11.0))
     assert snap["type"] == "snapshot" and snap["you"] == {"player_id": "local", "seat": 0}
     assert snap["view"] == view_for(room.round, 0).to_dict()  # type: ignore[arg-type]
@@ -75,9 +76,18 @@ def test_hello_is_a_snapshot_of_the_players_view() -> None:
 
 @pytest.mark.parametrize("variant,seats", [("remi45", 2), ("remi101", 4), ("etalat", 3)])
 def test_a_match_plays_to_its_score_sheet(variant: str, seats: int) -> None:
-    room = PracticeRoom({"variant": variant, "seats": seats, "bot_levels": ["easy"] * (seats - 1),
-                         "end": {"kind": "rounds", "rounds": 2}}, f"m-{variant}", 0.0,
-                        bot_delay=0.05, round_pause=3.0)
+    room = PracticeRoom(
+        {
+            "variant": variant,
+            "seats": seats,
+            "bot_levels": ["easy"] * (seats - 1),
+            "end": {"kind": "rounds", "rounds": 2},
+        },
+        f"m-{variant}",
+        0.0,
+        bot_delay=0.05,
+        round_pause=3.0,
+    )
     frames, _ = run(room, 0.0)
     kinds = [f["event"]["do"] for f in frames if f["type"] == "event"]
     assert kinds.count("round_over") == 2 and kinds[-1] == "match_over"
@@ -94,15 +104,22 @@ def test_refused_move_changes_nothing_and_says_why() -> None:
     state = room.round
     assert state is not None
     wrong = {"do": "draw"}  # the first player's first turn has no draw; another's turn is not ours
-    (err,) = checked(room.message({"type": "action", "seq": 5, "base_version": room.version,
-                                   "action": wrong}, 0.0))
+    (err,) = checked(
+        room.message(
+            {"type": "action", "seq": 5, "base_version": room.version, "action": wrong}, 0.0
+        )
+    )
     assert err["type"] == "error" and err["seq"] == 5 and err["code"]
-    (stale,) = checked(room.message({"type": "action", "seq": 6, "base_version": 999,
-                                     "action": {"do": "draw"}}, 0.0))
+    (stale,) = checked(
+        room.message(
+            {"type": "action", "seq": 6, "base_version": 999, "action": {"do": "draw"}}, 0.0
+        )
+    )
     assert stale["code"] == "stale_version"
     after = room.to_dict(0.0)
     assert {k: v for k, v in after.items() if k != "last_seq"} == {
-        k: v for k, v in before.items() if k != "last_seq"}
+        k: v for k, v in before.items() if k != "last_seq"
+    }
 
 
 def test_queries_are_the_servers_answers() -> None:
@@ -110,12 +127,18 @@ def test_queries_are_the_servers_answers() -> None:
     state = room.round
     assert state is not None
     hand = state.hands[PLAYER]
-    for msg in ({"type": "query", "seq": 1, "query": "formations",
-                 "formations": [hand[:3], hand[3:5]]},
-                {"type": "query", "seq": 3, "query": "formations",
-                 "formations": [hand[:3]], "taken": hand[0]},
-                {"type": "query", "seq": 2, "query": "row_preview", "index": 0},
-                {"type": "query", "seq": 4, "query": "arrange"}):
+    for msg in (
+        {"type": "query", "seq": 1, "query": "formations", "formations": [hand[:3], hand[3:5]]},
+        {
+            "type": "query",
+            "seq": 3,
+            "query": "formations",
+            "formations": [hand[:3]],
+            "taken": hand[0],
+        },
+        {"type": "query", "seq": 2, "query": "row_preview", "index": 0},
+        {"type": "query", "seq": 4, "query": "arrange"},
+    ):
         (mine,) = checked(room.message(msg, 0.0))
         view = view_for(state, PLAYER)
         if msg["query"] == "formations":
@@ -127,10 +150,15 @@ def test_queries_are_the_servers_answers() -> None:
         elif msg["query"] == "arrange":
             want = arrange(view)
         else:
-            want = {"index": 0, "tiles": row_take_preview(view, 0),
-                    "reachable": reachable_row_indices(view), "block": row_take_block(view, 0)}
-        assert mine == json.loads(json.dumps({"type": "query_result", "seq": msg["seq"],
-                                              "result": want}))
+            want = {
+                "index": 0,
+                "tiles": row_take_preview(view, 0),
+                "reachable": reachable_row_indices(view),
+                "block": row_take_block(view, 0),
+            }
+        assert mine == json.loads(
+            json.dumps({"type": "query_result", "seq": msg["seq"], "result": want})
+        )
 
 
 def test_rack_layout_is_kept_and_checked() -> None:
@@ -160,15 +188,31 @@ def test_turn_timer_runs_out_and_a_bot_finishes_the_turn() -> None:
 
 
 def test_kept_mid_round_resumes_where_it_was() -> None:
-    room = PracticeRoom({"variant": "remi101", "seats": 3, "turn_seconds": 60,
-                         "end": {"kind": "target", "points": 300}}, "keep", 0.0, bot_delay=0.05)
+    room = PracticeRoom(
+        {
+            "variant": "remi101",
+            "seats": 3,
+            "turn_seconds": 60,
+            "end": {"kind": "target", "points": 300},
+        },
+        "keep",
+        0.0,
+        bot_delay=0.05,
+    )
     now = 0.0
     for _ in range(25):
         now = max(now, room.due() or now)
         if room.round is not None and room.round.turn == PLAYER:
             action = fallback_action(view_for(room.round, PLAYER))
-            room.message({"type": "action", "seq": int(now * 1000) + 1,
-                          "base_version": room.version, "action": action}, now)
+            room.message(
+                {
+                    "type": "action",
+                    "seq": int(now * 1000) + 1,
+                    "base_version": room.version,
+                    "action": action,
+                },
+                now,
+            )
         else:
             room.tick(now)
     kept = json.loads(json.dumps(room.to_dict(now)))
@@ -182,12 +226,19 @@ def test_kept_mid_round_resumes_where_it_was() -> None:
     assert frames[-1]["event"]["do"] == "match_over"
 
 
-@pytest.mark.parametrize("settings", [
-    {"variant": "nope"}, {"seats": 5}, {"seats": 3, "short_game": True},
-    {"variant": "remi", "seats": 2, "bot_levels": ["godlike"]}, {"turn_seconds": 7},
-    {"end": {"kind": "rounds", "rounds": 0}}, {"end": {"kind": "endless"}},
-    {"variant": "remi", "joker_button": True},
-])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"variant": "nope"},
+        {"seats": 5},
+        {"seats": 3, "short_game": True},
+        {"variant": "remi", "seats": 2, "bot_levels": ["godlike"]},
+        {"turn_seconds": 7},
+        {"end": {"kind": "rounds", "rounds": 0}},
+        {"end": {"kind": "endless"}},
+        {"variant": "remi", "joker_button": True},
+    ],
+)
 def test_bad_settings_are_refused(settings: dict[str, Any]) -> None:
     with pytest.raises(SettingsError):
         PracticeRoom(settings, "x", 0.0)
@@ -207,23 +258,41 @@ def test_bridge_speaks_json() -> None:
 def test_a_match_kept_in_the_first_format_resumes() -> None:
     """A match kept before the practice ran the room core (format 1: the round's deal
     beside its options, its log without seqs) resumes where it was and plays on."""
-    room = PracticeRoom({"variant": "remi45", "seats": 3, "turn_seconds": 60}, "old", 0.0,
-                        bot_delay=0.05)
+    room = PracticeRoom(
+        {"variant": "remi45", "seats": 3, "turn_seconds": 60}, "old", 0.0, bot_delay=0.05
+    )
     now = 0.0
     while room.round is not None and len(room.round.log) < 9:
         now = max(now, room.due() or now)
         if room.round.turn == PLAYER and not room.timed_out:
             action = fallback_action(view_for(room.round, PLAYER))
-            room.message({"type": "action", "seq": len(room.round.log) + 1,
-                          "base_version": room.version, "action": action}, now)
+            room.message(
+                {
+                    "type": "action",
+                    "seq": len(room.round.log) + 1,
+                    "base_version": room.version,
+                    "action": action,
+                },
+                now,
+            )
         else:
             room.tick(now)
     kept = room.to_dict(now)
     options = dict(kept["round"]["options"])
     deal = options.pop("deal")
-    first = {**kept, "format": 1, "rack": None, "recent": [], "turn_left": 30.0,
-             "round": {"number": kept["round"]["number"], "deal": deal, "options": options,
-                       "log": [[seat, action] for seat, action, _, _ in kept["round"]["log"]]}}
+    first = {
+        **kept,
+        "format": 1,
+        "rack": None,
+        "recent": [],
+        "turn_left": 30.0,
+        "round": {
+            "number": kept["round"]["number"],
+            "deal": deal,
+            "options": options,
+            "log": [[seat, action] for seat, action, _, _ in kept["round"]["log"]],
+        },
+    }
     del first["racks"]
     again = PracticeRoom.from_dict(json.loads(json.dumps(first)), now + 60)
     (a,) = room.message({"type": "hello"}, now)

@@ -67,14 +67,21 @@ class Ids:
         return [self(f) for f in faces(text)]
 
 
-def make_round(hands: Sequence[str | Sequence[str]], *, variant: str = "remi45",
-               atu: str = "KC", stock: str | Sequence[str] = (), first: int = 0,
-               row: str | Sequence[str] = (),
-               table: Sequence[tuple[int, str | Sequence[str]] | tuple[int, str | Sequence[str],
-                                                                        str]] = (),
-               opened: Sequence[bool] | None = None, turn: int | None = None,
-               phase: str | None = None, fresh: bool = False,
-               options: RoundOptions | None = None) -> RoundState:
+def make_round(
+    hands: Sequence[str | Sequence[str]],
+    *,
+    variant: str = "remi45",
+    atu: str = "KC",
+    stock: str | Sequence[str] = (),
+    first: int = 0,
+    row: str | Sequence[str] = (),
+    table: Sequence[tuple[int, str | Sequence[str]] | tuple[int, str | Sequence[str], str]] = (),
+    opened: Sequence[bool] | None = None,
+    turn: int | None = None,
+    phase: str | None = None,
+    fresh: bool = False,
+    options: RoundOptions | None = None,
+) -> RoundState:
     """A round of ``variant`` with exactly these tiles.
 
     ``hands`` are dealt as given (``first`` is the first player), then the
@@ -97,8 +104,9 @@ def make_round(hands: Sequence[str | Sequence[str]], *, variant: str = "remi45",
     state.row = row_ids
     for owner, tiles, kind in melds:
         shape = read_meld(tiles, kind, v.meld_rules)
-        state.table.append(TableMeld(shape.kind, list(shape.tiles), [owner] * len(tiles),
-                                     shape.low, shape.suit))
+        state.table.append(
+            TableMeld(shape.kind, list(shape.tiles), [owner] * len(tiles), shape.low, shape.suit)
+        )
         state.opened[owner] = True
         state.opened_with[owner] = "points"
     if opened is not None:

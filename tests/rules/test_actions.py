@@ -51,10 +51,16 @@ def _old_int(data: Mapping[str, Any], key: str) -> int:
     return value
 
 
-FIELDS = {"draw": {"do"}, "discard": {"do", "tile"}, "lay": {"do", "melds", "atu"},
-          "take_row": {"do", "index", "melds"}, "layoff": {"do", "tile", "meld", "end"},
-          "buy_joker": {"do", "tile", "meld"}, "take_discard": {"do", "melds", "layoffs"},
-          "joker_button": {"do"}}
+FIELDS = {
+    "draw": {"do"},
+    "discard": {"do", "tile"},
+    "lay": {"do", "melds", "atu"},
+    "take_row": {"do", "index", "melds"},
+    "layoff": {"do", "tile", "meld", "end"},
+    "buy_joker": {"do", "tile", "meld"},
+    "take_discard": {"do", "melds", "layoffs"},
+    "joker_button": {"do"},
+}
 
 
 def old_parse_action(data: Mapping[str, Any]) -> Action:
@@ -111,15 +117,19 @@ def old_action_to_dict(action: Action) -> dict[str, Any]:
         if isinstance(action, LayOff) and action.end is not None:
             out["end"] = action.end
     if isinstance(action, Lay | TakeRow | TakeDiscard):
-        out["melds"] = [{"kind": m.kind, "tiles": list(m.tiles)} if m.kind else list(m.tiles)
-                        for m in action.melds]
+        out["melds"] = [
+            {"kind": m.kind, "tiles": list(m.tiles)} if m.kind else list(m.tiles)
+            for m in action.melds
+        ]
     if isinstance(action, Lay) and action.atu:
         out["atu"] = True
     if isinstance(action, TakeRow):
         out["index"] = action.index
     if isinstance(action, TakeDiscard) and action.layoffs:
-        out["layoffs"] = [{"tile": lo.tile, "meld": lo.meld, **({"end": lo.end} if lo.end else {})}
-                          for lo in action.layoffs]
+        out["layoffs"] = [
+            {"tile": lo.tile, "meld": lo.meld, **({"end": lo.end} if lo.end else {})}
+            for lo in action.layoffs
+        ]
     return out
 
 
@@ -131,8 +141,14 @@ class Number(enum.IntEnum):  # an int that is not exactly int
 
 
 ints = st.one_of(st.integers(-2, 60), st.just(Number.SEVEN), st.booleans(), st.just(2**70))
-junk = st.one_of(st.none(), st.floats(allow_nan=False), st.text(max_size=3), st.just([]),
-                 st.just({}), st.sampled_from(["low", "high", "mid", "set", "run", "draw"]))
+junk = st.one_of(
+    st.none(),
+    st.floats(allow_nan=False),
+    st.text(max_size=3),
+    st.just([]),
+    st.just({}),
+    st.sampled_from(["low", "high", "mid", "set", "run", "draw"]),
+)
 value = st.one_of(ints, junk)
 kinds = st.sampled_from([None, "set", "run", "double", "pair"])
 meld = st.one_of(
@@ -143,11 +159,19 @@ meld = st.one_of(
     junk,
 )
 melds = st.one_of(st.lists(meld, max_size=3), st.lists(meld, max_size=3).map(tuple), junk)
-layoff = st.one_of(st.fixed_dictionaries({}, optional={"tile": value, "meld": value,
-                                                       "end": value}), junk)
-fields = {"tile": value, "meld": value, "index": value, "end": value, "atu": value,
-          "melds": melds, "layoffs": st.one_of(st.lists(layoff, max_size=2), junk),
-          "x": value}
+layoff = st.one_of(
+    st.fixed_dictionaries({}, optional={"tile": value, "meld": value, "end": value}), junk
+)
+fields = {
+    "tile": value,
+    "meld": value,
+    "index": value,
+    "end": value,
+    "atu": value,
+    "melds": melds,
+    "layoffs": st.one_of(st.lists(layoff, max_size=2), junk),
+    "x": value,
+}
 
 
 def _one_kind(do: Any) -> st.SearchStrategy[dict[str, Any]]:
@@ -160,8 +184,9 @@ def _one_kind(do: Any) -> st.SearchStrategy[dict[str, Any]]:
 
 
 names = st.sampled_from([*ACTION_NAMES.values(), "fly", "", None, 1, "DRAW"])
-actions = st.one_of(names.flatmap(_one_kind),
-                    st.fixed_dictionaries({}, optional=fields))  # no "do" at all
+actions = st.one_of(
+    names.flatmap(_one_kind), st.fixed_dictionaries({}, optional=fields)
+)  # no "do" at all
 inputs = st.one_of(actions, actions.map(MappingProxyType), junk, st.lists(st.integers()))
 
 
@@ -189,7 +214,9 @@ def test_parse_action_answers_as_before(data: Any) -> None:
 
 def test_every_kind_parses_and_dumps_as_before() -> None:
     for data in [
-        {"do": "draw"}, {"do": "discard", "tile": 40}, {"do": "joker_button"},
+        {"do": "draw"},
+        {"do": "discard", "tile": 40},
+        {"do": "joker_button"},
         {"do": "lay", "melds": [[1, 2, 3], {"kind": "set", "tiles": [4, 17, 30]}], "atu": True},
         {"do": "take_row", "index": 2, "melds": [[30, 31, 32]]},
         {"do": "layoff", "tile": 3, "meld": 0, "end": "high"},
@@ -238,9 +265,16 @@ def mirror(data: Mapping[str, Any]) -> Any:
     if cls is TakeRow:
         return TakeRow(get("index"), _mirror_melds(get("melds", [])))
     raw = get("layoffs", [])
-    layoffs = tuple(LayoffSpec(lo.get("tile"), lo.get("meld"), lo.get("end"))
-                    if isinstance(lo, Mapping) else lo for lo in raw) \
-        if isinstance(raw, list | tuple) else raw
+    layoffs = (
+        tuple(
+            LayoffSpec(lo.get("tile"), lo.get("meld"), lo.get("end"))
+            if isinstance(lo, Mapping)
+            else lo
+            for lo in raw
+        )
+        if isinstance(raw, list | tuple)
+        else raw
+    )
     return TakeDiscard(_mirror_melds(get("melds", [])), layoffs)
 
 
@@ -250,7 +284,8 @@ def _json_only(data: Mapping[str, Any]) -> bool:
         return True
     raw = data.get("melds")
     return isinstance(raw, list | tuple) and any(
-        isinstance(m, Mapping) and not set(m) <= {"kind", "tiles"} for m in raw)
+        isinstance(m, Mapping) and not set(m) <= {"kind", "tiles"} for m in raw
+    )
 
 
 typed_inputs = names.filter(lambda d: d in CLASSES).flatmap(_one_kind)
@@ -273,16 +308,32 @@ def test_a_typed_action_is_checked_exactly_like_its_json(data: dict[str, Any]) -
         assert action_to_dict(typed) == action_to_dict(want[2])
 
 
-@pytest.mark.parametrize("action", [
-    Discard(-1), Discard(1.0), Discard(True), Discard("7"), LayOff(3, -1), LayOff(3, 0, "mid"),
-    BuyJoker(3.0, 0), TakeRow(-1, ()), TakeRow(0, ([1, 2, 3],)),
-    Lay(()), Lay((MeldSpec((1, 2, 1)),)), Lay((MeldSpec((5, 57), "double"),), atu=1),
-    Lay((MeldSpec((5, 5), "double"),)), Lay((MeldSpec((5, 57), "pair"),)),
-    Lay((MeldSpec(()),)), Lay((MeldSpec((1, 2.0, 3)),)),
-    TakeDiscard((MeldSpec((1, 2, 3)),), (LayoffSpec(3, 0),)),
-    TakeDiscard((), ({"tile": 3, "meld": 0},)), TakeDiscard((), [LayoffSpec(3, -2)]),
-    ("draw",), None,
-])
+@pytest.mark.parametrize(
+    "action",
+    [
+        Discard(-1),
+        Discard(1.0),
+        Discard(True),
+        Discard("7"),
+        LayOff(3, -1),
+        LayOff(3, 0, "mid"),
+        BuyJoker(3.0, 0),
+        TakeRow(-1, ()),
+        TakeRow(0, ([1, 2, 3],)),
+        Lay(()),
+        Lay((MeldSpec((1, 2, 1)),)),
+        Lay((MeldSpec((5, 57), "double"),), atu=1),
+        Lay((MeldSpec((5, 5), "double"),)),
+        Lay((MeldSpec((5, 57), "pair"),)),
+        Lay((MeldSpec(()),)),
+        Lay((MeldSpec((1, 2.0, 3)),)),
+        TakeDiscard((MeldSpec((1, 2, 3)),), (LayoffSpec(3, 0),)),
+        TakeDiscard((), ({"tile": 3, "meld": 0},)),
+        TakeDiscard((), [LayoffSpec(3, -2)]),
+        ("draw",),
+        None,
+    ],
+)
 def test_check_action_refuses_malformed_objects(action: Any) -> None:
     with pytest.raises(RuleError) as err:
         check_action(action)

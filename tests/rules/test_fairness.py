@@ -47,7 +47,10 @@ REF = _reference()
 def test_the_document_has_a_vector_for_each_family() -> None:
     vectors = _vectors()
     assert {(v["family"], v["short_game"]) for v in vectors} == {
-        ("A", False), ("A", True), ("B", False)}
+        ("A", False),
+        ("A", True),
+        ("B", False),
+    }
     assert all(get_variant(v["variant"]).family.name == v["family"] for v in vectors)
 
 
@@ -68,17 +71,20 @@ def test_a_vector_is_what_the_engine_and_the_reference_give(vector: dict[str, An
     assert [faces(h) for h in deal.hands] == vector["hands"]
     assert (faces([deal.atu]) if deal.atu is not None else None) == vector["atu"]
     assert faces(deal.stock) == vector["stock"]
-    hands, atu, stock = REF["deal"](vector["order"], vector["players"], vector["first"],
-                                    variant.family.hand_sizes(options.short_game),
-                                    variant.family.has_atu)
+    hands, atu, stock = REF["deal"](
+        vector["order"],
+        vector["players"],
+        vector["first"],
+        variant.family.hand_sizes(options.short_game),
+        variant.family.has_atu,
+    )
     assert (hands, atu, stock) == ([list(h) for h in deal.hands], deal.atu, list(deal.stock))
     assert deal.commitment == vector["commitment"]
 
 
 def test_the_small_vectors() -> None:
     # FIPS 180-2's SHA-256("abc"): the commitment is plain SHA-256 of the seed's UTF-8.
-    assert commitment("abc") == (
-        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    assert commitment("abc") == ("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     assert shuffled(range(8), "doc") == [4, 0, 3, 6, 5, 2, 1, 7]
     assert "`[4, 0, 3, 6, 5, 2, 1, 7]`" in DOC and SCHEME in DOC
     assert commitment(12) == commitment("12")  # an int seed is its decimal text
@@ -130,7 +136,11 @@ def test_a_true_round_passes_every_check(vid: str, players: int) -> None:
     record, state = _played(vid, players)
     checks = verify_record(record)
     assert [(c.name, c.ok) for c in checks] == [
-        ("commitment", True), ("deal", True), ("log", True), ("result", True)]
+        ("commitment", True),
+        ("deal", True),
+        ("log", True),
+        ("result", True),
+    ]
     assert record["result"]["scores"] == state.result.scores
     assert record["commitment"] == commitment(record["seed"])
 
@@ -164,13 +174,19 @@ def _scores(r: dict[str, Any]) -> None:
 
 TAMPERING: list[tuple[str, Callable[[dict[str, Any]], None], set[str]]] = [
     # what is changed, how, which checks must fail (at least)
-    ("seed", lambda r: r.update(seed=r["seed"][:-1] + ("0" if r["seed"][-1] != "0" else "1")),
-     {"commitment", "deal"}),
+    (
+        "seed",
+        lambda r: r.update(seed=r["seed"][:-1] + ("0" if r["seed"][-1] != "0" else "1")),
+        {"commitment", "deal"},
+    ),
     ("commitment", lambda r: r.update(commitment=commitment("another seed")), {"commitment"}),
     ("hands", _swap_hand_tiles, {"deal"}),
     ("stock", _swap_stock, {"deal"}),
-    ("atu or first seat", lambda r: r["deal"].update(first=(r["first"] + 1) % r["players"]),
-     {"deal"}),
+    (
+        "atu or first seat",
+        lambda r: r["deal"].update(first=(r["first"] + 1) % r["players"]),
+        {"deal"},
+    ),
     ("an action", _other_discard, {"log"}),
     ("the last action", lambda r: r["actions"].pop(), {"log", "result"}),
     ("the result", _scores, {"result"}),
@@ -178,12 +194,14 @@ TAMPERING: list[tuple[str, Callable[[dict[str, Any]], None], set[str]]] = [
 ]
 
 
-@pytest.mark.parametrize(("vid", "players"), [("remi45", 3), ("etalat", 2), ("remi101", 4),
-                                              ("remi101-rising", 3), ("remi", 4)])
+@pytest.mark.parametrize(
+    ("vid", "players"),
+    [("remi45", 3), ("etalat", 2), ("remi101", 4), ("remi101-rising", 3), ("remi", 4)],
+)
 @pytest.mark.parametrize(("what", "tamper", "fails"), TAMPERING, ids=[t[0] for t in TAMPERING])
-def test_a_tampered_record_is_detected(vid: str, players: int, what: str,
-                                       tamper: Callable[[dict[str, Any]], None],
-                                       fails: set[str]) -> None:
+def test_a_tampered_record_is_detected(
+    vid: str, players: int, what: str, tamper: Callable[[dict[str, Any]], None], fails: set[str]
+) -> None:
     record, _ = _played(vid, players, 1)
     assert _failed(record) == []
     bad = copy.deepcopy(record)
@@ -205,13 +223,32 @@ def test_a_record_without_commitment_or_seed() -> None:
         parse_record({**record, "seed": None})
 
 
-@pytest.mark.parametrize("bad", [
-    [], {"variant": "nope"}, {"variant": "remi", "players": "2"},
-    {"variant": "remi", "players": 2, "first": 0, "seed": "x", "options": {}, "deal": {},
-     "actions": []},
-    {"variant": "remi", "players": 2, "first": 0, "seed": "x", "options": {},
-     "deal": {"first": 0, "hands": [], "stock": []}, "actions": [[0]]},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        [],
+        {"variant": "nope"},
+        {"variant": "remi", "players": "2"},
+        {
+            "variant": "remi",
+            "players": 2,
+            "first": 0,
+            "seed": "x",
+            "options": {},
+            "deal": {},
+            "actions": [],
+        },
+        {
+            "variant": "remi",
+            "players": 2,
+            "first": 0,
+            "seed": "x",
+            "options": {},
+            "deal": {"first": 0, "hands": [], "stock": []},
+            "actions": [[0]],
+        },
+    ],
+)
 def test_a_malformed_record_is_a_clear_error(bad: Any) -> None:
     with pytest.raises(ValueError, match=re.compile("record|variant", re.I)):
         verify_record(bad)

@@ -61,15 +61,20 @@ def shape(faces: Sequence[str], kind: str | None = None) -> Any:
     return read_meld(ids(*faces), kind, FAMILY_B_MELDS)
 
 
-def make_state(hands: Sequence[Sequence[str]], *, variant: str = R101, first: int = 0,
-               stock: Sequence[str] = (), options: RoundOptions | None = None) -> RoundState:
+def make_state(
+    hands: Sequence[Sequence[str]],
+    *,
+    variant: str = R101,
+    first: int = 0,
+    stock: Sequence[str] = (),
+    options: RoundOptions | None = None,
+) -> RoundState:
     """A round whose hands start with ``hands`` (padded to 22/21 with unnamed tiles)."""
     pick = _Ids()
     named = {B_FACES.parse(f) for h in hands for f in h} | {B_FACES.parse(f) for f in stock}
     dealt = [pick.many(h) for h in hands]
     top = pick.many(stock)
-    spare = [t for f in sorted(pick.free) if f not in named and f != JOKER
-             for t in pick.free[f]]
+    spare = [t for f in sorted(pick.free) if f not in named and f != JOKER for t in pick.free[f]]
     spare += [t for f in sorted(pick.free) if f in named and f != JOKER for t in pick.free[f]]
     spare += pick.free.get(JOKER, [])
     for seat, hand in enumerate(dealt):
@@ -112,38 +117,44 @@ def test_b1_deal_sizes_and_first_player_discards(variant: str, players: int, sto
 
 
 # ------------------------------------------------------------ B.3 melds
-@pytest.mark.parametrize(("faces", "kind", "low"), [
-    (["1R", "2R", "3R"], RUN, 1),
-    (["11B", "12B", "13B"], RUN, 11),
-    (["JK", "12B", "13B"], RUN, 11),
-    (["1K", "2K", "JK"], RUN, 1),
-    ([f"{n}Y" for n in range(1, 14)], RUN, 1),
-    (["7R", "7B", "7K"], SET, 7),
-    (["7R", "7B", "7K", "7Y"], SET, 7),
-    (["7R", "JK", "7K", "JK"], SET, 7),
-    (["5R", "5R"], DOUBLE, 5),
-    (["5R", "JK"], DOUBLE, 5),
-    (["JK", "5R"], DOUBLE, 5),
-])
+@pytest.mark.parametrize(
+    ("faces", "kind", "low"),
+    [
+        (["1R", "2R", "3R"], RUN, 1),
+        (["11B", "12B", "13B"], RUN, 11),
+        (["JK", "12B", "13B"], RUN, 11),
+        (["1K", "2K", "JK"], RUN, 1),
+        ([f"{n}Y" for n in range(1, 14)], RUN, 1),
+        (["7R", "7B", "7K"], SET, 7),
+        (["7R", "7B", "7K", "7Y"], SET, 7),
+        (["7R", "JK", "7K", "JK"], SET, 7),
+        (["5R", "5R"], DOUBLE, 5),
+        (["5R", "JK"], DOUBLE, 5),
+        (["JK", "5R"], DOUBLE, 5),
+    ],
+)
 def test_b3_valid_melds(faces: list[str], kind: str, low: int) -> None:
     s = shape(faces)
     assert (s.kind, s.low) == (kind, low)
 
 
-@pytest.mark.parametrize(("faces", "kind"), [
-    (["12R", "13R", "1R"], None),  # B.3: 1 is low only
-    (["13R", "1R", "2R"], RUN),  # no wrap
-    (["12R", "13R", "JK"], None),  # a joker cannot stand for a 14
-    (["JK", "1R", "2R"], None),  # nor for a 0
-    (["5R", "5R", "5B"], None),  # a set repeats no colour
-    (["5R", "5B"], None),  # a double is one number AND one colour
-    (["5R", "5B"], DOUBLE),
-    (["JK", "JK"], None),  # a double holds a natural tile
-    (["5R", "5R", "JK"], DOUBLE),  # a double is two tiles
-    (["5R", "6R"], None),
-    (["7R", "7B", "7K", "7Y", "JK"], None),  # a set is at most 4
-    ([*(f"{n}Y" for n in range(1, 14)), "JK"], None),  # a run is at most 13
-])
+@pytest.mark.parametrize(
+    ("faces", "kind"),
+    [
+        (["12R", "13R", "1R"], None),  # B.3: 1 is low only
+        (["13R", "1R", "2R"], RUN),  # no wrap
+        (["12R", "13R", "JK"], None),  # a joker cannot stand for a 14
+        (["JK", "1R", "2R"], None),  # nor for a 0
+        (["5R", "5R", "5B"], None),  # a set repeats no colour
+        (["5R", "5B"], None),  # a double is one number AND one colour
+        (["5R", "5B"], DOUBLE),
+        (["JK", "JK"], None),  # a double holds a natural tile
+        (["5R", "5R", "JK"], DOUBLE),  # a double is two tiles
+        (["5R", "6R"], None),
+        (["7R", "7B", "7K", "7Y", "JK"], None),  # a set is at most 4
+        ([*(f"{n}Y" for n in range(1, 14)), "JK"], None),  # a run is at most 13
+    ],
+)
 def test_b3_invalid_melds(faces: list[str], kind: str | None) -> None:
     with pytest.raises(RuleError) as err:
         shape(faces, kind)
@@ -167,30 +178,42 @@ def test_b3_family_a_has_no_doubles() -> None:
 
 
 # ------------------------------------------------------------ B.5 values
-@pytest.mark.parametrize(("faces", "kind", "value"), [
-    (["10R", "JK", "12R"], None, 33),  # seed: the joker is worth the 11 it stands for
-    (["JK", "12R", "13R"], None, 36),
-    (["13B", "13K", "JK"], None, 39),
-    (["1R", "2R", "3R"], None, 6),  # 1 counts 1
-    (["JK", "7K", "JK"], SET, 21),
-    (["5R", "JK"], DOUBLE, 10),
-])
+@pytest.mark.parametrize(
+    ("faces", "kind", "value"),
+    [
+        (["10R", "JK", "12R"], None, 33),  # seed: the joker is worth the 11 it stands for
+        (["JK", "12R", "13R"], None, 36),
+        (["13B", "13K", "JK"], None, 39),
+        (["1R", "2R", "3R"], None, 6),  # 1 counts 1
+        (["JK", "7K", "JK"], SET, 21),
+        (["5R", "JK"], DOUBLE, 10),
+    ],
+)
 def test_b5_table_values(faces: list[str], kind: str | None, value: int) -> None:
     assert meld_value(shape(faces, kind), FAMILY_B_MELDS) == value
 
 
 def test_b5_hand_values() -> None:
     """B.5: a tile counts its number, a joker left in hand 101."""
-    assert [FAMILY_B.hand_value(B_FACES.parse(f)) for f in ("1R", "9B", "13Y", "JK")] == \
-        [1, 9, 13, 101] and B_JOKER_IN_HAND == 101
+    assert [FAMILY_B.hand_value(B_FACES.parse(f)) for f in ("1R", "9B", "13Y", "JK")] == [
+        1,
+        9,
+        13,
+        101,
+    ] and B_JOKER_IN_HAND == 101
     s = make_state([["JK", "13Y", "1R"], []])
     s.hands[0] = s.hands[0][:3]
     assert hand_value(view_for(s, 0)) == 101 + 13 + 1
 
 
 # ------------------------------------------------------------ B.6 opening
-def opening(shapes_faces: Sequence[Sequence[str]], *, variant: str = R101,
-            last_points: int | None = None, last_doubles: int | None = None) -> str:
+def opening(
+    shapes_faces: Sequence[Sequence[str]],
+    *,
+    variant: str = R101,
+    last_points: int | None = None,
+    last_doubles: int | None = None,
+) -> str:
     """The opening kind check_opening returns, or the refusal code."""
     s = make_state([[], []], variant=variant)
     s.last_points_opening, s.last_doubles_opening = last_points, last_doubles
@@ -225,17 +248,31 @@ def test_b6_threshold_no_run_required_and_doubles() -> None:
 
 def test_b6_layoffs_of_the_opening_turn_do_not_count() -> None:
     """B.6: an opening take_discard with 97 in melds + 11 in lay-offs stays below 101."""
-    opener = [["3R", "4R", "5R"], ["13R", "13B", "13K", "13Y"], ["10Y", "11Y", "12Y"],
-              ["2K", "3K", "4K"]]
-    s = make_state([[t for m in opener for t in m] + ["7K"],
-                    ["5K", "6K", "13B", "13K", "13Y", "6B", "7B", "8B", "9B", "10B", "2R",
-                     "9Y"]])
+    opener = [
+        ["3R", "4R", "5R"],
+        ["13R", "13B", "13K", "13Y"],
+        ["10Y", "11Y", "12Y"],
+        ["2K", "3K", "4K"],
+    ]
+    s = make_state(
+        [
+            [t for m in opener for t in m] + ["7K"],
+            ["5K", "6K", "13B", "13K", "13Y", "6B", "7B", "8B", "9B", "10B", "2R", "9Y"],
+        ]
+    )
     play(s, 0, "lay", melds=opener)
     play(s, 0, "discard", tile="7K")
     melds = [["5K", "6K", "7K"], ["13B", "13K", "13Y"], ["6B", "7B", "8B", "9B", "10B"]]
-    assert refused(s, 1, "take_discard", melds=melds,
-                   layoffs=[{"tile": "2R", "meld": 0}, {"tile": "9Y", "meld": 2}]) \
+    assert (
+        refused(
+            s,
+            1,
+            "take_discard",
+            melds=melds,
+            layoffs=[{"tile": "2R", "meld": 0}, {"tile": "9Y", "meld": 2}],
+        )
         == "below_threshold"
+    )
     assert s.opened == [True, False] and B_FACES.format(face_of(s.row[-1])) == "7K"
 
 
@@ -245,8 +282,10 @@ def test_b6_unopened_layoffs_only_is_not_opened() -> None:
     s = make_state([[t for m in opener for t in m] + ["13R"], []])
     play(s, 0, "lay", melds=opener)
     play(s, 0, "discard", tile="13R")
-    assert refused(s, 1, "take_discard", melds=[],
-                   layoffs=[{"tile": "13R", "meld": 0}]) == "not_opened"
+    assert (
+        refused(s, 1, "take_discard", melds=[], layoffs=[{"tile": "13R", "meld": 0}])
+        == "not_opened"
+    )
     assert refused(s, 1, "take_discard", melds=[]) == "below_threshold"  # an opening of 0
 
 
@@ -272,8 +311,10 @@ def test_b7_restrictions() -> None:
 def test_b7_doubles_opener_lays_off_on_others_runs() -> None:
     doubles = [["1R", "1R"], ["2B", "2B"], ["3K", "3K"], ["4Y", "4Y"], ["5R", "5R"]]
     pts = [["11R", "12R", "13R"], ["13B", "13K", "13Y"], ["9Y", "10Y", "11Y", "12Y"]]
-    s = make_state([[t for d in doubles for t in d] + ["10R", "9K"],
-                    [t for m in pts for t in m]], stock=["6Y", "7B"])
+    s = make_state(
+        [[t for d in doubles for t in d] + ["10R", "9K"], [t for m in pts for t in m]],
+        stock=["6Y", "7B"],
+    )
     play(s, 0, "lay", melds=doubles)
     play(s, 0, "discard", tile="9K")
     play(s, 1, "draw")
@@ -314,15 +355,20 @@ def test_b8_record_and_lock_query() -> None:
     play(s, 0, "lay", melds=SEED_33_36_33)
     assert (s.last_points_opening, s.last_doubles_opening) == (102, None)
     lock = opening_lock(view_for(s, 1), [])
-    assert (lock["threshold"], lock["doubles_needed"], lock["code"]) == (103, 5,
-                                                                       "below_threshold")
+    assert (lock["threshold"], lock["doubles_needed"], lock["code"]) == (103, 5, "below_threshold")
 
 
 # ------------------------------------------------------------ B.11 / B.12 scoring table
-def scored(*, out: int | None, joker: bool = False, from_hand: bool = False,
-           kinds: Sequence[str | None], hands: Sequence[Sequence[str]]) -> list[int]:
+def scored(
+    *,
+    out: int | None,
+    joker: bool = False,
+    from_hand: bool = False,
+    kinds: Sequence[str | None],
+    hands: Sequence[Sequence[str]],
+) -> list[int]:
     """Score a finished round built by hand: who went out, how, who opened with what."""
-    s = make_state([[], [], [], []][:len(kinds)])
+    s = make_state([[], [], [], []][: len(kinds)])
     pick = _Ids()
     s.hands = [pick.many(h) for h in hands]
     s.opened_with = list(kinds)
@@ -333,10 +379,16 @@ def scored(*, out: int | None, joker: bool = False, from_hand: bool = False,
     s.phase = "over"
     result = s.result
     assert result is not None
-    assert result.closing == (None if out is None else
-                              {(False, False): "normal", (True, False): "joker",
-                               (False, True): "hand", (True, True): "hand_joker"}[
-                                  (joker, from_hand)])
+    assert result.closing == (
+        None
+        if out is None
+        else {
+            (False, False): "normal",
+            (True, False): "joker",
+            (False, True): "hand",
+            (True, True): "hand_joker",
+        }[(joker, from_hand)]
+    )
     return result.scores
 
 
@@ -344,27 +396,39 @@ def scored(*, out: int | None, joker: bool = False, from_hand: bool = False,
 H20, H20B, HJ = ["3R", "4B", "13K"], ["3Y", "4Y", "13R"], ["9Y", "JK"]
 
 
-@pytest.mark.parametrize(("joker", "expected"), [
-    # B.12 table, normal closing: winner 101; unopened 202, runs/sets sum, doubles 2 x sum
-    (False, [101, -202, -20, -40, -110, -220]),
-    # B.11/B.12 joker closing: winner 202, every row x 2: 404, 2 x sum, 4 x sum
-    (True, [202, -404, -40, -80, -220, -440]),
-])
+@pytest.mark.parametrize(
+    ("joker", "expected"),
+    [
+        # B.12 table, normal closing: winner 101; unopened 202, runs/sets sum, doubles 2 x sum
+        (False, [101, -202, -20, -40, -110, -220]),
+        # B.11/B.12 joker closing: winner 202, every row x 2: 404, 2 x sum, 4 x sum
+        (True, [202, -404, -40, -80, -220, -440]),
+    ],
+)
 def test_b12_penalty_table(joker: bool, expected: list[int]) -> None:
-    rows = scored(out=0, joker=joker, kinds=["points", None, "points", "doubles"],
-                  hands=[[], ["1R"], H20, H20])
+    rows = scored(
+        out=0,
+        joker=joker,
+        kinds=["points", None, "points", "doubles"],
+        hands=[[], ["1R"], H20, H20],
+    )
     assert rows == expected[:4]
-    rows = scored(out=0, joker=joker, kinds=["points", None, "points", "doubles"],
-                  hands=[[], H20, HJ, HJ])
+    rows = scored(
+        out=0, joker=joker, kinds=["points", None, "points", "doubles"], hands=[[], H20, HJ, HJ]
+    )
     assert rows[2:] == expected[4:]  # B.5: a joker left in hand counts 101
 
 
-@pytest.mark.parametrize(("joker", "from_hand", "named"), [
-    (False, False, []), (True, False, ["closing_joker"]), (False, True, ["closing_hand"]),
-    (True, True, ["closing_hand_joker"]),
-])
-def test_b11_each_losers_doubling_is_named(joker: bool, from_hand: bool,
-                                           named: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("joker", "from_hand", "named"),
+    [
+        (False, False, []),
+        (True, False, ["closing_joker"]),
+        (False, True, ["closing_hand"]),
+        (True, True, ["closing_hand_joker"]),
+    ],
+)
+def test_b11_each_losers_doubling_is_named(joker: bool, from_hand: bool, named: list[str]) -> None:
     """The summary says why a penalty is multiplied: the closing kind (B.11) is named on
     every loser's row; the closer's bonus holds the factor and its note names it."""
     s = make_state([[], [], []])
@@ -378,19 +442,25 @@ def test_b11_each_losers_doubling_is_named(joker: bool, from_hand: bool,
     assert [b.doublings for b in result.breakdown] == [[], named, named]
 
 
-@pytest.mark.parametrize(("joker", "expected"), [
-    (False, [202, -404, -404]),  # B.11 from hand
-    (True, [404, -808, -808]),  # from hand, last discard a joker
-])
+@pytest.mark.parametrize(
+    ("joker", "expected"),
+    [
+        (False, [202, -404, -404]),  # B.11 from hand
+        (True, [404, -808, -808]),  # from hand, last discard a joker
+    ],
+)
 def test_b11_closing_from_hand(joker: bool, expected: list[int]) -> None:
-    assert scored(out=0, joker=joker, from_hand=True, kinds=["points", None, None],
-                  hands=[[], H20, HJ]) == expected
+    assert (
+        scored(
+            out=0, joker=joker, from_hand=True, kinds=["points", None, None], hands=[[], H20, HJ]
+        )
+        == expected
+    )
 
 
 def test_b12_b13_stock_exhaustion_no_winner_no_multiplier() -> None:
     s = make_state([[], [], [], []])
-    rows = scored(out=None, kinds=[None, "points", "doubles", "points"],
-                  hands=[H20, H20, H20B, HJ])
+    rows = scored(out=None, kinds=[None, "points", "doubles", "points"], hands=[H20, H20, H20B, HJ])
     assert rows == [-202, -20, -40, -110]
     s.stock.clear()
     s.phase = TAKE
@@ -455,9 +525,13 @@ def test_b9_credits_one_per_seat() -> None:
 def test_b10_recovery_without_consumption() -> None:
     o0 = [["10R", "JK", "12R"], ["13B", "13K", "13Y"], ["9Y", "10Y", "11Y"]]
     o1 = [["12B", "12K", "12Y"], ["13R", "13B", "13K"], ["7K", "8K", "9K", "10K"]]
-    s = make_state([[t for m in o0 for t in m] + ["7Y", "1Y"],
-                    [t for m in o1 for t in m] + ["11B", "11R", "5Y", "6Y"]],
-                   stock=["4B", "2Y"])
+    s = make_state(
+        [
+            [t for m in o0 for t in m] + ["7Y", "1Y"],
+            [t for m in o1 for t in m] + ["11B", "11R", "5Y", "6Y"],
+        ],
+        stock=["4B", "2Y"],
+    )
     play(s, 0, "lay", melds=o0)
     play(s, 0, "discard", tile=spare_face(s, 0, ["7Y", "1Y"]))
     play(s, 1, "draw")
@@ -475,8 +549,12 @@ def test_b10_recovery_without_consumption() -> None:
 
 # ------------------------------------------------------------ B.3 joker lay-offs
 def test_b3_joker_layoff_ends() -> None:
-    o0 = [["5B", "6B", "7B"], ["11K", "12K", "13K"], ["9R", "9B", "9K"],
-          ["10Y", "10R", "10B", "10K"]]
+    o0 = [
+        ["5B", "6B", "7B"],
+        ["11K", "12K", "13K"],
+        ["9R", "9B", "9K"],
+        ["10Y", "10R", "10B", "10K"],
+    ]
     s = make_state([[t for m in o0 for t in m] + ["JK", "JK", "9K"], []])
     play(s, 0, "lay", melds=o0)
     play(s, 0, "layoff", tile="JK", meld=0)  # no end named: high
@@ -500,8 +578,10 @@ def test_c_take_discard_layoff_index_is_bad_action_first() -> None:
     """§C: a lay-off meld index out of range is bad_action before the other checks."""
     s = make_state([[], []])
     play(s, 0, "discard", tile=spare_face(s, 0))
-    assert refused(s, 1, "take_discard", melds=[],
-                   layoffs=[{"tile": spare_face(s, 1), "meld": 0}]) == "bad_action"
+    assert (
+        refused(s, 1, "take_discard", melds=[], layoffs=[{"tile": spare_face(s, 1), "meld": 0}])
+        == "bad_action"
+    )
 
 
 def test_b14_family_b_actions_only() -> None:

@@ -28,8 +28,9 @@ from server.rules.state import BUILD, OVER
 
 def opened_position() -> Any:
     """Seat 0 to build in remi45, opened, a run on the table; the atu is the KC."""
-    return make_round(["5S 6S 7S 8S 9H 9D", "3D 4D"], atu="KC",
-                      table=[(0, "TC JC QC")], phase=BUILD)
+    return make_round(
+        ["5S 6S 7S 8S 9H 9D", "3D 4D"], atu="KC", table=[(0, "TC JC QC")], phase=BUILD
+    )
 
 
 # A typed action and its JSON form: each is bad_action, before any other rule.
@@ -39,19 +40,29 @@ MALFORMED = [
     pytest.param(Discard(float(tid("9H"))), id="float tile id"),
     pytest.param(Discard(True), id="bool tile id"),
     pytest.param(Lay((MeldSpec((tid("5S"), tid("6S"), tid("5S"))),)), id="same tile twice"),
-    pytest.param(Lay((MeldSpec((tid("5S"), tid("6S"), tid("7S"))),
-                      MeldSpec((tid("7S"), tid("8S"), tid("9H"))))),
-                 id="same tile in two melds"),
-    pytest.param(Lay((MeldSpec((tid("9H"), tid("9H")), "double"),)),
-                 id="a double of one tile twice"),
+    pytest.param(
+        Lay(
+            (
+                MeldSpec((tid("5S"), tid("6S"), tid("7S"))),
+                MeldSpec((tid("7S"), tid("8S"), tid("9H"))),
+            )
+        ),
+        id="same tile in two melds",
+    ),
+    pytest.param(
+        Lay((MeldSpec((tid("9H"), tid("9H")), "double"),)), id="a double of one tile twice"
+    ),
     pytest.param(Lay((MeldSpec((tid("5S"), tid("6S"), tid("7S")), "pair"),)), id="unknown kind"),
     pytest.param(LayOff(tid("8S"), 0, "middle"), id="unknown end"),
     pytest.param(Discard(106), id="a tile id the round does not have"),
     pytest.param(Discard(10**9), id="a huge tile id"),
-    pytest.param(Lay((MeldSpec((tid("JC", 1), tid("QC", 1), tid("KC"))),)),
-                 id="the atu without atu: true"),
-    pytest.param(Lay((MeldSpec((tid("5S"), tid("6S"), tid("7S"))),), atu=True),
-                 id="atu: true without the atu"),
+    pytest.param(
+        Lay((MeldSpec((tid("JC", 1), tid("QC", 1), tid("KC"))),)), id="the atu without atu: true"
+    ),
+    pytest.param(
+        Lay((MeldSpec((tid("5S"), tid("6S"), tid("7S"))),), atu=True),
+        id="atu: true without the atu",
+    ),
 ]
 
 
@@ -110,8 +121,9 @@ def test_b14_family_b_has_no_take_row() -> None:
 
 def test_joker_button_tiles_exist_once_created() -> None:
     """B.9: a joker of the button gets a new id, which then exists in the round."""
-    s = new_round("remi101", 2, seed=3,
-                  options=RoundOptions(joker_button=True, joker_credits=(1, 1)))
+    s = new_round(
+        "remi101", 2, seed=3, options=RoundOptions(joker_button=True, joker_credits=(1, 1))
+    )
     s.apply(0, {"do": "discard", "tile": s.hands[0][0]})
     assert refuse_ids(s, 1, {"do": "discard", "tile": 106}) == "bad_action"
     s.apply(1, {"do": "joker_button"})
@@ -130,8 +142,13 @@ def test_short_game_ids_outside_the_pack_do_not_exist() -> None:
 def test_the_atu_after_it_was_taken_is_an_ordinary_tile() -> None:
     """A.12: once laid, the atu is a tile of the table; a joker atu bought back is a
     hand tile again and is laid without the flag."""
-    s = make_round(["5S 6S 8H 2C", "3D 4D"], atu="JK", table=[(1, "8D 8C JK")], phase=BUILD,
-                   opened=[True, True])
+    s = make_round(
+        ["5S 6S 8H 2C", "3D 4D"],
+        atu="JK",
+        table=[(1, "8D 8C JK")],
+        phase=BUILD,
+        opened=[True, True],
+    )
     joker = s.table[0].tiles[2]
     assert joker != s.atu  # the meld holds the other joker; mark the atu as taken into it
     s.table[0].tiles[2] = s.atu

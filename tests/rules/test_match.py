@@ -29,8 +29,15 @@ def test_a1_first_seat_moves_one_seat_each_round() -> None:
         r = m.start_round()
         firsts.append((r.first, r.turn, len(r.hands[r.first])))
         m.finish_round(done(0, 0, 0))
-    assert firsts == [(0, 0, 15), (1, 1, 15), (2, 2, 15), (0, 0, 15), (1, 1, 15),
-                      (2, 2, 15), (0, 0, 15)]
+    assert firsts == [
+        (0, 0, 15),
+        (1, 1, 15),
+        (2, 2, 15),
+        (0, 0, 15),
+        (1, 1, 15),
+        (2, 2, 15),
+        (0, 0, 15),
+    ]
 
 
 def test_a17_round_seeds_are_match_seed_slash_number() -> None:
@@ -41,8 +48,10 @@ def test_a17_round_seeds_are_match_seed_slash_number() -> None:
         assert m.round_seed(n) == f"room-9/{n}"
         assert r.deal == new_round("etalat", 4, seed=f"room-9/{n}", first=n % 4).deal
         m.finish_round(done(0, 0, 0, 0))
-    assert Match("etalat", 4, seed="room-9").start_round().deal != \
-        Match("etalat", 4, seed="room-8").start_round().deal
+    assert (
+        Match("etalat", 4, seed="room-9").start_round().deal
+        != Match("etalat", 4, seed="room-8").start_round().deal
+    )
 
 
 def test_a17_endless_by_default() -> None:
@@ -101,8 +110,9 @@ def test_a17_a_round_not_over_cannot_be_added() -> None:
     assert m.history == []
 
 
-@pytest.mark.parametrize(("kind", "value"), [("rounds", None), ("rounds", 0), ("target", -5),
-                                             ("forever", None)])
+@pytest.mark.parametrize(
+    ("kind", "value"), [("rounds", None), ("rounds", 0), ("target", -5), ("forever", None)]
+)
 def test_a17_bad_end_conditions(kind: str, value: int | None) -> None:
     with pytest.raises(ValueError):
         EndCondition(kind, value)

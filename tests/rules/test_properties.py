@@ -46,8 +46,7 @@ TABLES = [(v, p, False) for v in FAMILY_A + FAMILY_B for p in (2, 3, 4)] + [
     (v, 2, True) for v in FAMILY_A
 ]
 
-SETTINGS = settings(max_examples=12, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 # ----------------------------------------------------------------- helpers
@@ -82,16 +81,37 @@ def check_tiles(state: RoundState, expected: set[int]) -> None:
 
 # Integers of a view that are not tile ids (counts, seats, ranks, scores).
 SCALAR_NOT_TILE = {
-    "players", "seat", "first", "turn", "row_offset", "row_length", "row_depth",
-    "stock_count", "tiles", "credits", "low", "suit", "atu_taken_by",
-    "last_points_opening", "last_doubles_opening", "joker_credits", "out", "total", "laid",
-    "hand", "bonus", "atu_pair", "multiplier", "doublings",
+    "players",
+    "seat",
+    "first",
+    "turn",
+    "row_offset",
+    "row_length",
+    "row_depth",
+    "stock_count",
+    "tiles",
+    "credits",
+    "low",
+    "suit",
+    "atu_taken_by",
+    "last_points_opening",
+    "last_doubles_opening",
+    "joker_credits",
+    "out",
+    "total",
+    "laid",
+    "hand",
+    "bonus",
+    "atu_pair",
+    "multiplier",
+    "doublings",
 }
 LIST_NOT_TILE = {"owners", "scores", "row_by", "stands_for"}  # seats, faces (not ids)
 
 
-def view_tile_ids(node: Any, key: str | None = None, out: set[int] | None = None,
-                  in_list: bool = False) -> set[int]:
+def view_tile_ids(
+    node: Any, key: str | None = None, out: set[int] | None = None, in_list: bool = False
+) -> set[int]:
     """Every integer of a JSON view that could be a tile id (any list element counts)."""
     out = set() if out is None else out
     if isinstance(node, dict):
@@ -102,8 +122,11 @@ def view_tile_ids(node: Any, key: str | None = None, out: set[int] | None = None
             return out
         for v in node:
             view_tile_ids(v, key, out, in_list=True)
-    elif isinstance(node, int) and not isinstance(node, bool) and (
-            in_list or key not in SCALAR_NOT_TILE):
+    elif (
+        isinstance(node, int)
+        and not isinstance(node, bool)
+        and (in_list or key not in SCALAR_NOT_TILE)
+    ):
         out.add(node)
     return out
 
@@ -129,8 +152,9 @@ def check_views(state: RoundState, seed: str) -> None:
         assert len(view.row_by) == len(view.row) and None not in view.row_by
 
 
-def check_sizes(before: Mapping[str, Any], state: RoundState, seat: int,
-                action: Mapping[str, Any]) -> None:
+def check_sizes(
+    before: Mapping[str, Any], state: RoundState, seat: int, action: Mapping[str, Any]
+) -> None:
     """Hand, stock and row sizes follow from the action applied."""
     hands = list(before["hands"])
     stock, row = before["stock"], before["row"]
@@ -155,8 +179,7 @@ def check_sizes(before: Mapping[str, Any], state: RoundState, seat: int,
     elif do == "buy_joker":
         pass
     elif do == "take_discard":
-        hands[seat] += 1 - len(meld_tiles(action.get("melds", []))) - len(
-            action.get("layoffs", []))
+        hands[seat] += 1 - len(meld_tiles(action.get("melds", []))) - len(action.get("layoffs", []))
         row -= 1
     elif do == "joker_button":
         hands[seat] += 1
@@ -171,8 +194,11 @@ def check_sizes(before: Mapping[str, Any], state: RoundState, seat: int,
 
 
 def sizes(state: RoundState) -> dict[str, Any]:
-    return {"hands": [len(h) for h in state.hands], "stock": len(state.stock),
-            "row": len(state.row)}
+    return {
+        "hands": [len(h) for h in state.hands],
+        "stock": len(state.stock),
+        "row": len(state.row),
+    }
 
 
 # ------------------------------------------------------- illegal actions
@@ -216,8 +242,11 @@ def junk_action(state: RoundState, rng: random.Random) -> dict[str, Any]:
 
     def meld() -> Any:
         tiles = some()
-        return {"kind": rng.choice(["set", "run", "double"]), "tiles": tiles} \
-            if rng.random() < 0.5 else tiles
+        return (
+            {"kind": rng.choice(["set", "run", "double"]), "tiles": tiles}
+            if rng.random() < 0.5
+            else tiles
+        )
 
     if pick < 0.2:
         return {"do": "lay", "melds": [meld() for _ in range(rng.randint(1, 3))]}
@@ -229,8 +258,7 @@ def junk_action(state: RoundState, rng: random.Random) -> dict[str, Any]:
     if pick < 0.5:
         return {"do": "buy_joker", "tile": rng.choice(hand), "meld": rng.randrange(n_melds + 1)}
     if pick < 0.65:
-        return {"do": "take_row", "index": rng.randrange(len(state.row) + 1),
-                "melds": [meld()]}
+        return {"do": "take_row", "index": rng.randrange(len(state.row) + 1), "melds": [meld()]}
     if pick < 0.8:
         pool = [*hand, *state.row[-1:]]
         return {"do": "take_discard", "melds": [{"tiles": rng.sample(pool, min(3, len(pool)))}]}
@@ -294,8 +322,9 @@ def openings(log: Sequence[tuple[int, Mapping[str, Any]]]) -> dict[int, tuple[in
     return out
 
 
-def expected_scores(state: RoundState, log: Sequence[tuple[int, Mapping[str, Any]]],
-                    etalat: bool) -> tuple[str, int | None, str | None, list[int]]:
+def expected_scores(
+    state: RoundState, log: Sequence[tuple[int, Mapping[str, Any]]], etalat: bool
+) -> tuple[str, int | None, str | None, list[int]]:
     """(reason, out, closing, scores) from the final state, per A.16 / B.11–B.12."""
     last_seat, last = log[-1]
     went_out = last["do"] == "discard" and not state.hands[last_seat]
@@ -320,17 +349,21 @@ def expected_scores(state: RoundState, log: Sequence[tuple[int, Mapping[str, Any
         for seat in range(players):
             hand = sum(a_hand_value(t) for t in state.hands[seat])
             if seat == out:
-                laid_joker = any(t >= JOKER_MIN_ID for _, a in log[last_turn_start:]
-                                 if a["do"] in ("lay", "take_row")
-                                 for t in meld_tiles(a["melds"]))
+                laid_joker = any(
+                    t >= JOKER_MIN_ID
+                    for _, a in log[last_turn_start:]
+                    if a["do"] in ("lay", "take_row")
+                    for t in meld_tiles(a["melds"])
+                )
                 bonus = 100 if etalat or laid_joker or joker_last else 50
                 total = credits[seat] + bonus
             elif seat in opened:
                 total = credits[seat] - hand
             else:
                 total = -100
-            dealt_pair = any((52 if t >= JOKER_MIN_ID else t % 52) == atu_face
-                             for t in state.deal.hands[seat])
+            dealt_pair = any(
+                (52 if t >= JOKER_MIN_ID else t % 52) == atu_face for t in state.deal.hands[seat]
+            )
             if dealt_pair and (seat == out or seat in opened):
                 total += 50
             if etalat and seat == out and joker_last:
@@ -344,8 +377,11 @@ def expected_scores(state: RoundState, log: Sequence[tuple[int, Mapping[str, Any
     multiplier = 1
     if went_out:
         from_hand = not any(i < last_turn_start for i, _ in opened.values())
-        closing = ("hand_joker" if joker_last else "hand") if from_hand else (
-            "joker" if joker_last else "normal")
+        closing = (
+            ("hand_joker" if joker_last else "hand")
+            if from_hand
+            else ("joker" if joker_last else "normal")
+        )
         multiplier = {"normal": 1, "joker": 2, "hand": 2, "hand_joker": 4}[closing]
     scores = []
     for seat in range(players):
@@ -364,19 +400,29 @@ def expected_scores(state: RoundState, log: Sequence[tuple[int, Mapping[str, Any
 
 
 # --------------------------------------------------------------- the test
-def play_and_check(variant: str, players: int, short: bool, seed: int, play_seed: int,
-                   depth: int | None, credits: Sequence[int] | None) -> RoundState:
+def play_and_check(
+    variant: str,
+    players: int,
+    short: bool,
+    seed: int,
+    play_seed: int,
+    depth: int | None,
+    credits: Sequence[int] | None,
+) -> RoundState:
     rng = random.Random(play_seed)
     seed_text = f"prop-seed-{seed:012x}"
     family_b = variant in FAMILY_B
     options = RoundOptions(
-        row_depth=None if family_b else depth, short_game=short,
+        row_depth=None if family_b else depth,
+        short_game=short,
         joker_button=credits is not None,
-        joker_credits=tuple(credits[:players]) if credits is not None else None)
+        joker_credits=tuple(credits[:players]) if credits is not None else None,
+    )
     state = new_round(variant, players, seed_text, first=seed % players, options=options)
     big, small = (22, 21) if family_b else ((11, 10) if short else (15, 14))
-    assert [len(h) for h in state.hands] == [big if s == state.first else small
-                                            for s in range(players)]
+    assert [len(h) for h in state.hands] == [
+        big if s == state.first else small for s in range(players)
+    ]
     expected = set(range(52)) | {104, 105} if short else set(range(106))
     check_tiles(state, expected)
     check_views(state, seed_text)
@@ -420,21 +466,39 @@ def play_and_check(variant: str, players: int, short: bool, seed: int, play_seed
     assert result is not None
     reason, out, closing, scores = expected_scores(state, applied, variant.startswith("etalat"))
     assert (result.reason, result.out, result.closing, result.scores) == (
-        reason, out, closing, scores)
+        reason,
+        out,
+        closing,
+        scores,
+    )
     assert again.result is not None and again.result.scores == scores
     return state
 
 
-@pytest.mark.parametrize(("variant", "players", "short"), TABLES,
-                         ids=[f"{v}-{p}p{'-short' if s else ''}" for v, p, s in TABLES])
+@pytest.mark.parametrize(
+    ("variant", "players", "short"),
+    TABLES,
+    ids=[f"{v}-{p}p{'-short' if s else ''}" for v, p, s in TABLES],
+)
 @SETTINGS
-@given(seed=st.integers(0, 2**40), play_seed=st.integers(0, 2**32),
-       depth=st.one_of(st.none(), st.integers(1, 6)),
-       credits=st.one_of(st.none(), st.lists(st.integers(0, 2), min_size=4, max_size=4)))
-def test_random_rounds(variant: str, players: int, short: bool, seed: int, play_seed: int,
-                       depth: int | None, credits: list[int] | None) -> None:
-    play_and_check(variant, players, short, seed, play_seed, depth,
-                   credits if variant in FAMILY_B else None)
+@given(
+    seed=st.integers(0, 2**40),
+    play_seed=st.integers(0, 2**32),
+    depth=st.one_of(st.none(), st.integers(1, 6)),
+    credits=st.one_of(st.none(), st.lists(st.integers(0, 2), min_size=4, max_size=4)),
+)
+def test_random_rounds(
+    variant: str,
+    players: int,
+    short: bool,
+    seed: int,
+    play_seed: int,
+    depth: int | None,
+    credits: list[int] | None,
+) -> None:
+    play_and_check(
+        variant, players, short, seed, play_seed, depth, credits if variant in FAMILY_B else None
+    )
 
 
 def test_playout_covers_the_rules() -> None:
@@ -444,14 +508,19 @@ def test_playout_covers_the_rules() -> None:
     for i in range(40):
         for variant in ("remi", "etalat", "remi101"):
             credits = (1, 1, 1, 1) if variant == "remi101" else None
-            state = new_round(variant, 4, i, options=RoundOptions(
-                joker_button=credits is not None, joker_credits=credits))
+            state = new_round(
+                variant,
+                4,
+                i,
+                options=RoundOptions(joker_button=credits is not None, joker_credits=credits),
+            )
             rng = random.Random(i)
             while not state.over:
                 action = random_action(state, rng)
                 if action["do"] == "take_row":
-                    seen.add("take_row_deep" if action["index"] < len(state.row) - 1
-                             else "take_row_top")
+                    seen.add(
+                        "take_row_deep" if action["index"] < len(state.row) - 1 else "take_row_top"
+                    )
                 if action.get("atu"):
                     seen.add("atu")
                 if action.get("layoffs"):
@@ -460,6 +529,17 @@ def test_playout_covers_the_rules() -> None:
                 seen.add(action["do"])
             assert state.result is not None
             endings.add((state.result.reason, state.result.closing))
-    assert seen >= {"draw", "discard", "lay", "take_row_top", "take_row_deep", "layoff",
-                    "buy_joker", "take_discard", "take_discard_layoff", "joker_button", "atu"}
+    assert seen >= {
+        "draw",
+        "discard",
+        "lay",
+        "take_row_top",
+        "take_row_deep",
+        "layoff",
+        "buy_joker",
+        "take_discard",
+        "take_discard_layoff",
+        "joker_button",
+        "atu",
+    }
     assert endings >= {("out", None), ("stock", None), ("out", "normal")}

@@ -11,15 +11,41 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 # Everything the browser's offline practice runs under Pyodide (web/scripts/pack-python.mjs).
-PURE = sorted([*(ROOT / "server" / "rules").glob("*.py"), *(ROOT / "server" / "bots").glob("*.py"),
-               *(ROOT / "server" / "practice").glob("*.py"),
-               *(ROOT / "server" / "rooms" / "core").glob("*.py"), ROOT / "server" / "errors.py"])
-FORBIDDEN_MODULES = {"threading", "multiprocessing", "socket", "subprocess", "asyncio",
-                     "time", "datetime", "os", "secrets"}
+PURE = sorted(
+    [
+        *(ROOT / "server" / "rules").glob("*.py"),
+        *(ROOT / "server" / "bots").glob("*.py"),
+        *(ROOT / "server" / "practice").glob("*.py"),
+        *(ROOT / "server" / "rooms" / "core").glob("*.py"),
+        ROOT / "server" / "errors.py",
+    ]
+)
+FORBIDDEN_MODULES = {
+    "threading",
+    "multiprocessing",
+    "socket",
+    "subprocess",
+    "asyncio",
+    "time",
+    "datetime",
+    "os",
+    "secrets",
+}
 # The CLI entry points may read argv, print and time rounds; the rules proper may not.
 ENTRY_POINTS = {"scenario.py", "arena.py"}
-GLOBAL_RANDOM = {"random", "randint", "randrange", "choice", "choices", "shuffle", "sample",
-                 "uniform", "seed", "getrandbits", "gauss"}
+GLOBAL_RANDOM = {
+    "random",
+    "randint",
+    "randrange",
+    "choice",
+    "choices",
+    "shuffle",
+    "sample",
+    "uniform",
+    "seed",
+    "getrandbits",
+    "gauss",
+}
 
 
 def _imports(tree: ast.AST) -> set[str]:
@@ -37,24 +63,31 @@ def test_only_the_standard_library_and_the_pure_packages(path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for name in _imports(tree):
         top = name.split(".")[0]
-        if name.startswith(("server.rules", "server.bots", "server.practice", "server.rooms.core",
-                            "server.errors")):
+        if name.startswith(
+            ("server.rules", "server.bots", "server.practice", "server.rooms.core", "server.errors")
+        ):
             continue
         assert top in sys.stdlib_module_names, f"{path.name} imports {name}"
         if path.name not in ENTRY_POINTS:
             assert top not in FORBIDDEN_MODULES, f"{path.name} imports {name}"
     if path.parent.name == "rules" and path.name not in ENTRY_POINTS:
-        assert not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                       and n.func.id in ("open", "print", "input") for n in ast.walk(tree)), (
-            f"{path.name} does I/O")
+        assert not any(
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Name)
+            and n.func.id in ("open", "print", "input")
+            for n in ast.walk(tree)
+        ), f"{path.name} does I/O"
 
 
 @pytest.mark.parametrize("path", PURE, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_no_global_random(path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                and node.value.id == "random":
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "random"
+        ):
             assert node.attr not in GLOBAL_RANDOM, f"{path.name} uses random.{node.attr}"
         if isinstance(node, ast.ImportFrom) and node.module == "random":
             assert not {a.name for a in node.names} & GLOBAL_RANDOM, f"{path.name}"
@@ -85,8 +118,13 @@ _ALLOWED = {
     "server.rules": ("server.rules",),
     "server.bots": ("server.rules", "server.bots"),
     "server.rooms.core.room": ("server.rules", "server.bots", "server.rooms.core", "server.errors"),
-    "server.practice.bridge": ("server.rules", "server.bots", "server.rooms.core", "server.errors",
-                               "server.practice"),
+    "server.practice.bridge": (
+        "server.rules",
+        "server.bots",
+        "server.rooms.core",
+        "server.errors",
+        "server.practice",
+    ),
 }
 
 
@@ -101,8 +139,13 @@ def test_importing_the_package_loads_only_the_standard_library(package: str) -> 
     # -I -S: no site packages, no .pth file, no environment: only what the import loads.
     allowed = _ALLOWED[package]
     probe = _PROBE.format(package=package, root=str(ROOT), allowed=allowed)
-    run = subprocess.run([sys.executable, "-I", "-S", "-c", probe],
-                         cwd=ROOT, capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", probe],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     lines = run.stdout.splitlines()
     assert len(lines) == 1 and run.stderr == "", "the import printed something"
     found = json.loads(lines[0])

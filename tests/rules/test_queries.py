@@ -31,8 +31,12 @@ def test_a9_reachable_unopened_top_only_opened_whole_row() -> None:
 
 
 def test_a9_reachable_within_the_depth() -> None:
-    s = make_round(["8C 7C", "2C 3C"], row="9C 5D 9H 2H", table=[(0, "TS JS QS")],
-                   options=RoundOptions(row_depth=2))
+    s = make_round(
+        ["8C 7C", "2C 3C"],
+        row="9C 5D 9H 2H",
+        table=[(0, "TS JS QS")],
+        options=RoundOptions(row_depth=2),
+    )
     assert reachable_row_indices(view_for(s, 0)) == [2, 3]
 
 
@@ -47,8 +51,12 @@ def test_a9_reachable_nothing_at_the_build_step_in_a_first_turn_or_empty_row() -
 
 def test_a9_row_take_preview() -> None:
     """A.9 seed example: taking the 3 of 5 10 1 5 3 6 7 brings 3 6 7."""
-    s = make_round(["8C 7C", "2C 3C"], row="5C TD AD 5S 3H 6C 7D", table=[(0, "TS JS QS")],
-                   options=RoundOptions(row_depth=4))
+    s = make_round(
+        ["8C 7C", "2C 3C"],
+        row="5C TD AD 5S 3H 6C 7D",
+        table=[(0, "TS JS QS")],
+        options=RoundOptions(row_depth=4),
+    )
     v = view_for(s, 0)
     assert row_take_preview(v, 4) == [tid("3H"), tid("6C"), tid("7D")]
     assert row_take_preview(v, 6) == [tid("7D")]
@@ -61,7 +69,12 @@ def test_a5_evaluate_formation() -> None:
     v = view_for(new_round("remi45", 2, seed=1), 0)
     pick = Ids()
     assert evaluate_formation(v, pick.many("QH KH JK")) == {
-        "valid": True, "code": None, "message": "", "kind": "run", "value": 30}
+        "valid": True,
+        "code": None,
+        "message": "",
+        "kind": "run",
+        "value": 30,
+    }
     assert evaluate_formation(v, pick.many("AS AH AD"))["value"] == 75
     bad = evaluate_formation(v, pick.many("5H 6S 7H"))
     assert (bad["valid"], bad["code"], bad["value"]) == (False, "invalid_meld", 0)
@@ -83,24 +96,33 @@ def test_a6_hand_value() -> None:
 
 
 # ------------------------------------------------------------------ A.8 opening lock
-@pytest.mark.parametrize(("variant", "melds", "code", "value", "has_run", "threshold"), [
-    ("remi45", ["2S 3S 4S", "9H 9D 9C"], "below_threshold", 30, True, 45),
-    ("remi45", ["AS AH AD"], "run_required", 75, False, 45),
-    ("remi45", ["5S 5H 5D"], "below_threshold", 15, False, 45),  # both missing
-    ("remi45", ["2S 3S 4S", "TH TD TC"], None, 45, True, 45),
-    ("remi51", ["2S 3S 4S", "TH TD TC"], "below_threshold", 45, True, 51),
-    ("remi", [], "run_required", 0, False, 0),  # remi: 0 points, but a run
-    ("remi", ["AS AH AD"], "run_required", 75, False, 0),
-    ("remi", ["2S 3S 4S"], None, 15, True, 0),
-    ("etalat51", ["2S 3S 4S 5S 6S", "TH TD TC"], None, 55, True, 51),
-])
-def test_a8_opening_lock_reasons(variant: str, melds: list[str], code: str | None, value: int,
-                                 has_run: bool, threshold: int) -> None:
+@pytest.mark.parametrize(
+    ("variant", "melds", "code", "value", "has_run", "threshold"),
+    [
+        ("remi45", ["2S 3S 4S", "9H 9D 9C"], "below_threshold", 30, True, 45),
+        ("remi45", ["AS AH AD"], "run_required", 75, False, 45),
+        ("remi45", ["5S 5H 5D"], "below_threshold", 15, False, 45),  # both missing
+        ("remi45", ["2S 3S 4S", "TH TD TC"], None, 45, True, 45),
+        ("remi51", ["2S 3S 4S", "TH TD TC"], "below_threshold", 45, True, 51),
+        ("remi", [], "run_required", 0, False, 0),  # remi: 0 points, but a run
+        ("remi", ["AS AH AD"], "run_required", 75, False, 0),
+        ("remi", ["2S 3S 4S"], None, 15, True, 0),
+        ("etalat51", ["2S 3S 4S 5S 6S", "TH TD TC"], None, 55, True, 51),
+    ],
+)
+def test_a8_opening_lock_reasons(
+    variant: str, melds: list[str], code: str | None, value: int, has_run: bool, threshold: int
+) -> None:
     v = view_for(new_round(variant, 2, seed=1), 0)
     pick = Ids()
     lock = opening_lock(v, [pick.many(m) for m in melds])
-    assert (lock["locked"], lock["code"], lock["value"], lock["has_run"], lock["threshold"]) \
-        == (code is not None, code, value, has_run, threshold)
+    assert (lock["locked"], lock["code"], lock["value"], lock["has_run"], lock["threshold"]) == (
+        code is not None,
+        code,
+        value,
+        has_run,
+        threshold,
+    )
     assert lock["run_required"] is True and lock["opened"] is False
     assert lock["doubles_needed"] is None
 
@@ -128,7 +150,8 @@ def test_a9_row_take_block_says_why_a_deep_take_is_not_offered() -> None:
     assert row_take_block(view_for(s, 0), 0) is None
     for index in range(3):  # the same answer as the reachable list, tile by tile
         assert (row_take_block(view_for(s, 0), index) is None) == (
-            index in reachable_row_indices(view_for(s, 0)))
+            index in reachable_row_indices(view_for(s, 0))
+        )
 
 
 def test_a9_row_take_block_at_the_build_step_and_in_a_first_turn() -> None:
@@ -163,7 +186,11 @@ def test_a9_opening_lock_with_the_taken_tile() -> None:
     assert lock["code"] == "below_threshold"  # the opening's reason comes first
     lock = opening_lock(v, [run, clubs], taken)
     assert (lock["locked"], lock["code"], lock["taken_used"], lock["value"]) == (
-        False, None, True, 55)
+        False,
+        None,
+        True,
+        55,
+    )
     s.opened[0] = True
     lock = opening_lock(view_for(s, 0), [run], taken)
     assert (lock["locked"], lock["code"], lock["taken_used"]) == (True, "taken_tile_unused", False)
@@ -175,7 +202,9 @@ def test_arrange_finds_the_run_and_the_set_and_leaves_the_rest() -> None:
     s = make_round(["4H 5H 6H 7H QS QD QC 2C 9D", "2S 3S"])
     a = arrange(view_for(s, 0))
     assert [(m["kind"], fmt(m["tiles"]), m["value"]) for m in a["melds"]] == [
-        ("run", ["4H", "5H", "6H", "7H"], 20), ("set", ["QS", "QD", "QC"], 30)]
+        ("run", ["4H", "5H", "6H", "7H"], 20),
+        ("set", ["QS", "QD", "QC"], 30),
+    ]
     assert sorted(fmt(a["left"])) == ["2C", "9D"]
     assert a["complete"] is True
 

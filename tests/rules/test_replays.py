@@ -48,8 +48,13 @@ def test_a_round_replays_to_its_result_and_runs_as_a_scenario(
     placed += [first["atu"]] if first["atu"] is not None else []
     assert sorted(placed) == sorted(state.variant.family.tile_ids(state.options.short_game))
     assert first["stock"] == list(state.deal.stock)
-    scenario = json.loads(json.dumps(to_scenario(vid, players, state.deal, state.options,
-                                                 state.log, f"{vid}-{players}-{seed}")))
+    scenario = json.loads(
+        json.dumps(
+            to_scenario(
+                vid, players, state.deal, state.options, state.log, f"{vid}-{players}-{seed}"
+            )
+        )
+    )
     assert scenario["result"]["scores"] == state.result.scores
     ok, message = run_scenario(scenario)
     assert ok, message

@@ -48,6 +48,7 @@ def hands(extra0: str = "2H 3H", extra1: str = "4H") -> list[list[str]]:
     """Seat 0: the 13 spades + ``extra0`` (15); seat 1: the 13 diamonds + ``extra1`` (14)."""
     return [[*SPADES, *extra0.split()], [*DIAMONDS, *extra1.split()]]
 
+
 GOOD: dict[str, Any] = {
     "name": "good: first turns of remi45",
     "variant": "remi45",
@@ -56,9 +57,18 @@ GOOD: dict[str, Any] = {
     "deal": {"first": 0, "hands": hands(), "atu": "KC", "stock": ["5C"]},
     "steps": [
         {"seat": 0, "do": "discard", "tile": "AS"},
-        {"check": {"turn": 1, "phase": "take", "row": ["AS"], "hand_count": [14, 14],
-                   "stock_count": 76, "opened": [False, False], "credits": [0, 0],
-                   "table": []}},
+        {
+            "check": {
+                "turn": 1,
+                "phase": "take",
+                "row": ["AS"],
+                "hand_count": [14, 14],
+                "stock_count": 76,
+                "opened": [False, False],
+                "credits": [0, 0],
+                "table": [],
+            }
+        },
         {"seat": 1, "do": "draw"},
         {"check": {"hand_count": [14, 15], "hand": {"1": [*DIAMONDS, "4H", "5C"]}}},
         {"seat": 1, "do": "lay", "melds": [["2D", "3D", "4D"]], "error": "first_turn"},
@@ -100,15 +110,17 @@ def test_good_fixture_passes() -> None:
 
 def test_wrong_error_code_names_the_step_one_based() -> None:
     """Decision: step numbers count every step, checks included, from 1."""
-    data = with_step("x", 4, {"seat": 1, "do": "lay", "melds": [["2D", "3D", "4D"]],
-                              "error": "not_opened"})
+    data = with_step(
+        "x", 4, {"seat": 1, "do": "lay", "melds": [["2D", "3D", "4D"]], "error": "not_opened"}
+    )
     ok, message = run_scenario(data)
     assert not ok and message.startswith("step 5: expected not_opened, got first_turn")
 
 
 def test_unexpected_success_and_unexpected_refusal() -> None:
-    ok, message = run_scenario(with_step("x", 0, {"seat": 0, "do": "discard", "tile": "AS",
-                                                  "error": "first_turn"}))
+    ok, message = run_scenario(
+        with_step("x", 0, {"seat": 0, "do": "discard", "tile": "AS", "error": "first_turn"})
+    )
     assert (ok, message) == (False, "step 1: expected first_turn, got success")
     ok, message = run_scenario(with_step("x", 2, {"seat": 0, "do": "draw"}))
     assert not ok and message.startswith("step 3: expected success, got not_your_turn")
@@ -121,14 +133,17 @@ def test_check_and_result_failures() -> None:
     assert (ok, message) == (False, "result: expected over True, got False")
 
 
-@pytest.mark.parametrize("change", [
-    {"variant": "remi46"},
-    {"deal": {"first": 0, "hands": hands("2H"), "atu": "KC"}},
-    {"deal": {"first": 0, "hands": hands()}},  # no atu
-    {"deal": {"first": 0, "hands": hands("AS AS"), "atu": "KC"}},
-    {"deal": {"first": 0, "hands": hands("2H 3H", "4X"), "atu": "KC"}},
-    {"players": 3},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"variant": "remi46"},
+        {"deal": {"first": 0, "hands": hands("2H"), "atu": "KC"}},
+        {"deal": {"first": 0, "hands": hands()}},  # no atu
+        {"deal": {"first": 0, "hands": hands("AS AS"), "atu": "KC"}},
+        {"deal": {"first": 0, "hands": hands("2H 3H", "4X"), "atu": "KC"}},
+        {"players": 3},
+    ],
+)
 def test_bad_file_header(change: dict[str, Any]) -> None:
     ok, message = run_scenario(variant_of("x", **change))
     assert not ok and message.startswith("bad file: ")
@@ -141,30 +156,45 @@ def test_malformed_step_is_a_bad_file_of_that_scenario_only() -> None:
     assert not ok and "step 2: bad file" in message
 
 
-@pytest.mark.parametrize("step", [
-    {"seat": 0, "do": "discard", "tile": "ZZ"},
-    {"seat": 0, "do": "discard", "tile": 3.5},
-    {"seat": 0, "do": "lay", "melds": "AS 2S 3S"},
-    {"seat": 0, "do": "lay", "melds": [["AS", "2S", {"x": 1}]]},
-    {"seat": 0, "do": "lay", "melds": [{"kind": "run", "tiles": "AS"}]},
-    {"seat": 0, "do": "lay", "melds": [["KS", "KS", "KS"]]},  # a third KS names one twice
-    {"seat": 0, "do": "discard"},
-    {"do": "discard", "tile": "AS"},
-])
+@pytest.mark.parametrize(
+    "step",
+    [
+        {"seat": 0, "do": "discard", "tile": "ZZ"},
+        {"seat": 0, "do": "discard", "tile": 3.5},
+        {"seat": 0, "do": "lay", "melds": "AS 2S 3S"},
+        {"seat": 0, "do": "lay", "melds": [["AS", "2S", {"x": 1}]]},
+        {"seat": 0, "do": "lay", "melds": [{"kind": "run", "tiles": "AS"}]},
+        {"seat": 0, "do": "lay", "melds": [["KS", "KS", "KS"]]},  # a third KS names one twice
+        {"seat": 0, "do": "discard"},
+        {"do": "discard", "tile": "AS"},
+    ],
+)
 def test_malformed_values_of_a_bad_action_step_reach_the_engine(step: dict[str, Any]) -> None:
     """SCENARIOS.md: a step expecting bad_action may hold malformed values; the engine
     refuses them (the file is fine). The same values in any other step are an error
     of the file."""
     assert run_scenario(with_step("x", 0, {**step, "error": "bad_action"})) == (
-        False, "step 2: expected turn 1, got 0")  # refused, then the file goes on
+        False,
+        "step 2: expected turn 1, got 0",
+    )  # refused, then the file goes on
     ok, message = run_scenario(with_step("x", 0, step))
     assert not ok and message.startswith("step 1: bad file"), message
 
 
 def test_a_bad_action_step_refused_for_another_reason_fails() -> None:
-    ok, message = run_scenario(with_step("x", 0, {"seat": 0, "do": "lay",
-                                                  "melds": [["2H", "3H", "ATU"]],
-                                                  "atu": True, "error": "bad_action"}))
+    ok, message = run_scenario(
+        with_step(
+            "x",
+            0,
+            {
+                "seat": 0,
+                "do": "lay",
+                "melds": [["2H", "3H", "ATU"]],
+                "atu": True,
+                "error": "bad_action",
+            },
+        )
+    )
     assert not ok and message.startswith("step 1: expected bad_action, got first_turn")
 
 
@@ -183,8 +213,9 @@ def test_a_step_without_do_is_a_bad_file(step: Any) -> None:
 # ------------------------------------------------------------------ the CLI
 def test_cli_lines_summary_and_exit_code(tmp_path: Path) -> None:
     good = write(tmp_path / "a-good.json", GOOD)
-    failing = write(tmp_path / "b-fail.json", with_step(
-        "fails on purpose", 1, {"check": {"stock_count": 75}}))
+    failing = write(
+        tmp_path / "b-fail.json", with_step("fails on purpose", 1, {"check": {"stock_count": 75}})
+    )
     malformed = write(tmp_path / "c-malformed.json", "{not json")
     code, lines = run_main(good, failing, malformed)
     assert lines == [
@@ -218,12 +249,22 @@ def test_cli_nothing_to_run(tmp_path: Path) -> None:
 def test_cli_as_a_module_process(tmp_path: Path) -> None:
     """``python -m server.rules.scenario FILE_OR_DIR...``: the exit code is the contract."""
     write(tmp_path / "ok.json", GOOD)
-    run = subprocess.run([sys.executable, "-m", "server.rules.scenario", str(tmp_path)],
-                         cwd=ROOT, capture_output=True, text=True, check=False)
+    run = subprocess.run(
+        [sys.executable, "-m", "server.rules.scenario", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert run.returncode == 0 and run.stdout.splitlines()[-1] == "1 passed, 0 failed"
     write(tmp_path / "bad.json", with_step("bad", 0, {"seat": 1, "do": "draw"}))
-    run = subprocess.run([sys.executable, "-m", "server.rules.scenario", str(tmp_path)],
-                         cwd=ROOT, capture_output=True, text=True, check=False)
+    run = subprocess.run(
+        [sys.executable, "-m", "server.rules.scenario", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert run.returncode == 1
     assert run.stdout.splitlines()[-1] == "1 passed, 1 failed"
     assert "FAIL bad: step 1: expected success, got not_your_turn" in run.stdout
@@ -240,8 +281,13 @@ def test_runner_imports_only_the_standard_library_and_server_rules() -> None:
         "print(sorted(m for m in sys.modules if m.startswith('server.')\n"
         "             and not m.startswith('server.rules')))\n"
     )
-    run = subprocess.run([sys.executable, "-I", "-S", "-c", code], cwd=ROOT,
-                         capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert run.stdout.splitlines() == ["[]", "[]"]
 
 
@@ -263,9 +309,31 @@ def test_a_face_not_written_as_scenarios_md_writes_it_is_a_bad_file(
         step["tile"] = spelling
         data["steps"] = data["steps"][: data["steps"].index(step) + 1]
     else:
-        data["steps"] = [{"check": {"hand": {"0": ["7S", "8S", "9S", "TS", "QH", "QD", "QC",
-                                                  "2H", "3D", "5C", "6H", "9D", "JD",
-                                                  spelling, "4C"]}}}]
+        data["steps"] = [
+            {
+                "check": {
+                    "hand": {
+                        "0": [
+                            "7S",
+                            "8S",
+                            "9S",
+                            "TS",
+                            "QH",
+                            "QD",
+                            "QC",
+                            "2H",
+                            "3D",
+                            "5C",
+                            "6H",
+                            "9D",
+                            "JD",
+                            spelling,
+                            "4C",
+                        ]
+                    }
+                }
+            }
+        ]
     passed, message = run_scenario(data)
     assert not passed
     assert "not written as a face is" in message, message

@@ -34,12 +34,18 @@ def result(state: RoundState) -> RoundResult:
     return state.result
 
 
-def three_seat_out(variant: str = "remi45", atu: str = "4C", seat0: str = "7H 8H 9H KC",
-                   seat1: str = "AS 9C JK") -> RoundState:
+def three_seat_out(
+    variant: str = "remi45", atu: str = "4C", seat0: str = "7H 8H 9H KC", seat1: str = "AS 9C JK"
+) -> RoundState:
     """Seat 0 (laid TS JS QS = 30) lays 7H 8H 9H (15) and discards its last tile.
     Seat 1 laid 5D 6D 7D (15) and holds ``seat1``; seat 2 never laid a meld."""
-    s = make_round([seat0, seat1, "2D 3D 4D 5S"], variant=variant, atu=atu,
-                   table=[(0, "TS JS QS"), (1, "5D 6D 7D")], phase=BUILD)
+    s = make_round(
+        [seat0, seat1, "2D 3D 4D 5S"],
+        variant=variant,
+        atu=atu,
+        table=[(0, "TS JS QS"), (1, "5D 6D 7D")],
+        phase=BUILD,
+    )
     melds = [seat0.split()[:3]]
     act(s, 0, "lay", melds=melds)
     act(s, 0, "discard", tile=seat0.split()[3])
@@ -66,8 +72,12 @@ def test_a16_remi_joker_meld_in_the_going_out_turn_gives_100() -> None:
 
 
 def test_a16_remi_joker_meld_laid_in_an_earlier_turn_gives_50() -> None:
-    s = make_round(["7H JK 9H 2C 3C 4C KD", "5S 6S"], table=[(0, "TS JS QS"), (1, "QD KD AD")],
-                   stock="8S 8D", phase=BUILD)
+    s = make_round(
+        ["7H JK 9H 2C 3C 4C KD", "5S 6S"],
+        table=[(0, "TS JS QS"), (1, "QD KD AD")],
+        stock="8S 8D",
+        phase=BUILD,
+    )
     act(s, 0, "lay", melds=[["7H", "JK", "9H"]])
     act(s, 0, "discard", tile="KD")
     act(s, 1, "draw")
@@ -88,8 +98,9 @@ def test_a16_remi_joker_as_last_discard_gives_100() -> None:
 
 
 def test_a16_remi_joker_bonus_from_a_row_break_in_the_going_out_turn() -> None:
-    s = make_round(["8C 7C", "JK 6H 2C"], row="5H", table=[(0, "TS JS QS"), (1, "2S 3S 4S")],
-                   turn=1)
+    s = make_round(
+        ["8C 7C", "JK 6H 2C"], row="5H", table=[(0, "TS JS QS"), (1, "2S 3S 4S")], turn=1
+    )
     act(s, 1, "take_row", index=0, melds=[["5H", "6H", "JK"]])  # the joker is the 7H
     act(s, 1, "discard", tile="2C")
     # seat 1: 15 + 15 laid + 100 = 130; seat 0: 30 − (8C + 7C = 10) = 20
@@ -99,8 +110,7 @@ def test_a16_remi_joker_bonus_from_a_row_break_in_the_going_out_turn() -> None:
 def test_a16_bought_back_joker_credits_and_the_joker_meld_bonus() -> None:
     """A.7/A.11: the buyer is credited with the replacement, the joker leaves the layer's
     credits; a consumed joker laid again still makes a joker meld (A.16)."""
-    s = make_round(["4H 8D 9D KC", "2C 3C"], table=[(0, "TC JC QC"), (1, "JK 5H 6H")],
-                   phase=BUILD)
+    s = make_round(["4H 8D 9D KC", "2C 3C"], table=[(0, "TC JC QC"), (1, "JK 5H 6H")], phase=BUILD)
     act(s, 0, "buy_joker", tile="4H", meld=1)
     act(s, 0, "lay", melds=[["JK", "8D", "9D"]])
     act(s, 0, "discard", tile="KC")
@@ -110,8 +120,11 @@ def test_a16_bought_back_joker_credits_and_the_joker_meld_bonus() -> None:
 
 
 def test_a16_layoffs_count_for_the_seat_that_laid_them_off() -> None:
-    s = make_round(["8D 9H KC", "2C 3C"], table=[(0, "TC JC QC"), (1, "5D 6D 7D"),
-                                                (1, "9S 9D 9C")], phase=BUILD)
+    s = make_round(
+        ["8D 9H KC", "2C 3C"],
+        table=[(0, "TC JC QC"), (1, "5D 6D 7D"), (1, "9S 9D 9C")],
+        phase=BUILD,
+    )
     act(s, 0, "layoff", tile="8D", meld=1)
     act(s, 0, "layoff", tile="9H", meld=2)
     act(s, 0, "discard", tile="KC")
@@ -126,23 +139,31 @@ def test_a16_etalat_out_bonus_is_100() -> None:
     assert result(s).scores == [145, -65, -100]
 
 
-@pytest.mark.parametrize(("variant", "scores"), [
-    ("etalat", [260, 5]),  # (30 + 100) × 2
-    ("etalat51", [260, 5]),
-    ("remi45", [130, 5]),  # 30 + 100, no doubling outside etalat
-    ("remi", [130, 5]),
-])
+@pytest.mark.parametrize(
+    ("variant", "scores"),
+    [
+        ("etalat", [260, 5]),  # (30 + 100) × 2
+        ("etalat51", [260, 5]),
+        ("remi45", [130, 5]),  # 30 + 100, no doubling outside etalat
+        ("remi", [130, 5]),
+    ],
+)
 def test_a16_going_out_on_a_joker(variant: str, scores: list[int]) -> None:
-    s = make_round(["JK", "5S 6S"], variant=variant, table=[(0, "TS JS QS"), (1, "5D 6D 7D")],
-                   phase=BUILD)
+    s = make_round(
+        ["JK", "5S 6S"], variant=variant, table=[(0, "TS JS QS"), (1, "5D 6D 7D")], phase=BUILD
+    )
     act(s, 0, "discard", tile="JK")
     assert result(s).scores == scores  # seat 1: 15 − 10 = 5
 
 
 # ------------------------------------------------------------------ atu pair
 def test_a16_atu_pair_for_the_out_seat() -> None:
-    s = make_round(["9S 9H 9D KC", "2C", "2D 3D"], atu="9S",
-                   table=[(0, "TS JS QS"), (1, "5D 6D 7D")], phase=BUILD)
+    s = make_round(
+        ["9S 9H 9D KC", "2C", "2D 3D"],
+        atu="9S",
+        table=[(0, "TS JS QS"), (1, "5D 6D 7D")],
+        phase=BUILD,
+    )
     assert s.atu_pair == [True, False, False]
     act(s, 0, "lay", melds=[["9S", "9H", "9D"]])
     act(s, 0, "discard", tile="KC")
@@ -155,8 +176,12 @@ def test_a16_atu_pair_for_an_opened_seat_not_for_a_never_laid_one() -> None:
     s = three_seat_out(atu="9S", seat1="9S 2C")
     # seat 1: 15 − (9S 5 + 2C 5) + 50 = 55
     assert result(s).scores == [95, 55, -100]
-    s = make_round(["7H 8H 9H KC", "2C", "9S 3D"], atu="9S",
-                   table=[(0, "TS JS QS"), (1, "5D 6D 7D")], phase=BUILD)
+    s = make_round(
+        ["7H 8H 9H KC", "2C", "9S 3D"],
+        atu="9S",
+        table=[(0, "TS JS QS"), (1, "5D 6D 7D")],
+        phase=BUILD,
+    )
     act(s, 0, "lay", melds=[["7H", "8H", "9H"]])
     act(s, 0, "discard", tile="KC")
     # seat 2 was dealt the pair but never laid: flat −100, no +50
@@ -165,8 +190,13 @@ def test_a16_atu_pair_for_an_opened_seat_not_for_a_never_laid_one() -> None:
 
 def test_a16_atu_pair_needs_the_copy_in_the_dealt_hand() -> None:
     """Decision: a seat that draws the atu's other copy later gets no atu pair bonus."""
-    s = make_round(["7H 8H 9H", "2C 5C"], atu="9S", stock="9S 8C",
-                   table=[(0, "TS JS QS"), (1, "5D 6D 7D")], turn=1)
+    s = make_round(
+        ["7H 8H 9H", "2C 5C"],
+        atu="9S",
+        stock="9S 8C",
+        table=[(0, "TS JS QS"), (1, "5D 6D 7D")],
+        turn=1,
+    )
     act(s, 1, "draw")  # the atu's other copy
     act(s, 1, "discard", tile="5C")
     act(s, 0, "draw")
@@ -193,23 +223,37 @@ def test_a16_joker_atu_doubles_every_total_and_pairs_with_the_other_joker() -> N
 def test_a16_order_pair_then_etalat_joker_then_atu() -> None:
     """etalat, atu AS: seat 0 (dealt the other AS) lays AS AH AD and goes out on a joker:
     (30 + 75 + 100 + 50) × 2 × 2 = 1020; seat 1 (15 − 5) × 2 = 20; seat 2 −100 × 2."""
-    s = make_round(["AS AH AD JK", "2C", "2D 3D"], variant="etalat", atu="AS",
-                   table=[(0, "TS JS QS"), (1, "5D 6D 7D")], phase=BUILD)
+    s = make_round(
+        ["AS AH AD JK", "2C", "2D 3D"],
+        variant="etalat",
+        atu="AS",
+        table=[(0, "TS JS QS"), (1, "5D 6D 7D")],
+        phase=BUILD,
+    )
     act(s, 0, "lay", melds=[["AS", "AH", "AD"]])
     act(s, 0, "discard", tile="JK")
     r = result(s)
     assert r.scores == [1020, 20, -200]
     assert (r.breakdown[0].multiplier, r.breakdown[0].atu_pair) == (4, 50)
     # Each doubling named in the order applied (the summary says why ×4).
-    assert [b.doublings for b in r.breakdown] == [["joker_out", "atu_ace"], ["atu_ace"],
-                                                  ["atu_ace"]]
+    assert [b.doublings for b in r.breakdown] == [
+        ["joker_out", "atu_ace"],
+        ["atu_ace"],
+        ["atu_ace"],
+    ]
 
 
 # ------------------------------------------------------------------ stock exhaustion
 def test_a16_stock_ran_out_nobody_out_no_bonus() -> None:
     """A.15/A.16: no seat went out: laid − hand or −100; the atu doubling still applies."""
-    s = make_round(["KD 2C", "4S 5S"], variant="etalat51", atu="AC", stock="5H",
-                   table=[(0, "TS JS QS")], turn=1)
+    s = make_round(
+        ["KD 2C", "4S 5S"],
+        variant="etalat51",
+        atu="AC",
+        stock="5H",
+        table=[(0, "TS JS QS")],
+        turn=1,
+    )
     act(s, 1, "draw")
     act(s, 1, "discard", tile="5H")
     act(s, 0, "draw")

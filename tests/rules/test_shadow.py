@@ -58,18 +58,23 @@ def candidates(state: RoundState, rng: random.Random) -> list[dict[str, Any]]:
 
 
 TABLES = [(v, n, False) for v in VARIANTS for n in (2, 3, 4)] + [
-    (v, 2, True) for v, var in VARIANTS.items() if var.family.has_atu]
+    (v, 2, True) for v, var in VARIANTS.items() if var.family.has_atu
+]
 
 
 @pytest.mark.parametrize(("variant", "players", "short"), TABLES)
 def test_shadow_verdicts_match_the_real_round(variant: str, players: int, short: bool) -> None:
     rng = random.Random(f"{variant}-{players}-{short}")
     family_a = VARIANTS[variant].family.has_atu
-    options = RoundOptions(short_game=short, row_depth=3 if family_a and players == 3 else None,
-                           joker_button=not family_a, joker_credits=None if family_a
-                           else tuple([1] * players))
-    state = new_round(variant, players, seed=rng.randrange(10**6), first=players - 1,
-                      options=options)
+    options = RoundOptions(
+        short_game=short,
+        row_depth=3 if family_a and players == 3 else None,
+        joker_button=not family_a,
+        joker_credits=None if family_a else tuple([1] * players),
+    )
+    state = new_round(
+        variant, players, seed=rng.randrange(10**6), first=players - 1, options=options
+    )
     compared = 0
     for _ in range(400):
         if state.over:

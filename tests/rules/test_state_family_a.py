@@ -73,8 +73,9 @@ def test_a3_draw_event_shows_the_tile_only_to_the_drawer() -> None:
 def test_a4_first_players_first_turn_only_discards() -> None:
     """A.4: nothing reaches the table in a seat's first turn: no lay, lay-off,
     buy-back or atu (checked before anything the action itself names)."""
-    s = make_round(["5H 6H 7H 6S 9C", "2S 3S 4S 5S 8C"], variant="remi", atu="7S",
-                   stock="KD QD", fresh=True)
+    s = make_round(
+        ["5H 6H 7H 6S 9C", "2S 3S 4S 5S 8C"], variant="remi", atu="7S", stock="KD QD", fresh=True
+    )
     assert refuse(s, 0, "lay", melds=[["5H", "6H", "7H"]]) == "first_turn"
     assert refuse(s, 0, "lay", melds=[["5H", "6H", "ATU"]], atu=True) == "first_turn"
     assert refuse_ids(s, 0, {"do": "layoff", "tile": tid("5H"), "meld": 0}) == "first_turn"
@@ -105,24 +106,27 @@ def test_a4_first_turn_is_per_seat_and_per_round() -> None:
 # ===================================================================== A.8 opening
 
 
-@pytest.mark.parametrize(("variant", "melds", "code"), [
-    ("remi45", ["2S 3S 4S", "TH TD TC"], None),  # 15 + 30 = 45: exactly the threshold
-    ("remi45", ["TH JH QH KH AH"], None),  # a run alone: 50, the run counts
-    ("remi45", ["JK QH KH", "2S 3S 4S"], None),  # the joker is the JH: 30 + 15
-    ("remi45", ["2S 3S 4S", "9H 9D 9C"], "below_threshold"),  # 30
-    ("remi45", ["AS AH AD"], "run_required"),  # 75 but no run
-    ("remi45", ["5S 5H 5D"], "below_threshold"),  # 15 and no run: below_threshold
-    ("remi51", ["2S 3S 4S 5S", "TH TD TC"], "below_threshold"),  # 50
-    ("remi51", ["2S 3S 4S 5S 6S", "TH TD TC"], None),  # 55
-    ("remi", ["2S 3S 4S"], None),  # 0 points, but a run
-    ("remi", ["AS AH AD"], "run_required"),
-    ("remi", ["5S 5H 5D", "KS KH KD"], "run_required"),
-    ("etalat", ["2S 3S 4S", "TH TD TC"], None),
-    ("etalat", ["2S 3S 4S", "9H 9D 9C"], "below_threshold"),
-    ("etalat", ["AS AH AD"], "run_required"),
-    ("etalat51", ["2S 3S 4S 5S", "TH TD TC"], "below_threshold"),
-    ("etalat51", ["2S 3S 4S 5S 6S", "TH TD TC"], None),
-])
+@pytest.mark.parametrize(
+    ("variant", "melds", "code"),
+    [
+        ("remi45", ["2S 3S 4S", "TH TD TC"], None),  # 15 + 30 = 45: exactly the threshold
+        ("remi45", ["TH JH QH KH AH"], None),  # a run alone: 50, the run counts
+        ("remi45", ["JK QH KH", "2S 3S 4S"], None),  # the joker is the JH: 30 + 15
+        ("remi45", ["2S 3S 4S", "9H 9D 9C"], "below_threshold"),  # 30
+        ("remi45", ["AS AH AD"], "run_required"),  # 75 but no run
+        ("remi45", ["5S 5H 5D"], "below_threshold"),  # 15 and no run: below_threshold
+        ("remi51", ["2S 3S 4S 5S", "TH TD TC"], "below_threshold"),  # 50
+        ("remi51", ["2S 3S 4S 5S 6S", "TH TD TC"], None),  # 55
+        ("remi", ["2S 3S 4S"], None),  # 0 points, but a run
+        ("remi", ["AS AH AD"], "run_required"),
+        ("remi", ["5S 5H 5D", "KS KH KD"], "run_required"),
+        ("etalat", ["2S 3S 4S", "TH TD TC"], None),
+        ("etalat", ["2S 3S 4S", "9H 9D 9C"], "below_threshold"),
+        ("etalat", ["AS AH AD"], "run_required"),
+        ("etalat51", ["2S 3S 4S 5S", "TH TD TC"], "below_threshold"),
+        ("etalat51", ["2S 3S 4S 5S 6S", "TH TD TC"], None),
+    ],
+)
 def test_a8_opening_threshold_and_run(variant: str, melds: list[str], code: str | None) -> None:
     """A.8 / §0: remi 0 + run, remi45/etalat 45 + run, remi51/etalat51 51 + run;
     when both are missing, below_threshold."""
@@ -139,8 +143,12 @@ def test_a8_opening_threshold_and_run(variant: str, melds: list[str], code: str 
 
 def test_a8_after_opening_more_melds_layoffs_and_buybacks_same_turn() -> None:
     """A.8: after the opening, in the same turn, any meld (no threshold), lay-offs, buy-back."""
-    s = make_round(["2S 3S 4S TH TD TC 5C 5H 5D 5S 7D 9C", "2C 3C"],
-                   table=[(1, "JK 8D 9D")], opened=[False, True], phase=BUILD)
+    s = make_round(
+        ["2S 3S 4S TH TD TC 5C 5H 5D 5S 7D 9C", "2C 3C"],
+        table=[(1, "JK 8D 9D")],
+        opened=[False, True],
+        phase=BUILD,
+    )
     assert refuse(s, 0, "layoff", tile="5S", meld=0) == "not_opened"
     assert refuse(s, 0, "buy_joker", tile="7D", meld=0) == "not_opened"
     act(s, 0, "lay", melds=[["2S", "3S", "4S"], ["TH", "TD", "TC"]])
@@ -171,8 +179,9 @@ def test_a8_open_and_go_out_in_the_same_turn() -> None:
 
 def test_a9_seed_example_take_the_3() -> None:
     """A.9: the hand gains 3, 6, 7 (the 3 goes into the new meld), the row becomes 5 10 1 5."""
-    s = make_round(["9C 8C", "2H 4H 9D 8D"], row="5C TD AD 5S 3H 6C 7D",
-                   table=[(1, "TS JS QS")], turn=1)
+    s = make_round(
+        ["9C 8C", "2H 4H 9D 8D"], row="5C TD AD 5S 3H 6C 7D", table=[(1, "TS JS QS")], turn=1
+    )
     event = act(s, 1, "take_row", index=4, melds=[["2H", "3H", "4H"]])
     assert fmt(s.row) == ["5C", "TD", "AD", "5S"]
     assert hand_faces(s, 1) == sorted(["9D", "8D", "6C", "7D"])
@@ -201,13 +210,18 @@ def test_a9_unopened_seat_may_take_only_the_top_and_must_open_with_it() -> None:
     an unopened seat makes its whole opening in the action, the taken tile inside it."""
     hand = "5S 5H 5C TS JS QS 2C"
     s = make_round(["8C 7C", hand], row="9C 5D", turn=1)
-    assert refuse(s, 1, "take_row", index=0, melds=[["TS", "JS", "QS"], ["5S", "5H", "5C"]]) \
+    assert (
+        refuse(s, 1, "take_row", index=0, melds=[["TS", "JS", "QS"], ["5S", "5H", "5C"]])
         == "not_opened"
-    assert refuse(s, 1, "take_row", index=1, melds=[["TS", "JS", "QS"], ["5S", "5H", "5C"]]) \
-        == "taken_tile_unused"  # a valid opening, but without the 5D
+    )
+    assert (
+        refuse(s, 1, "take_row", index=1, melds=[["TS", "JS", "QS"], ["5S", "5H", "5C"]])
+        == "taken_tile_unused"
+    )  # a valid opening, but without the 5D
     assert refuse(s, 1, "take_row", index=1, melds=[["5D", "5S", "5H"]]) == "below_threshold"
-    assert refuse(s, 1, "take_row", index=1, melds=[["5D", "5S", "5H", "5C"]]) \
-        == "below_threshold"  # 20
+    assert (
+        refuse(s, 1, "take_row", index=1, melds=[["5D", "5S", "5H", "5C"]]) == "below_threshold"
+    )  # 20
     act(s, 1, "take_row", index=1, melds=[["5D", "5S", "5H"], ["TS", "JS", "QS"]])
     assert s.opened == [False, True] and fmt(s.row) == ["9C"]
     assert hand_faces(s, 1) == ["2C", "5C"] and credits(s) == [0, 45]
@@ -226,18 +240,35 @@ def test_a9_taken_tile_must_go_into_a_new_meld() -> None:
     assert refuse(s, 1, "take_row", index=0, melds=[["2D", "3D", "4D"]]) == "taken_tile_unused"
 
 
-@pytest.mark.parametrize(("depth", "index", "code"), [
-    (None, 0, None), (4, 0, None), (3, 0, "too_deep"), (3, 1, None), (1, 2, "too_deep"),
-    (1, 3, None), (2, 2, None),
-])
+@pytest.mark.parametrize(
+    ("depth", "index", "code"),
+    [
+        (None, 0, None),
+        (4, 0, None),
+        (3, 0, "too_deep"),
+        (3, 1, None),
+        (1, 2, "too_deep"),
+        (1, 3, None),
+        (2, 2, None),
+    ],
+)
 def test_a9_visible_depth(depth: int | None, index: int, code: str | None) -> None:
     """A.9: an opened seat reaches index i only within the room's visible depth
     (the newest ``row_depth`` tiles; the top is always reachable)."""
     row = ["9C", "5D", "9H", "9S"]
-    s = make_round(["8C 7C", "9D 9C 5S 5H 2C"], row=row, table=[(1, "TS JS QS")], turn=1,
-                   options=RoundOptions(row_depth=depth))
-    meld = {"9C": ["9C", "9D", "9H"], "5D": ["5D", "5S", "5H"], "9H": ["9H", "9D", "9C"],
-            "9S": ["9S", "9D", "9C"]}[row[index]]
+    s = make_round(
+        ["8C 7C", "9D 9C 5S 5H 2C"],
+        row=row,
+        table=[(1, "TS JS QS")],
+        turn=1,
+        options=RoundOptions(row_depth=depth),
+    )
+    meld = {
+        "9C": ["9C", "9D", "9H"],
+        "5D": ["5D", "5S", "5H"],
+        "9H": ["9H", "9D", "9C"],
+        "9S": ["9S", "9D", "9C"],
+    }[row[index]]
     if code is None:
         act(s, 1, "take_row", index=index, melds=[meld])
         assert len(s.row) == index
@@ -256,11 +287,14 @@ def test_a9_index_beyond_the_row_and_empty_row() -> None:
 
 def test_a9_atomic_invalid_meld_changes_nothing() -> None:
     """A.9: if anything is invalid, nothing changes and the row stays as it was."""
-    s = make_round(["8C 7C", "2H 4H 9D 8D"], row="5C TD AD 5S 3H 6C 7D",
-                   table=[(1, "TS JS QS")], turn=1)
+    s = make_round(
+        ["8C 7C", "2H 4H 9D 8D"], row="5C TD AD 5S 3H 6C 7D", table=[(1, "TS JS QS")], turn=1
+    )
     assert refuse(s, 1, "take_row", index=4, melds=[["3H", "4H", "6C"]]) == "invalid_meld"
-    assert refuse(s, 1, "take_row", index=4, melds=[["2H", "3H", "4H"], ["9D", "8D", "6C"]]) \
-        == "invalid_meld"  # the second meld spoils the whole action
+    assert (
+        refuse(s, 1, "take_row", index=4, melds=[["2H", "3H", "4H"], ["9D", "8D", "6C"]])
+        == "invalid_meld"
+    )  # the second meld spoils the whole action
     assert len(s.row) == 7 and len(s.hands[1]) == 4
 
 
@@ -285,8 +319,9 @@ def test_a9_breaking_the_row_is_still_allowed_with_an_empty_stock() -> None:
 
 
 def test_a10_layoff_on_own_and_opponents_melds_is_credited_to_the_layer() -> None:
-    s = make_round(["8H 4H 9H 9S 2C", "3C 4C"], table=[(0, "5H 6H 7H"), (1, "9S 9D 9C")],
-                   phase=BUILD)
+    s = make_round(
+        ["8H 4H 9H 9S 2C", "3C 4C"], table=[(0, "5H 6H 7H"), (1, "9S 9D 9C")], phase=BUILD
+    )
     event = act(s, 0, "layoff", tile="8H", meld=0)
     assert event.public["end"] == "high"
     act(s, 0, "layoff", tile="4H", meld=0)  # fits only low: goes there without `end`
@@ -299,22 +334,27 @@ def test_a10_layoff_on_own_and_opponents_melds_is_credited_to_the_layer() -> Non
 
 
 def test_a10_set_suit_already_there_does_not_fit() -> None:
-    s = make_round(["9S 2C 3C", "3D 4D"], table=[(0, "5H 6H 7H"), (1, "9S 9D 9C")],
-                   phase=BUILD)
+    s = make_round(["9S 2C 3C", "3D 4D"], table=[(0, "5H 6H 7H"), (1, "9S 9D 9C")], phase=BUILD)
     assert refuse(s, 0, "layoff", tile="9S", meld=1) == "layoff_does_not_fit"
 
 
-@pytest.mark.parametrize(("end", "table_after"), [
-    (None, "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"),
-    ("high", "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"),
-    ("low", "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH"),
-])
-def test_a10_ace_fitting_both_ends_goes_high_unless_named(end: str | None,
-                                                          table_after: str) -> None:
+@pytest.mark.parametrize(
+    ("end", "table_after"),
+    [
+        (None, "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"),
+        ("high", "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH"),
+        ("low", "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH"),
+    ],
+)
+def test_a10_ace_fitting_both_ends_goes_high_unless_named(
+    end: str | None, table_after: str
+) -> None:
     """A.10: an ace on a 2..K run fits both ends; with no `end` it goes high."""
-    s = make_round(["AH 2C 3C", "3D 4D"], table=[(0, "5C 6C 7C"),
-                                                 (1, "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH")],
-                   phase=BUILD)
+    s = make_round(
+        ["AH 2C 3C", "3D 4D"],
+        table=[(0, "5C 6C 7C"), (1, "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH")],
+        phase=BUILD,
+    )
     fields = {"end": end} if end else {}
     act(s, 0, "layoff", tile="AH", meld=1, **fields)
     assert table_faces(s)[1] == table_after.split()
@@ -324,8 +364,10 @@ def test_a10_ace_fitting_both_ends_goes_high_unless_named(end: str | None,
 def test_a10_named_end_where_the_tile_does_not_fit() -> None:
     s = make_round(["8H 2C 3C", "3D 4D"], table=[(0, "5H 6H 7H")], phase=BUILD)
     assert refuse(s, 0, "layoff", tile="8H", meld=0, end="low") == "layoff_does_not_fit"
-    assert refuse_ids(s, 0, {"do": "layoff", "tile": tid("8H"), "meld": 0, "end": "middle"}) \
+    assert (
+        refuse_ids(s, 0, {"do": "layoff", "tile": tid("8H"), "meld": 0, "end": "middle"})
         == "bad_action"
+    )
 
 
 def test_a10_joker_layoff_and_not_opened_and_bad_index() -> None:
@@ -348,8 +390,11 @@ def test_a10_layoff_must_keep_a_discard() -> None:
 
 def test_a11_buy_run_joker_with_the_exact_tile() -> None:
     """A.11: the placed tile is credited to the buyer, the joker's credit leaves its layer."""
-    s = make_round(["4H 7C 7S 8D 2C", "3D 4D"],
-                   table=[(1, "JK 5H 6H"), (1, "7S JK 7D"), (0, "TC JC QC")], phase=BUILD)
+    s = make_round(
+        ["4H 7C 7S 8D 2C", "3D 4D"],
+        table=[(1, "JK 5H 6H"), (1, "7S JK 7D"), (0, "TC JC QC")],
+        phase=BUILD,
+    )
     assert credits(s) == [30, 15 + 15]
     assert refuse(s, 0, "buy_joker", tile="7C", meld=0) == "wrong_replacement"
     event = act(s, 0, "buy_joker", tile="4H", meld=0)
@@ -360,8 +405,11 @@ def test_a11_buy_run_joker_with_the_exact_tile() -> None:
 
 
 def test_a11_buy_set_joker_with_any_missing_suit() -> None:
-    s = make_round(["4H 7C 7S 8D 2C", "3D 4D"],
-                   table=[(1, "JK 5H 6H"), (1, "7S JK 7D"), (0, "TC JC QC")], phase=BUILD)
+    s = make_round(
+        ["4H 7C 7S 8D 2C", "3D 4D"],
+        table=[(1, "JK 5H 6H"), (1, "7S JK 7D"), (0, "TC JC QC")],
+        phase=BUILD,
+    )
     assert refuse(s, 0, "buy_joker", tile="7S", meld=1) == "wrong_replacement"  # spades held
     assert refuse(s, 0, "buy_joker", tile="8D", meld=1) == "wrong_replacement"  # rank
     assert refuse(s, 0, "buy_joker", tile="TC", meld=2) == "tile_not_in_hand"
@@ -372,8 +420,9 @@ def test_a11_buy_set_joker_with_any_missing_suit() -> None:
 
 def test_a11_bought_joker_is_consumed_once_laid_again() -> None:
     """A.11: a bought-back joker plays and scores as before but can't be bought back again."""
-    s = make_round(["4H 8D 9D 2C 7S", "7D 8C 3D 4D"],
-                   table=[(1, "JK 5H 6H"), (0, "TC JC QC")], phase=BUILD)
+    s = make_round(
+        ["4H 8D 9D 2C 7S", "7D 8C 3D 4D"], table=[(1, "JK 5H 6H"), (0, "TC JC QC")], phase=BUILD
+    )
     act(s, 0, "buy_joker", tile="4H", meld=0)
     act(s, 0, "lay", melds=[["JK", "8D", "9D"]])  # the joker stands for the 7D
     assert credits(s)[0] == 30 + 5 + 15  # scores as before
@@ -386,8 +435,9 @@ def test_a11_bought_joker_is_consumed_once_laid_again() -> None:
 
 def test_a11_buyback_takes_the_first_unconsumed_matching_joker() -> None:
     """Decision: with two matching set jokers, the first one not consumed is taken."""
-    s = make_round(["7H 7C 2C", "3D 4D"], table=[(1, "7S JK JK", "set"), (0, "TC JC QC")],
-                   phase=BUILD)
+    s = make_round(
+        ["7H 7C 2C", "3D 4D"], table=[(1, "7S JK JK", "set"), (0, "TC JC QC")], phase=BUILD
+    )
     s.consumed = {104}
     event = act(s, 0, "buy_joker", tile="7H", meld=0)
     assert event.public["position"] == 2 and 105 in s.hands[0]
@@ -396,8 +446,9 @@ def test_a11_buyback_takes_the_first_unconsumed_matching_joker() -> None:
 
 
 def test_a11_buy_joker_needs_an_opening_and_a_real_tile() -> None:
-    s = make_round(["4H JK 2C", "4H 3D 4D"], table=[(1, "JK 5H 6H")], opened=[True, False],
-                   phase=BUILD)
+    s = make_round(
+        ["4H JK 2C", "4H 3D 4D"], table=[(1, "JK 5H 6H")], opened=[True, False], phase=BUILD
+    )
     assert refuse(s, 0, "buy_joker", tile="JK", meld=0) == "wrong_replacement"
     assert refuse(s, 0, "buy_joker", tile="4H", meld=4) == "bad_action"
     s.turn = 1
@@ -471,8 +522,9 @@ def test_a13_lay_that_empties_the_hand() -> None:
     s = make_round(["5H 6H 7H", "3D 4D"], table=[(0, "TC JC QC")], phase=BUILD)
     assert refuse(s, 0, "lay", melds=[["5H", "6H", "7H"]]) == "must_keep_discard"
     s = make_round(["5H 6H 7H TS TH TD", "3D 4D"], phase=BUILD)
-    assert refuse(s, 0, "lay", melds=[["5H", "6H", "7H"], ["TS", "TH", "TD"]]) \
-        == "must_keep_discard"
+    assert (
+        refuse(s, 0, "lay", melds=[["5H", "6H", "7H"], ["TS", "TH", "TD"]]) == "must_keep_discard"
+    )
 
 
 # ===================================================================== A.14 discard
@@ -542,8 +594,10 @@ def test_c_bad_action_first() -> None:
     assert refuse_ids(s, 0, {"do": "discard", "tile": -1}) == "bad_action"
     assert refuse_ids(s, 0, {"do": "discard", "tile": True}) == "bad_action"
     assert refuse_ids(s, 0, {"do": "lay", "melds": [[1, 2, 3]], "atu": "yes"}) == "bad_action"
-    assert refuse_ids(s, 0, {"do": "lay", "melds": [{"kind": "pair", "tiles": [1, 2]}]}) \
+    assert (
+        refuse_ids(s, 0, {"do": "lay", "melds": [{"kind": "pair", "tiles": [1, 2]}]})
         == "bad_action"
+    )
     s.phase = OVER
     assert refuse_ids(s, 0, {"do": "fly"}) == "bad_action"  # before round_over
 
@@ -573,8 +627,7 @@ def test_c_first_turn_before_indexes_and_tiles() -> None:
 
 def test_c_index_before_tile_not_in_hand() -> None:
     s = make_round(["5H 6H 7H 9C", "4S 5S"], row="8H", table=[(1, "TS JS QS")], turn=1)
-    assert refuse_ids(s, 1, {"do": "take_row", "index": 3, "melds": [[tid("9C")]]}) \
-        == "bad_action"
+    assert refuse_ids(s, 1, {"do": "take_row", "index": 3, "melds": [[tid("9C")]]}) == "bad_action"
     s.phase = BUILD
     assert refuse_ids(s, 1, {"do": "layoff", "tile": tid("9C"), "meld": 3}) == "bad_action"
     assert refuse_ids(s, 1, {"do": "buy_joker", "tile": tid("9C"), "meld": 3}) == "bad_action"
@@ -591,14 +644,17 @@ def test_c_tile_not_in_hand_before_meld_validity_and_opening() -> None:
 def test_c_meld_validity_before_opening() -> None:
     s = make_round(["5H 6H 8H JK 9C 5D", "4S 5S"], phase=BUILD)
     assert refuse(s, 0, "lay", melds=[["5H", "6H", "8H"]]) == "invalid_meld"
-    assert refuse(s, 0, "lay", melds=[["5H", "6H", "JK"], ["5D", "9C", "8H"]]) \
-        == "invalid_meld"  # an invalid second meld beats the small first one
+    assert (
+        refuse(s, 0, "lay", melds=[["5H", "6H", "JK"], ["5D", "9C", "8H"]]) == "invalid_meld"
+    )  # an invalid second meld beats the small first one
     s2 = make_round(["5H JK JK 9C", "4S 5S"], phase=BUILD)
     assert refuse(s2, 0, "lay", melds=[["5H", "JK", "JK"]]) == "ambiguous_meld"
     s3 = make_round(["5H JK JK 9C", "4S 5S"], variant="etalat", phase=BUILD)
     assert refuse(s3, 0, "lay", melds=[["5H", "JK", "JK"]]) == "too_many_jokers"
-    assert refuse(s3, 0, "lay", melds=[{"kind": "run", "tiles": ["5H", "JK", "JK"]}]) \
+    assert (
+        refuse(s3, 0, "lay", melds=[{"kind": "run", "tiles": ["5H", "JK", "JK"]}])
         == "too_many_jokers"
+    )
 
 
 def test_c_invalid_meld_before_not_opened_in_a_deep_take() -> None:
@@ -635,8 +691,7 @@ def test_c_buy_joker_order() -> None:
     """tile_not_in_hand → not_opened → wrong_replacement → joker_consumed."""
     s = make_round(["8C", "7D 3D"], table=[(0, "JK 8D 9D")], opened=[False, False], phase=BUILD)
     s.consumed = {104}
-    assert refuse_ids(s, 0, {"do": "buy_joker", "tile": tid("7D"), "meld": 0}) \
-        == "tile_not_in_hand"
+    assert refuse_ids(s, 0, {"do": "buy_joker", "tile": tid("7D"), "meld": 0}) == "tile_not_in_hand"
     assert refuse(s, 0, "buy_joker", tile="8C", meld=0) == "not_opened"
     s.opened[0] = True
     assert refuse(s, 0, "buy_joker", tile="8C", meld=0) == "wrong_replacement"
@@ -651,14 +706,25 @@ def test_c_etalat_discard_order() -> None:
     assert refuse_ids(s, 0, {"do": "discard", "tile": 104}) == "joker_discard"
 
 
-@pytest.mark.parametrize(("seat", "action"), [
-    (0, []), (0, "draw"), ("0", {"do": "draw"}), (None, {"do": "draw"}), (0, {"do": None}),
-    (0, {"do": "lay", "melds": "abc"}), (0, {"do": "lay", "melds": [[]]}),
-    (0, {"do": "lay", "melds": [{"kind": "run"}]}), (0, {"do": "lay", "melds": [[1.5, 2, 3]]}),
-    (0, {"do": "take_row"}), (0, {"do": "take_row", "index": "1", "melds": []}),
-    (0, {"do": "discard"}), (0, {"do": "layoff", "tile": 1, "meld": "0"}),
-    (0, {"do": "buy_joker", "tile": 1}),
-])
+@pytest.mark.parametrize(
+    ("seat", "action"),
+    [
+        (0, []),
+        (0, "draw"),
+        ("0", {"do": "draw"}),
+        (None, {"do": "draw"}),
+        (0, {"do": None}),
+        (0, {"do": "lay", "melds": "abc"}),
+        (0, {"do": "lay", "melds": [[]]}),
+        (0, {"do": "lay", "melds": [{"kind": "run"}]}),
+        (0, {"do": "lay", "melds": [[1.5, 2, 3]]}),
+        (0, {"do": "take_row"}),
+        (0, {"do": "take_row", "index": "1", "melds": []}),
+        (0, {"do": "discard"}),
+        (0, {"do": "layoff", "tile": 1, "meld": "0"}),
+        (0, {"do": "buy_joker", "tile": 1}),
+    ],
+)
 def test_c_malformed_input_is_bad_action(seat: object, action: object) -> None:
     s = new_round("remi45", 2, seed=1)
     assert refuse_ids(s, seat, action) == "bad_action"

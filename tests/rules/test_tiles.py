@@ -46,18 +46,40 @@ def test_s1_rank_suit_round_trip() -> None:
             assert 0 <= f < 52
 
 
-@pytest.mark.parametrize(("text", "face"), [
-    ("AS", 0), ("2S", 1), ("TS", 9), ("KS", 12), ("AH", 13), ("TH", 22), ("QD", 37),
-    ("KC", 51), ("JK", JOKER), ("qd", 37), (" 7c ", 45),
-])
+@pytest.mark.parametrize(
+    ("text", "face"),
+    [
+        ("AS", 0),
+        ("2S", 1),
+        ("TS", 9),
+        ("KS", 12),
+        ("AH", 13),
+        ("TH", 22),
+        ("QD", 37),
+        ("KC", 51),
+        ("JK", JOKER),
+        ("qd", 37),
+        (" 7c ", 45),
+    ],
+)
 def test_s1_family_a_parse(text: str, face: int) -> None:
     assert A.parse(text) == face
 
 
-@pytest.mark.parametrize(("text", "face"), [
-    ("1R", 0), ("10R", 9), ("13R", 12), ("1B", 13), ("11B", 23), ("5K", 30), ("13Y", 51),
-    ("JK", JOKER), ("7y", 45),
-])
+@pytest.mark.parametrize(
+    ("text", "face"),
+    [
+        ("1R", 0),
+        ("10R", 9),
+        ("13R", 12),
+        ("1B", 13),
+        ("11B", 23),
+        ("5K", 30),
+        ("13Y", 51),
+        ("JK", JOKER),
+        ("7y", 45),
+    ],
+)
 def test_s1_family_b_parse(text: str, face: int) -> None:
     assert B_FACES.parse(text) == face
 
@@ -83,8 +105,16 @@ def test_s1_format_parse_round_trip_every_face(notation: FaceNotation) -> None:
 
 
 def test_s1_format_examples() -> None:
-    assert [A.format(face_of(t)) for t in (0, 22, 37, 51, 52, 74, 104, 105)] == \
-        ["AS", "TH", "QD", "KC", "AS", "TH", "JK", "JK"]
+    assert [A.format(face_of(t)) for t in (0, 22, 37, 51, 52, 74, 104, 105)] == [
+        "AS",
+        "TH",
+        "QD",
+        "KC",
+        "AS",
+        "TH",
+        "JK",
+        "JK",
+    ]
     assert [B_FACES.format(f) for f in (0, 9, 23, 51)] == ["1R", "10R", "11B", "13Y"]
 
 
@@ -118,7 +148,8 @@ def test_a2_shuffle_does_not_use_the_global_random() -> None:
 @pytest.mark.parametrize("variant", FAMILY_A)
 @pytest.mark.parametrize(("players", "stock"), [(2, 76), (3, 62), (4, 48)])
 def test_a2_deal_15_for_the_first_14_for_the_others_then_the_atu(
-        variant: str, players: int, stock: int) -> None:
+    variant: str, players: int, stock: int
+) -> None:
     """A.2: first player 15, others 14, one atu face up, the rest is the stock;
     106 - 15 - 14 (n-1) - 1 = 76 / 62 / 48. The row starts empty."""
     for first in range(players):

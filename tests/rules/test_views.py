@@ -47,7 +47,7 @@ def test_d_no_other_hand_no_stock_no_seed_in_the_json() -> None:
         v = view_for(s, seat) if seat is not None else spectator_view(s)
         data = v.to_dict()
         text = json.dumps(data)
-        assert "secret-seed-42" not in text and "stock\"" not in text.replace("stock_count", "")
+        assert "secret-seed-42" not in text and 'stock"' not in text.replace("stock_count", "")
         tile_fields = {t for key in ("hand", "row") for t in data[key]} | {data["atu"]}
         hidden = {t for i, h in enumerate(s.hands) if i != seat for t in h} | set(s.stock)
         assert not tile_fields & hidden
@@ -74,13 +74,19 @@ def test_d_hands_revealed_when_the_round_is_over() -> None:
 
 
 def test_d_table_with_credits_atu_consumed_and_seat_flags() -> None:
-    s = make_round(["4H 2C 3C", "8D 9D"], atu="7S", table=[(1, "JK 5H 6H"), (0, "TC JC QC")],
-                   phase=BUILD)
+    s = make_round(
+        ["4H 2C 3C", "8D 9D"], atu="7S", table=[(1, "JK 5H 6H"), (0, "TC JC QC")], phase=BUILD
+    )
     act(s, 0, "buy_joker", tile="4H", meld=0)
     v = view_for(s, 1)
-    assert v.table[0] == {"kind": "run", "tiles": [tid("4H"), tid("5H"), tid("6H")],
-                          "owners": [0, 1, 1], "low": 4, "suit": 1,
-                          "stands_for": [None, None, None]}
+    assert v.table[0] == {
+        "kind": "run",
+        "tiles": [tid("4H"), tid("5H"), tid("6H")],
+        "owners": [0, 1, 1],
+        "low": 4,
+        "suit": 1,
+        "stands_for": [None, None, None],
+    }
     assert v.consumed == [104] and v.atu == tid("7S") and v.atu_taken_by is None
     assert [(x.opened, x.credits, x.tiles) for x in v.seats] == [(True, 35, 3), (True, 10, 2)]
     assert v.opened == [True, True] and v.opened_with == ["points", "points"]
@@ -89,8 +95,7 @@ def test_d_table_with_credits_atu_consumed_and_seat_flags() -> None:
 def test_d_table_jokers_show_what_they_stand_for() -> None:
     """A.11: a run's joker stands for one face, a set's for the rank in a missing suit;
     the view says so, so buying it back needs no arithmetic in the client."""
-    s = make_round(["4H 2C 3C", "8D 9D"], table=[(1, "JK 5H 6H"), (0, "9C JK 9S")],
-                   phase=BUILD)
+    s = make_round(["4H 2C 3C", "8D 9D"], table=[(1, "JK 5H 6H"), (0, "9C JK 9S")], phase=BUILD)
     v = view_for(s, 1)
     face = s.family.notation.parse
     assert v.table[0]["stands_for"] == [[face("4H")], None, None]
@@ -114,18 +119,19 @@ def test_d_row_by_names_each_discarder() -> None:
     assert view_for(s2, 1).row_by == [1, 2]
 
 
-@pytest.mark.parametrize(("depth", "visible", "offset"), [
-    (None, ["9C", "5D", "9H", "9S", "2D"], 0),
-    (5, ["9C", "5D", "9H", "9S", "2D"], 0),
-    (9, ["9C", "5D", "9H", "9S", "2D"], 0),
-    (2, ["9S", "2D"], 3),
-    (1, ["2D"], 4),
-])
-def test_d_row_within_the_visible_depth(depth: int | None, visible: list[str],
-                                        offset: int) -> None:
+@pytest.mark.parametrize(
+    ("depth", "visible", "offset"),
+    [
+        (None, ["9C", "5D", "9H", "9S", "2D"], 0),
+        (5, ["9C", "5D", "9H", "9S", "2D"], 0),
+        (9, ["9C", "5D", "9H", "9S", "2D"], 0),
+        (2, ["9S", "2D"], 3),
+        (1, ["2D"], 4),
+    ],
+)
+def test_d_row_within_the_visible_depth(depth: int | None, visible: list[str], offset: int) -> None:
     """A.9/§D: row_depth = how many of the newest row tiles are visible (top always)."""
-    s = make_round(["8C 7C", "2C 3C"], row="9C 5D 9H 9S 2D",
-                   options=RoundOptions(row_depth=depth))
+    s = make_round(["8C 7C", "2C 3C"], row="9C 5D 9H 9S 2D", options=RoundOptions(row_depth=depth))
     v = view_for(s, 0)
     assert v.row == [tid(f) for f in visible]
     assert (v.row_offset, v.row_length, v.row_depth) == (offset, 5, depth)

@@ -72,9 +72,20 @@ class Node:
         self.logs.append(path)
         with path.open("wb") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1",
-                 "--port", str(self.port)],
-                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                [
+                    sys.executable,
+                    "-m",
+                    "server.cli",
+                    "serve",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
             )
 
     def wait_ready(self, timeout: float = 60.0) -> None:
@@ -207,8 +218,13 @@ class Player:
             attempt += 1
             url = f"ws://127.0.0.1:{node.port}/ws/rooms/{self.room}"
             try:
-                ws = await connect(url, additional_headers=self._auth, compression=None,
-                                   open_timeout=3, max_size=2**22)
+                ws = await connect(
+                    url,
+                    additional_headers=self._auth,
+                    compression=None,
+                    open_timeout=3,
+                    max_size=2**22,
+                )
             except (OSError, TimeoutError, InvalidStatus, WebSocketException):
                 await asyncio.sleep(random.uniform(0.05, 0.15))
                 continue
@@ -216,8 +232,9 @@ class Player:
             self.convs.append(conv)
             self.ws = ws
             try:
-                await ws.send(json.dumps({"type": "hello", "last_version": self.version,
-                                          "patches": True}))
+                await ws.send(
+                    json.dumps({"type": "hello", "last_version": self.version, "patches": True})
+                )
                 async for raw in ws:
                     self._frame(conv, json.loads(raw))
             except (ConnectionClosed, OSError):
@@ -276,8 +293,16 @@ class Player:
             self.pending = self.seq
             seq = self.seq
             with contextlib.suppress(ConnectionClosed, OSError):
-                await ws.send(json.dumps({"type": "action", "seq": seq,
-                                          "base_version": self.version, "action": action}))
+                await ws.send(
+                    json.dumps(
+                        {
+                            "type": "action",
+                            "seq": seq,
+                            "base_version": self.version,
+                            "action": action,
+                        }
+                    )
+                )
                 self.sent[seq] = action
             self._turn.set()  # look again after the answer (or at once if refused)
 
@@ -297,8 +322,7 @@ class Grant:
 
 def _result(event: dict[str, Any]) -> str:
     """A match's result as a ``match_over`` event or ``match_results`` row gives it."""
-    return json.dumps({k: event.get(k) for k in ("totals", "winners", "rounds")},
-                      sort_keys=True)
+    return json.dumps({k: event.get(k) for k in ("totals", "winners", "rounds")}, sort_keys=True)
 
 
 def _xid_after(a: int | None, b: int) -> bool:
@@ -350,8 +374,9 @@ class Cluster:
 
     async def connect(self) -> asyncpg.Connection:
         """A connection of the test's own, on the cluster's schema."""
-        return await asyncpg.connect(self.dsn, timeout=5,
-                                     server_settings={"search_path": self.schema})
+        return await asyncpg.connect(
+            self.dsn, timeout=5, server_settings={"search_path": self.schema}
+        )
 
     def watch_leases(self) -> None:
         """Keep the history of the rooms' leases from now on: ``room_leases`` holds only
@@ -397,8 +422,14 @@ class Cluster:
                 return node
         return self.nodes[start % n]
 
-    async def _post(self, http: httpx.AsyncClient, node: Node, path: str, token: str | None,
-                    body: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def _post(
+        self,
+        http: httpx.AsyncClient,
+        node: Node,
+        path: str,
+        token: str | None,
+        body: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         for _ in range(20):
             try:
@@ -426,15 +457,23 @@ class Cluster:
             tokens = []
             for s in range(humans):
                 node = self.nodes[(i + s) % len(self.nodes)]
-                body = await self._post(http, node, "/api/players", None,
-                                        {"display_name": f"r{i}s{s}"})
+                body = await self._post(
+                    http, node, "/api/players", None, {"display_name": f"r{i}s{s}"}
+                )
                 tokens.append(body["token"])
-            settings: dict[str, Any] = {"variant": "remi", "seats": 4, "turn_seconds": 120,
-                                        "fill_with_bots": humans < 4}
+            settings: dict[str, Any] = {
+                "variant": "remi",
+                "seats": 4,
+                "turn_seconds": 120,
+                "fill_with_bots": humans < 4,
+            }
             if rounds is not None:
                 settings["end"] = {"kind": "rounds", "rounds": rounds}
-            room = (await self._post(http, self.nodes[i % len(self.nodes)], "/api/rooms",
-                                     tokens[0], settings))["id"]
+            room = (
+                await self._post(
+                    http, self.nodes[i % len(self.nodes)], "/api/rooms", tokens[0], settings
+                )
+            )["id"]
             for s in range(1, humans):
                 node = self.nodes[(i + s + 1) % len(self.nodes)]
                 await self._post(http, node, f"/api/rooms/{room}/seats/{s}", tokens[s])
@@ -445,8 +484,12 @@ class Cluster:
             self.rooms.append(room)
             await self.until(lambda: all(p.version is not None for p in players), "snapshots")
             if start:
-                await self._post(http, self.nodes[(i + 2) % len(self.nodes)],
-                                 f"/api/rooms/{room}/start", tokens[0])
+                await self._post(
+                    http,
+                    self.nodes[(i + 2) % len(self.nodes)],
+                    f"/api/rooms/{room}/start",
+                    tokens[0],
+                )
                 await self.until(lambda: all(p.view is not None for p in players), "deals")
         return room
 
@@ -481,15 +524,20 @@ class Cluster:
         while True:
             now = time.monotonic()
             settled = all(
-                p.ws is not None and p.pending is None and now - p.last_frame > 1.0
+                p.ws is not None
+                and p.pending is None
+                and now - p.last_frame > 1.0
                 and len({q.version for q in ps}) == 1
-                for ps in by_room.values() for p in ps
+                for ps in by_room.values()
+                for p in ps
             )
             if settled:
                 return
             if now > end:
-                states = {room: [(q.version, q.ws is not None, q.pending) for q in ps]
-                          for room, ps in by_room.items()}
+                states = {
+                    room: [(q.version, q.ws is not None, q.pending) for q in ps]
+                    for room, ps in by_room.items()
+                }
                 raise AssertionError(f"the rooms did not settle: {states}")
             await asyncio.sleep(0.2)
 
@@ -511,6 +559,7 @@ class Cluster:
         )
         try:
             async with engine.connect() as conn:
+
                 async def q(sql: str) -> list[Any]:
                     return list((await conn.execute(text(sql))).all())
 
@@ -565,8 +614,11 @@ class Cluster:
             seq.sort()
             for (e1, _t1, n1), (e2, t2, n2) in itertools.pairwise(seq):
                 stopped = min(
-                    [*ends.get((room, e1), []), *([kills[n1]] if n1 in kills else []),
-                     *[since for since, back in lapses.get(n1, []) if back > t2]],
+                    [
+                        *ends.get((room, e1), []),
+                        *([kills[n1]] if n1 in kills else []),
+                        *[since for since, back in lapses.get(n1, []) if back > t2],
+                    ],
                     default=None,
                 )
                 if n1 != n2 and (stopped is None or stopped > t2):
@@ -661,8 +713,11 @@ class Cluster:
         out = Audit()
         self._epochs(out, rows)
         self._log_shape(out, rows)
-        logged = {(a.room_id, a.seat, a.client_seq): a.version for a in rows["actions"]
-                  if a.client_seq is not None}
+        logged = {
+            (a.room_id, a.seat, a.client_seq): a.version
+            for a in rows["actions"]
+            if a.client_seq is not None
+        }
         for p in self.players:
             for seq, version in p.acks.items():
                 out.acked += 1
@@ -687,20 +742,27 @@ class Cluster:
         for r in rows["results"]:
             out.results += 1
             stored[r.room_id] = _result(
-                {"totals": r.totals, "winners": r.winners, "rounds": r.rounds_played})
+                {"totals": r.totals, "winners": r.winners, "rounds": r.rounds_played}
+            )
             begun = rounds[r.room_id]
             finished = sum(1 for x in begun if x.finished)
             if not r.rounds_played == len(begun) == finished:
                 out.duplicate_results.append(
                     f"room {r.room_id}: a result after {r.rounds_played} rounds, its log has "
-                    f"{len(begun)} begun, {finished} finished")
+                    f"{len(begun)} begun, {finished} finished"
+                )
         for p in self.players:
-            seen = {_result(m["event"]) for c in p.convs for m in c.frames
-                    if m["type"] == "event" and m["event"].get("do") == "match_over"}
+            seen = {
+                _result(m["event"])
+                for c in p.convs
+                for m in c.frames
+                if m["type"] == "event" and m["event"].get("do") == "match_over"
+            }
             if seen and seen != {stored.get(p.room)}:
                 out.duplicate_results.append(
                     f"room {p.room}, seat {p.seat} saw {sorted(seen)}, the database holds "
-                    f"{stored.get(p.room)}")
+                    f"{stored.get(p.room)}"
+                )
 
     def _versions(self, out: Audit) -> None:
         signature: dict[tuple[str, int], tuple[Any, ...]] = {}
@@ -742,17 +804,28 @@ class Cluster:
             if r is None or p.view is None:
                 continue
             record = RoundRecord(
-                id=r.id, number=r.number, variant=r.variant, seed=r.seed,
-                first_seat=r.first_seat, options=r.options, finished=r.finished,
-                result=r.result, created_at=r.created_at,
-                actions=[LoggedAction(a.seq, a.seat, a.action, a.client_seq, "player",
-                                      a.created_at, a.version)
-                         for a in actions[(p.room, r.number)]],
+                id=r.id,
+                number=r.number,
+                variant=r.variant,
+                seed=r.seed,
+                first_seat=r.first_seat,
+                options=r.options,
+                finished=r.finished,
+                result=r.result,
+                created_at=r.created_at,
+                actions=[
+                    LoggedAction(
+                        a.seq, a.seat, a.action, a.client_seq, "player", a.created_at, a.version
+                    )
+                    for a in actions[(p.room, r.number)]
+                ],
             )
             players = p.view["players"]
-            rebuilt = json.loads(json.dumps(view_for(restored_round(record, players),
-                                                     p.seat).to_dict()))
+            rebuilt = json.loads(
+                json.dumps(view_for(restored_round(record, players), p.seat).to_dict())
+            )
             if rebuilt != p.view:
-                diff = sorted(k for k in set(rebuilt) | set(p.view)
-                              if rebuilt.get(k) != p.view.get(k))
+                diff = sorted(
+                    k for k in set(rebuilt) | set(p.view) if rebuilt.get(k) != p.view.get(k)
+                )
                 out.views_differing.append((p.room, p.seat, diff))

@@ -285,5 +285,4 @@ async def played(db: Database, round_id: int, seats: Any, source: str = "player"
     async with db.transaction() as s:
         last = await s.scalar(select(func.max(Action.seq)).where(Action.round_id == round_id))
         for i, seat in enumerate(seats, start=(last or 0) + 1):
-            s.add(Action(round_id=round_id, seq=i, seat=seat, action={"do": "draw"},
-                         source=source))
+            s.add(Action(round_id=round_id, seq=i, seat=seat, action={"do": "draw"}, source=source))

@@ -81,9 +81,7 @@ class PgCluster:
         cluster = cls()
         initdb = _binary("initdb")
         assert initdb is not None
-        cluster._run(
-            initdb, "-D", str(cluster.data), "-U", "postgres", "--auth=trust", "--no-sync"
-        )
+        cluster._run(initdb, "-D", str(cluster.data), "-U", "postgres", "--auth=trust", "--no-sync")
         cluster.start()
         return cluster
 
@@ -92,8 +90,9 @@ class PgCluster:
         pg_ctl = _binary("pg_ctl")
         assert pg_ctl is not None
         options = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
-        self._run(pg_ctl, "-D", str(self.data), "-l", str(self.dir / "log"), "-w",
-                  "-o", options, "start")
+        self._run(
+            pg_ctl, "-D", str(self.data), "-l", str(self.dir / "log"), "-w", "-o", options, "start"
+        )
 
     def crash(self) -> None:
         """``pg_ctl stop -m immediate``: every connection is cut at once, whatever it was
@@ -105,6 +104,10 @@ class PgCluster:
     def destroy(self) -> None:
         pg_ctl = _binary("pg_ctl")
         if pg_ctl is not None and (self.data / "postmaster.pid").exists():
-            subprocess.run([*self._prefix, pg_ctl, "-D", str(self.data), "-m", "immediate",
-                            "stop"], capture_output=True, timeout=60, check=False)
+            subprocess.run(
+                [*self._prefix, pg_ctl, "-D", str(self.data), "-m", "immediate", "stop"],
+                capture_output=True,
+                timeout=60,
+                check=False,
+            )
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -88,20 +88,29 @@ async def test_the_stakes_go_into_the_pot_and_the_pot_to_the_standings(table: Ta
     room = await _arena(t, 4)
     view = await t.rooms.get_room(room, t.players[0].id)
     assert (view.settings.stake, view.settings.payout, view.settings.min_balance) == (
-        100, [60, 30, 10], 100,
+        100,
+        [60, 30, 10],
+        100,
     )
     assert await _balances(t) == [START] * 4  # nothing taken before the start
     await t.rooms.start(room, t.players[0])
     assert await _balances(t) == [START - 100] * 4
     assert await _rows(t, room) == [("arena_stake", -100, s) for s in range(4)]
     # the match's standings (Cip first, Ana and Dan tied second): 240, 80 + 80 (30% + 10%)
-    await asyncio.gather(*(t.gamelog.record_match(MatchFinish(room, [50, -20, 90, 50], [2], 3))
-                           for _ in range(8)))
-    assert await _balances(t) == [START - 100 + 80, START - 100, START - 100 + 240,
-                                  START - 100 + 80]
+    await asyncio.gather(
+        *(t.gamelog.record_match(MatchFinish(room, [50, -20, 90, 50], [2], 3)) for _ in range(8))
+    )
+    assert await _balances(t) == [
+        START - 100 + 80,
+        START - 100,
+        START - 100 + 240,
+        START - 100 + 80,
+    ]
     paid = [r for r in await _rows(t, room) if r[0] == "arena_pot"]
     assert sorted(paid, key=lambda r: r[2] or 0) == [
-        ("arena_pot", 80, 0), ("arena_pot", 240, 2), ("arena_pot", 80, 3),
+        ("arena_pot", 80, 0),
+        ("arena_pot", 240, 2),
+        ("arena_pot", 80, 3),
     ]
     await _sums_hold(t)
 
@@ -154,17 +163,23 @@ async def test_arena_info_and_a_seat_needs_the_stake(
     client: httpx.AsyncClient, players: Players
 ) -> None:
     info = (await client.get("/api/arena")).json()
-    assert info == {"stakes": [10, 50, 100, 500],
-                    "payouts": {"2": [100], "3": [100], "4": [70, 30]}}
+    assert info == {
+        "stakes": [10, 50, 100, 500],
+        "payouts": {"2": [100], "3": [100], "4": [70, 30]},
+    }
     _, ana = await players.create("Ana")
     _, bob = await players.create("Bob")
-    room = await client.post("/api/rooms", headers=players.auth(ana),
-                             json={"kind": "arena", "stake": 500, "seats": 2, "payout": [1]})
+    room = await client.post(
+        "/api/rooms",
+        headers=players.auth(ana),
+        json={"kind": "arena", "stake": 500, "seats": 2, "payout": [1]},
+    )
     assert room.status_code == 201, room.text
     assert room.json()["settings"]["payout"] == [100]  # the server's, whatever was sent
     rid = room.json()["id"]
-    bought = await client.post("/api/account/jokers", headers=players.auth(bob),
-                               json={"count": 11, "request_id": "spend"})
+    bought = await client.post(
+        "/api/account/jokers", headers=players.auth(bob), json={"count": 11, "request_id": "spend"}
+    )
     assert bought.status_code == 200, bought.text
     seat = await client.post(f"/api/rooms/{rid}/seats/1", headers=players.auth(bob))
     assert seat.status_code == 409 and seat.json()["code"] == "balance_too_low"
@@ -178,8 +193,15 @@ async def test_a_table_every_human_left_pays_by_the_standings_then(settings: Set
     async with running_server(settings, live) as srv:
         ana_id, ana = await srv.player("Ana")
         bob_id, bob = await srv.player("Bob")
-        room = await srv.room(ana, variant="remi", seats=2, kind="arena", stake=50,
-                              end={"kind": "rounds", "rounds": 50}, turn_seconds=60)
+        room = await srv.room(
+            ana,
+            variant="remi",
+            seats=2,
+            kind="arena",
+            stake=50,
+            end={"kind": "rounds", "rounds": 50},
+            turn_seconds=60,
+        )
         await srv.sit(bob, room, 1)
         a, b = await srv.client(ana, room), await srv.client(bob, room)
         await a.hello()
@@ -187,16 +209,16 @@ async def test_a_table_every_human_left_pays_by_the_standings_then(settings: Set
         await srv.start(ana, room)
 
         def round_over() -> bool:
-            return any(m["type"] == "event" and m["event"]["do"] == "round_over"
-                       for m in a.frames)
+            return any(m["type"] == "event" and m["event"]["do"] == "round_over" for m in a.frames)
 
         await asyncio.gather(play_until(a, round_over), play_until(b, round_over))
         over = await a.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "round_over")
         totals = over["event"]["totals"]
         for c in (a, b):
             await c.send({"type": "leave"})
-        end = await a.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "match_over",
-                           timeout=30)
+        end = await a.wait(
+            lambda m: m["type"] == "event" and m["event"]["do"] == "match_over", timeout=30
+        )
         assert end["event"]["reason"] == "abandoned"
         final = end["event"]["totals"]  # the standings of that moment (the rounds over)
         assert len(totals) == 2

@@ -268,8 +268,9 @@ async def test_a_snapshot_carries_the_rounds_recent_events_as_its_seat_sees_them
     audience = _audience(512, recent_events=4)
     state = new_round("remi", 2, seed="recent")
     audience.record(1, Change({"do": "round_start", "round": 1, "first": 0}))
-    audience.record(2, Change.of_move(state.apply(0, {"do": "discard",
-                                                       "tile": state.hands[0][0]}), "player"))
+    audience.record(
+        2, Change.of_move(state.apply(0, {"do": "discard", "tile": state.hands[0][0]}), "player")
+    )
     drawn = state.apply(1, {"do": "draw"})
     audience.record(3, Change.of_move(drawn, "bot"))
     table = _Seats(2).table(None)
@@ -289,8 +290,9 @@ async def test_a_snapshot_carries_the_rounds_recent_events_as_its_seat_sees_them
     assert got[1][2]["event"]["tile"] == drawn.private["tile"]
     assert "tile" not in got[0][2]["event"] and "tile" not in got[None][2]["event"]
     for version in range(4, 10):  # a long round: only the last four
-        audience.record(version, Change({"do": "presence", "seat": 1, "away": False,
-                                         "unresponsive": False}))
+        audience.record(
+            version, Change({"do": "presence", "seat": 1, "away": False, "unresponsive": False})
+        )
     assert [v for v, _ in audience.recent(0)] == [6, 7, 8, 9]
     audience.record(10, Change({"do": "round_start", "round": 2, "first": 1}))
     assert [v for v, _ in audience.recent(0)] == [10]

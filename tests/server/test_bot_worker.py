@@ -30,8 +30,7 @@ async def test_the_worker_starts_before_the_rooms_are_restored(settings: Setting
     live_settings = {**FAST, "bot_searches": "process", "idle_actor_seconds": 30.0}
     async with running_server(settings, live_settings) as srv:
         _, ana = await srv.player("Ana")
-        room = await srv.room(ana, variant="remi", seats=2, fill_with_bots=True,
-                              turn_seconds=60)
+        room = await srv.room(ana, variant="remi", seats=2, fill_with_bots=True, turn_seconds=60)
         a = await srv.client(ana, room)
         await a.hello()
         await srv.start(ana, room)
@@ -70,7 +69,11 @@ def test_the_cli_module_the_worker_imports_first_is_light() -> None:
         "'starlette', 'redis', 'asyncpg') if m in sys.modules)))"
     )
     out = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True,
+        [sys.executable, "-c", probe],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     ).stdout
     assert json.loads(out) == []

@@ -43,8 +43,7 @@ async def _turns(c: Client, moves: int) -> int:
     acks = 0
     while acks < moves:
         if not c.my_turn():
-            await c.wait(lambda m: m["type"] in ("event", "snapshot") and c.my_turn(),
-                         timeout=20)
+            await c.wait(lambda m: m["type"] in ("event", "snapshot") and c.my_turn(), timeout=20)
         assert c.view is not None
         reply = await c.act(simple_move(c.view))
         assert reply["type"] == "ack", reply
@@ -136,8 +135,14 @@ async def test_the_match_goes_on_with_every_client_bridged(
     cluster = _cluster(settings, redis_url)
     async with running_server(cluster, LIVE) as one, running_server(cluster, LIVE) as two:
         _, ana = await two.player("Ana")
-        room = await two.room(ana, variant="remi", seats=3, fill_with_bots=True,
-                              turn_seconds=120, end={"kind": "rounds", "rounds": 1})
+        room = await two.room(
+            ana,
+            variant="remi",
+            seats=3,
+            fill_with_bots=True,
+            turn_seconds=120,
+            end={"kind": "rounds", "rounds": 1},
+        )
         await two.start(ana, room)  # the second node claims and plays it
         assert await _owner(room, one, two) is two
         a = await one.client(ana, room)

@@ -87,7 +87,9 @@ def test_verify_takes_a_room_id_that_begins_with_a_dash(
     seen: list[tuple[object, ...]] = []
     monkeypatch.setenv("REMI_DATA_DIR", str(data_dir))
     monkeypatch.setattr(
-        verifier, "run", lambda *args: seen.append(args) or 0  # type: ignore[func-returns-value]
+        verifier,
+        "run",
+        lambda *args: seen.append(args) or 0,  # type: ignore[func-returns-value]
     )
     assert cli.main(["verify", "--room", room, "--round", "3"]) == 0
     assert seen[0][:3] == (None, room, 3)

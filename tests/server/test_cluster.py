@@ -84,8 +84,13 @@ async def cluster(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Clu
     redis = RedisProcess(workdir)
     await asyncio.to_thread(redis.start)
     schema = f"c_{secrets.token_hex(6)}"
-    env = {**SETTINGS, "REMI_DATABASE_URL": PG_URL, "REMI_DATABASE_SCHEMA": schema,
-           "REMI_REDIS_URL": redis.url, "REMI_DATA_DIR": str(workdir)}
+    env = {
+        **SETTINGS,
+        "REMI_DATABASE_URL": PG_URL,
+        "REMI_DATABASE_SCHEMA": schema,
+        "REMI_REDIS_URL": redis.url,
+        "REMI_DATA_DIR": str(workdir),
+    }
     nodes = [Node(i, env, workdir) for i in range(3)]
     c = Cluster(nodes, PG_URL, schema)
     c.redis = redis
@@ -116,8 +121,9 @@ async def cluster(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Clu
 
 
 async def _leases(c: Cluster) -> dict[str, tuple[int, str | None]]:
-    conn = await asyncpg.connect(plain_pg_dsn(), timeout=5, server_settings={
-        "search_path": c.schema})
+    conn = await asyncpg.connect(
+        plain_pg_dsn(), timeout=5, server_settings={"search_path": c.schema}
+    )
     try:
         rows = await conn.fetch(
             "SELECT l.room_id, l.epoch, l.node FROM room_leases l "
@@ -152,18 +158,41 @@ async def _pin(c: Cluster, players: list[Player], node: Node) -> None:
         p.version = None
         await p.ws.close()
     try:
-        await c.until(lambda: all(
-            p.ws is not None and p.convs[-1].node == node.index
-            and any(m["type"] == "snapshot" for m in p.convs[-1].frames) for p in moved),
-            f"sockets moved to node {node.index}", 30)
+        await c.until(
+            lambda: all(
+                p.ws is not None
+                and p.convs[-1].node == node.index
+                and any(m["type"] == "snapshot" for m in p.convs[-1].frames)
+                for p in moved
+            ),
+            f"sockets moved to node {node.index}",
+            30,
+        )
     except AssertionError as exc:
-        state = [(p.ws is not None, len(p.convs), p.convs[-1].node, len(p.convs[-1].frames),
-                  p.convs[-1].close_code) for p in moved]
+        state = [
+            (
+                p.ws is not None,
+                len(p.convs),
+                p.convs[-1].node,
+                len(p.convs[-1].frames),
+                p.convs[-1].close_code,
+            )
+            for p in moved
+        ]
         room = players[0].room
-        history = sorted((r.get("ts", ""), n.index, r.get("run"), r.get("event"),
-                          r.get("conn_id"), r.get("error"))
-                         for n in c.nodes for r in n.records()
-                         if r.get("room_id") == room or r.get("level") in ("warning", "error"))
+        history = sorted(
+            (
+                r.get("ts", ""),
+                n.index,
+                r.get("run"),
+                r.get("event"),
+                r.get("conn_id"),
+                r.get("error"),
+            )
+            for n in c.nodes
+            for r in n.records()
+            if r.get("room_id") == room or r.get("level") in ("warning", "error")
+        )
         lines = "\n".join(map(str, history[-60:]))
         raise AssertionError(f"{exc}: {state}\n{lines}") from None
 
@@ -197,9 +226,9 @@ async def _blocking(c: Cluster) -> str:
             "SELECT pid, state, wait_event_type, round(extract(epoch FROM now() - state_change)) "
             "AS for_s, left(query, 100) AS query FROM pg_stat_activity "
             "WHERE datname = current_database() AND (state LIKE 'idle in transaction%' "
-            "OR wait_event_type = 'Lock')")
-        return "sessions in a transaction or waiting for a lock: " + repr(
-            [tuple(r) for r in rows])
+            "OR wait_event_type = 'Lock')"
+        )
+        return "sessions in a transaction or waiting for a lock: " + repr([tuple(r) for r in rows])
     finally:
         await conn.close()
 
@@ -214,7 +243,8 @@ async def _moved(c: Cluster, rooms: list[str], old: str, timeout: float) -> floa
             return time.monotonic() - t0
         if time.monotonic() - t0 > timeout:
             raise AssertionError(
-                f"rooms not taken over in {timeout} s: {leases}; {await _blocking(c)}")
+                f"rooms not taken over in {timeout} s: {leases}; {await _blocking(c)}"
+            )
         await asyncio.sleep(0.1)
 
 
@@ -266,9 +296,14 @@ async def _a_move_to_hold(c: Cluster, victim: Node, rooms: list[str]) -> Player:
         assert mover.ws is not None
         mover.version = None  # its hello asks for a snapshot: once there, it is attached
         await mover.ws.close()  # it reconnects, to the victim
-        await c.until(lambda: mover.convs[-1].node == victim.index and any(
-            m["type"] == "snapshot" for m in mover.convs[-1].frames),
-            "the player's socket on the node", 15)
+        await c.until(
+            lambda: (
+                mover.convs[-1].node == victim.index
+                and any(m["type"] == "snapshot" for m in mover.convs[-1].frames)
+            ),
+            "the player's socket on the node",
+            15,
+        )
         await c.quiesce(rooms=[mover.room])
     assert mover.my_turn(), mover.view
     return mover
@@ -285,7 +320,8 @@ async def _heartbeat_held(c: Cluster, node_id: str) -> AsyncIterator[None]:
     await tr.start()
     try:
         found = await conn.fetchval(
-            "SELECT id FROM cluster_nodes WHERE id = $1 FOR UPDATE", node_id)
+            "SELECT id FROM cluster_nodes WHERE id = $1 FOR UPDATE", node_id
+        )
         assert found == node_id, f"no row of node {node_id}"
         yield
     finally:
@@ -326,26 +362,37 @@ async def test_sigstop_past_the_lease_then_sigcont(cluster: Cluster) -> None:
             (seq,) = set(mover.sent) - before
             assert conv.close_code is None, f"the socket closed during the pause: {conv.close_code}"
             victim.resume()
-            await c.until(lambda: seq in mover.acks or seq in mover.refused
-                          or conv.close_code is not None,
-                          "the resumed node's answer to the held move", 15)
+            await c.until(
+                lambda: seq in mover.acks or seq in mover.refused or conv.close_code is not None,
+                "the resumed node's answer to the held move",
+                15,
+            )
     finally:
         victim.resume()
         mover.via = None
-    print(f"SIGSTOP: the held move {mover.sent[seq]} of room {room} was "
-          + (f"acked at version {mover.acks[seq]}" if seq in mover.acks else
-             f"refused ({mover.refused[seq]})" if seq in mover.refused else
-             f"dropped (the socket closed with {conv.close_code})"))
+    print(
+        f"SIGSTOP: the held move {mover.sent[seq]} of room {room} was "
+        + (
+            f"acked at version {mover.acks[seq]}"
+            if seq in mover.acks
+            else f"refused ({mover.refused[seq]})"
+            if seq in mover.refused
+            else f"dropped (the socket closed with {conv.close_code})"
+        )
+    )
     # From the database: no write under the old epoch after the new one was granted.
     audit = await c.log_audit()
     assert audit.problems() == {}, (
         f"the paused node wrote room {room}'s held move {mover.sent[seq]} under its old "
-        f"epoch: {audit.problems()}")
+        f"epoch: {audit.problems()}"
+    )
     assert seq not in mover.acks, (
-        f"the paused node acked move {seq} of room {room} after the room moved")
+        f"the paused node acked move {seq} of room {room} after the room moved"
+    )
     # Refused by the pause guard, or the room dropped when a write was fenced (1012).
     assert seq in mover.refused or conv.close_code == 1012, (
-        f"the held move did not reach the paused node's room: closed {conv.close_code}")
+        f"the held move did not reach the paused node's room: closed {conv.close_code}"
+    )
     c.resume_play()
     assert await c.play_for(4) > 0
     # The paused node noticed: its leases had lapsed, and each room it had played was
@@ -353,12 +400,23 @@ async def test_sigstop_past_the_lease_then_sigcont(cluster: Cluster) -> None:
     records = victim.records()
     events = [r["event"] for r in records if r.get("run") == victim.runs]
     assert "node_leases_lapsed" in events
-    gone = {r["room_id"] for r in records if r.get("run") == victim.runs
-            and r.get("event") in ("room_dropped", "room_fenced")}
+    gone = {
+        r["room_id"]
+        for r in records
+        if r.get("run") == victim.runs and r.get("event") in ("room_dropped", "room_fenced")
+    }
     assert set(rooms) <= gone, "rooms the resumed node neither dropped nor was fenced in: " + (
-        repr({r: [(x.get("event"), x.get("reason")) for x in records
-                  if x.get("run") == victim.runs and x.get("room_id") == r]
-              for r in set(rooms) - gone}))
+        repr(
+            {
+                r: [
+                    (x.get("event"), x.get("reason"))
+                    for x in records
+                    if x.get("run") == victim.runs and x.get("room_id") == r
+                ]
+                for r in set(rooms) - gone
+            }
+        )
+    )
     await _settle_and_audit(c, "SIGSTOP past the lease")
 
 
@@ -374,8 +432,11 @@ async def test_rolling_restart_of_every_node(cluster: Cluster) -> None:
         assert "Finished server process" in node.tail(5), node.tail()
         # A hand-over, not a lease left to lapse: the stopped run released every room it
         # held, and no lease of the cluster still names it.
-        released = {r["room_id"] for r in node.records() if r.get("run") == node.runs
-                    and r.get("event") == "room_released"}
+        released = {
+            r["room_id"]
+            for r in node.records()
+            if r.get("run") == node.runs and r.get("event") == "room_released"
+        }
         assert held <= released, (held, released)
         assert all(n != node_id for _, n in (await _leases(c)).values())
         node.start()
@@ -384,8 +445,14 @@ async def test_rolling_restart_of_every_node(cluster: Cluster) -> None:
     # The longest pause any room's players saw during the restarts.
     longest, where = 0.0, ""
     for room in c.rooms:
-        times = sorted(m["_t"] for p in c.players if p.room == room for conv in p.convs
-                       for m in conv.frames if m["type"] == "event" and m["_t"] >= window)
+        times = sorted(
+            m["_t"]
+            for p in c.players
+            if p.room == room
+            for conv in p.convs
+            for m in conv.frames
+            if m["type"] == "event" and m["_t"] >= window
+        )
         for a, b in itertools.pairwise(times):
             if b - a > longest:
                 longest, where = b - a, f"{room} from {a - window:.2f} s"
@@ -404,8 +471,11 @@ async def test_redis_stopped_for_15_seconds(cluster: Cluster) -> None:
     ids = await _node_ids(c)
     leases = await _leases(c)
     by_id = {v: c.nodes[k] for k, v in ids.items()}
-    human = [r for r in c.rooms if r in leases and leases[r][1] in by_id
-             and sum(p.room == r for p in c.players) >= 2]
+    human = [
+        r
+        for r in c.rooms
+        if r in leases and leases[r][1] in by_id and sum(p.room == r for p in c.players) >= 2
+    ]
     assert len(human) >= 2, (c.rooms, leases)
     direct_room, bridged_room = human[0], human[1]
     owner = by_id[leases[direct_room][1]]
@@ -425,9 +495,13 @@ async def test_redis_stopped_for_15_seconds(cluster: Cluster) -> None:
     assert during > 0
     assert any(len(p.acks) > acked[id(p)] for p in c.players if p.room == direct_room)
     # ... and the bridged clients were told, clearly, that their room was paused.
-    told = [p for p in c.players if "room_unreachable" in p.errors[marks[id(p)]:]]
-    links = [(n.index, r.get("event"), r.get("error")) for n in c.nodes for r in n.records()
-             if r.get("run") == n.runs and str(r.get("event")).startswith("link_")]
+    told = [p for p in c.players if "room_unreachable" in p.errors[marks[id(p)] :]]
+    links = [
+        (n.index, r.get("event"), r.get("error"))
+        for n in c.nodes
+        for r in n.records()
+        if r.get("run") == n.runs and str(r.get("event")).startswith("link_")
+    ]
     assert told, f"no bridged client was told its room was unreachable: {bridged}, {links}"
     assert pinned[0] in told, (pinned[0].errors, links)
     for p in c.players:

@@ -47,9 +47,7 @@ def test_every_service_has_a_health_check_and_the_nodes_wait_for_healthy_stores(
         assert "/readyz" in " ".join(app["healthcheck"]["test"])
         assert app["build"] == "."
         assert "ports" not in app  # reached through the load balancer only
-    assert services["lb"]["depends_on"] == {
-        name: {"condition": "service_healthy"} for name in APPS
-    }
+    assert services["lb"]["depends_on"] == {name: {"condition": "service_healthy"} for name in APPS}
 
 
 def test_the_nodes_set_real_settings_pointing_at_the_other_services() -> None:

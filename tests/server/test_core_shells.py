@@ -34,8 +34,7 @@ def _normal(frames: list[dict[str, Any]], origin: int) -> list[dict[str, Any]]:
         if "you" in f:
             f["you"] = {**f["you"], "player_id": "me"}
         if f.get("seats"):
-            f["seats"] = [{**s, "player_id": "me" if s["player_id"] else None}
-                          for s in f["seats"]]
+            f["seats"] = [{**s, "player_id": "me" if s["player_id"] else None} for s in f["seats"]]
         if "recent" in f:
             f["recent"] = [{**r, "version": r["version"] - origin} for r in f["recent"]]
         out.append(f)
@@ -52,8 +51,15 @@ async def test_the_server_and_the_practice_send_the_same_frames(
     live = {**FAST, "reconnect_grace_seconds": 600.0}
     async with running_server(settings, live) as srv:
         _, ana = await srv.player("Ana")
-        room = await srv.room(ana, variant=variant, seats=2, fill_with_bots=True,
-                              bot_level="normal", end=end, turn_seconds=120)
+        room = await srv.room(
+            ana,
+            variant=variant,
+            seats=2,
+            fill_with_bots=True,
+            bot_level="normal",
+            end=end,
+            turn_seconds=120,
+        )
         await srv.start(ana, room)
         a = await srv.client(ana, room)
         await a.hello()
@@ -63,14 +69,19 @@ async def test_the_server_and_the_practice_send_the_same_frames(
                 assert (await a.act(simple_move(a.view)))["type"] == "ack"
             else:
                 await a.wait(lambda m: m["type"] == "event", timeout=30)
-        await a.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "match_over",
-                     since=0)
+        await a.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "match_over", since=0)
         online = list(a.frames)
         await a.close()
 
-    practice = PracticeRoom({"variant": variant, "seats": 2, "bot_levels": ["normal"],
-                             "turn_seconds": 120, "end": end}, SEED, 0.0, name="Ana",
-                            bot_delay=0.0, round_pause=0.0, bot_key=room)
+    practice = PracticeRoom(
+        {"variant": variant, "seats": 2, "bot_levels": ["normal"], "turn_seconds": 120, "end": end},
+        SEED,
+        0.0,
+        name="Ana",
+        bot_delay=0.0,
+        round_pause=0.0,
+        bot_key=room,
+    )
     now = 0.0
     offline = practice.message({"type": "hello", "last_version": None}, now)
     seq = 0
@@ -80,9 +91,15 @@ async def test_the_server_and_the_practice_send_the_same_frames(
         if not state.over and state.turn == PLAYER and not practice.timed_out:
             seq += 1
             view = view_for(state, PLAYER).to_dict()
-            offline += practice.message({"type": "action", "seq": seq,
-                                         "base_version": practice.version,
-                                         "action": simple_move(view)}, now)
+            offline += practice.message(
+                {
+                    "type": "action",
+                    "seq": seq,
+                    "base_version": practice.version,
+                    "action": simple_move(view),
+                },
+                now,
+            )
         else:
             due = practice.due()
             assert due is not None

@@ -94,8 +94,12 @@ async def _check_sums(bank: Bank) -> None:
 async def _round_rows(bank: Bank, room_id: str) -> list[tuple[Any, ...]]:
     async with bank.db.transaction() as s:
         rows = await s.execute(
-            select(LedgerEntry.player_id, LedgerEntry.round_number, LedgerEntry.seat,
-                   LedgerEntry.amount)
+            select(
+                LedgerEntry.player_id,
+                LedgerEntry.round_number,
+                LedgerEntry.seat,
+                LedgerEntry.amount,
+            )
             .where(LedgerEntry.room_id == room_id, LedgerEntry.reason == "round")
             .order_by(LedgerEntry.round_number, LedgerEntry.seat)
         )
@@ -110,8 +114,9 @@ async def test_a_new_player_has_the_starting_balance_in_its_ledger(bank: Bank) -
     assert [(r.reason, r.amount) for r in rows] == [("start", START)]
     assert await bank.economy.daily_grant(ana.id, "2030-01-01")
     assert not await bank.economy.daily_grant(ana.id, "2030-01-01")  # once a day
-    grants = await asyncio.gather(*(bank.economy.daily_grant(ana.id, "2030-01-02")
-                                    for _ in range(5)))
+    grants = await asyncio.gather(
+        *(bank.economy.daily_grant(ana.id, "2030-01-02") for _ in range(5))
+    )
     assert grants.count(True) == 1
     acc = await bank.economy.account(ana.id)
     assert acc.balance == START + 2 * bank.settings.daily_grant
@@ -164,8 +169,10 @@ async def test_a_crash_before_the_commit_settles_nothing_then_once(
     j = Journal(bank.db)
     j.start()
     try:
-        await asyncio.gather(j.finish_round(RoundFinish(rid, {"r": 1}, [5, 7, 9])),
-                             j.finish_round(RoundFinish(rid, {"r": 1}, [5, 7, 9])))
+        await asyncio.gather(
+            j.finish_round(RoundFinish(rid, {"r": 1}, [5, 7, 9])),
+            j.finish_round(RoundFinish(rid, {"r": 1}, [5, 7, 9])),
+        )
     finally:
         await j.stop()
     assert [r[3] for r in await _round_rows(bank, room)] == [5, 7]
@@ -235,12 +242,18 @@ async def test_joker_credit_spent_once_and_refused_without_one(bank: Bank) -> No
         await s.execute(Player.__table__.update().where(Player.id == bob).values(joker_credits=0))
         await s.execute(
             LedgerEntry.__table__.insert().values(
-                player_id=bob, key=f"test:{bob}", reason="test", amount=0, credits=-1,
+                player_id=bob,
+                key=f"test:{bob}",
+                reason="test",
+                amount=0,
+                credits=-1,
                 created_at=func.now(),
             )
         )
     assert joker_availability([ana, bob, None], await bank.economy.credits_of([ana, bob])) == (
-        1, 0, 1,
+        1,
+        0,
+        1,
     )
     j = Journal(bank.db)
     j.start()
@@ -297,8 +310,11 @@ async def test_an_idle_seat_settles_its_losses_but_no_gains(bank: Bank) -> None:
     await played(bank.db, rid2, [2], source="bot")
     await played(bank.db, rid2, [1])
     await j.finish_round(RoundFinish(rid2, {}, [-10, 80, 25]))
-    assert (await _round_rows(bank, room))[3:] == [(ana, 2, 0, -10), (bob, 2, 1, 80),
-                                                   (cip, 2, 2, 0)]
+    assert (await _round_rows(bank, room))[3:] == [
+        (ana, 2, 0, -10),
+        (bob, 2, 1, 80),
+        (cip, 2, 2, 0),
+    ]
     assert (await bank.economy.account(bob)).balance == START + 80
     assert (await bank.economy.account(cip)).balance == START - 61
     await _check_sums(bank)

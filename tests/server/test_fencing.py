@@ -97,10 +97,13 @@ async def test_a_stale_owners_writes_are_refused_by_the_database(env: Env) -> No
     finally:
         await journal.stop()
     async with env.db.transaction() as session:
-        actions = (await session.execute(
-            select(Action.seq, Action.epoch).where(Action.round_id == round_id)
-            .order_by(Action.seq)
-        )).all()
+        actions = (
+            await session.execute(
+                select(Action.seq, Action.epoch)
+                .where(Action.round_id == round_id)
+                .order_by(Action.seq)
+            )
+        ).all()
         rounds = (await session.execute(select(Round.number, Round.epoch))).all()
         room = await session.get(Room, env.room_id)
         results = (await session.execute(select(MatchResult))).all()
@@ -212,8 +215,7 @@ async def test_two_servers_on_one_database_never_both_write_a_room(
     live = {"bot_delay_seconds": 0.0, "round_pause_seconds": 0.0, "idle_actor_seconds": 30.0}
     async with running_server(settings, live) as one:
         _, ana = await one.player("Ana")
-        room = await one.room(ana, variant="remi", seats=2, fill_with_bots=True,
-                              turn_seconds=120)
+        room = await one.room(ana, variant="remi", seats=2, fill_with_bots=True, turn_seconds=120)
         a = await one.client(ana, room)
         await a.hello()
         await one.start(ana, room)
@@ -232,8 +234,14 @@ async def test_two_servers_on_one_database_never_both_write_a_room(
             assert a.view is not None
             a.seq += 1
             with contextlib.suppress(ConnectionClosed):
-                await a.send({"type": "action", "seq": a.seq, "base_version": a.version,
-                              "action": simple_move(a.view)})
+                await a.send(
+                    {
+                        "type": "action",
+                        "seq": a.seq,
+                        "base_version": a.version,
+                        "action": simple_move(a.view),
+                    }
+                )
             assert a.closed is not None
             assert (await asyncio.wait_for(a.closed, 10))[0] == 1012
             assert room not in one.live.actors
@@ -243,14 +251,27 @@ async def test_two_servers_on_one_database_never_both_write_a_room(
                 await b.wait(lambda m: m["type"] == "event" and b.my_turn(), timeout=20)
             assert (await _play_one_move(b))["type"] == "ack"
             await b.close()
-    db = Database(base_settings(database_url=settings.database_url,
-                                database_schema=settings.database_schema, data_dir=tmp_path))
+    db = Database(
+        base_settings(
+            database_url=settings.database_url,
+            database_schema=settings.database_schema,
+            data_dir=tmp_path,
+        )
+    )
     try:
         async with db.transaction() as session:
-            epochs = (await session.execute(
-                select(Action.epoch).join(Round, Round.id == Action.round_id)
-                .where(Round.room_id == room).order_by(Round.number, Action.seq)
-            )).scalars().all()
+            epochs = (
+                (
+                    await session.execute(
+                        select(Action.epoch)
+                        .join(Round, Round.id == Action.round_id)
+                        .where(Round.room_id == room)
+                        .order_by(Round.number, Action.seq)
+                    )
+                )
+                .scalars()
+                .all()
+            )
     finally:
         await db.dispose()
     assert epochs == sorted(epochs) and epochs[-1] == second.epoch

@@ -32,8 +32,10 @@ async def lobby_stream(server: Server) -> AsyncIterator[asyncio.Queue[dict[str, 
     opened = asyncio.Event()
 
     async def read() -> None:
-        async with httpx.AsyncClient(base_url=server.base, timeout=None) as http, \
-                http.stream("GET", "/api/lobby/events") as response:
+        async with (
+            httpx.AsyncClient(base_url=server.base, timeout=None) as http,
+            http.stream("GET", "/api/lobby/events") as response,
+        ):
             assert response.status_code == 200
             assert response.headers["content-type"].startswith("text/event-stream")
             async for line in response.aiter_lines():
@@ -54,8 +56,10 @@ async def lobby_stream(server: Server) -> AsyncIterator[asyncio.Queue[dict[str, 
 
 
 async def test_public_room_changes_are_streamed_private_rooms_are_not(tmp_path: Path) -> None:
-    async with running_server(base_settings(data_dir=tmp_path, database_url="")) as server, \
-            lobby_stream(server) as events:
+    async with (
+        running_server(base_settings(data_dir=tmp_path, database_url="")) as server,
+        lobby_stream(server) as events,
+    ):
         _, token = await server.player("Ana")
         private = await server.room(token, variant="remi45", seats=2, public=False)
         public = await server.room(token, variant="remi45", seats=2)
@@ -92,8 +96,7 @@ async def test_a_finished_match_reaches_the_lobby(tmp_path: Path) -> None:
     recorder = Recorder()
     # Nobody left at the table: the match ends (abandoned) after half a second.
     settings = base_settings(data_dir=tmp_path, database_url="", empty_room_grace_seconds=0.5)
-    async with running_server(settings, events=recorder) as server, \
-            lobby_stream(server) as events:
+    async with running_server(settings, events=recorder) as server, lobby_stream(server) as events:
         _, token = await server.player("Ana")
         rooms = {}
         for public in (False, True):
@@ -103,9 +106,7 @@ async def test_a_finished_match_reaches_the_lobby(tmp_path: Path) -> None:
             client = await server.client(token, room)
             await client.hello()
             await server.start(token, room)
-            await client.wait(
-                lambda m: m["type"] == "event" and m["event"]["do"] == "round_start"
-            )
+            await client.wait(lambda m: m["type"] == "event" and m["event"]["do"] == "round_start")
             await client.send({"type": "leave"})
             end = await client.wait(
                 lambda m: m["type"] == "event" and m["event"]["do"] == "match_over", timeout=15
@@ -119,7 +120,10 @@ async def test_a_finished_match_reaches_the_lobby(tmp_path: Path) -> None:
             if message["event"] == "finished":
                 break
         assert message == {
-            "event": "finished", "room": rooms[True], "status": "finished", "free_seats": 0
+            "event": "finished",
+            "room": rooms[True],
+            "status": "finished",
+            "free_seats": 0,
         }
         # Every listener hears of both rooms' ends, private ones included.
         for _ in range(50):
@@ -127,9 +131,7 @@ async def test_a_finished_match_reaches_the_lobby(tmp_path: Path) -> None:
                 break
             await asyncio.sleep(0.1)
         finished = [e for e in recorder.seen if e[0] == "finished"]
-        assert sorted(finished) == sorted(
-            ("finished", room, "finished") for room in rooms.values()
-        )
+        assert sorted(finished) == sorted(("finished", room, "finished") for room in rooms.values())
         sheet = await server.scores(rooms[True])
         assert sheet["finished"]
 
@@ -145,8 +147,11 @@ async def test_a_room_on_one_instance_reaches_a_lobby_on_another_through_redis(
     two = base_settings(data_dir=tmp_path / "two", database_url="", redis_url=REDIS_URL)
     (tmp_path / "one").mkdir()
     (tmp_path / "two").mkdir()
-    async with running_server(one) as watcher, running_server(two) as host, \
-            lobby_stream(watcher) as events:
+    async with (
+        running_server(one) as watcher,
+        running_server(two) as host,
+        lobby_stream(watcher) as events,
+    ):
         _, token = await host.player("Ana")
         room = await host.room(token, variant="remi101", seats=3)
         while True:  # other test runs may share this Redis: wait for our room

@@ -34,9 +34,7 @@ def test_invite_codes_and_tokens_in_query_strings_never_reach_the_log(tmp_path: 
             token = http.post("/api/players", json={"display_name": "Ana"}).json()["token"]
             http.cookies.clear()
             auth = {"Authorization": f"Bearer {token}"}
-            room = http.post(
-                "/api/rooms", json={"seats": 2, "public": False}, headers=auth
-            ).json()
+            room = http.post("/api/rooms", json={"seats": 2, "public": False}, headers=auth).json()
             code = room["invite_code"]
             assert code
             got = http.get(f"/api/rooms/{room['id']}?code={code}", headers=auth)
@@ -49,18 +47,14 @@ def test_invite_codes_and_tokens_in_query_strings_never_reach_the_log(tmp_path: 
                 "/api/session/rotate", headers={"Authorization": f"Bearer {other}"}
             ).json()["token"]
             http.cookies.clear()
-            gone = http.post(
-                "/api/session/revoke", headers={"Authorization": f"Bearer {rotated}"}
-            )
+            gone = http.post("/api/session/revoke", headers={"Authorization": f"Bearer {rotated}"})
             assert gone.status_code == 204
             # Accounts: a claim, a wrong and a right sign-in, a password change.
             claimed = http.post(
                 "/api/account", json={"username": "ana.m", "password": PASSWORD}, headers=auth
             )
             assert claimed.status_code == 201, claimed.text
-            bad = http.post(
-                "/api/account/login", json={"username": "ana.m", "password": WRONG}
-            )
+            bad = http.post("/api/account/login", json={"username": "ana.m", "password": WRONG})
             assert bad.status_code == 401
             signed = http.post(
                 "/api/account/login", json={"username": "ana.m", "password": PASSWORD}

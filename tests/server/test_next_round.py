@@ -23,8 +23,14 @@ async def _first_round_over(srv: Server) -> tuple[str, Client, Client]:
     """Two humans (seats 0, 2) and two bots play round 1 to its end."""
     _, ana = await srv.player("Ana")
     _, bob = await srv.player("Bob")
-    room = await srv.room(ana, variant="remi", seats=4, fill_with_bots=True,
-                          bot_level="easy", end={"kind": "rounds", "rounds": 3})
+    room = await srv.room(
+        ana,
+        variant="remi",
+        seats=4,
+        fill_with_bots=True,
+        bot_level="easy",
+        end={"kind": "rounds", "rounds": 3},
+    )
     await srv.sit(bob, room, 2)
     a, b = await srv.client(ana, room), await srv.client(bob, room)
     await a.hello()
@@ -87,8 +93,9 @@ async def test_a_player_who_is_gone_does_not_hold_the_next_deal(settings: Settin
 async def test_next_round_outside_the_pause_changes_nothing(settings: Settings) -> None:
     async with running_server(settings, LONG_PAUSE) as srv:
         _, ana = await srv.player("Ana")
-        room = await srv.room(ana, variant="remi", seats=2, fill_with_bots=True,
-                              bot_level="easy", turn_seconds=60)
+        room = await srv.room(
+            ana, variant="remi", seats=2, fill_with_bots=True, bot_level="easy", turn_seconds=60
+        )
         a = await srv.client(ana, room)
         await a.hello()
         await srv.start(ana, room)

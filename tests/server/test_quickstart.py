@@ -31,9 +31,7 @@ WAIT = 0.4
 @pytest.fixture
 async def app(settings: Settings) -> AsyncIterator[FastAPI]:
     """The app with a short quick start wait and no pause between moves."""
-    quick = settings.model_copy(
-        update={"quick_start_wait_seconds": WAIT, "bot_delay_seconds": 0.0}
-    )
+    quick = settings.model_copy(update={"quick_start_wait_seconds": WAIT, "bot_delay_seconds": 0.0})
     application = create_app(quick)
     async with application.router.lifespan_context(application):
         yield application
@@ -168,9 +166,7 @@ async def test_a_restarted_server_starts_the_tables_whose_wait_ended_meanwhile(
         quick = QuickStart(db, settings, RoomService(db, settings))  # nobody starts it here
         room = await quick.join(ana, "remi51")
         async with db.transaction() as session:
-            await session.execute(
-                update(Room).where(Room.id == room.id).values(start_at=utcnow())
-            )
+            await session.execute(update(Room).where(Room.id == room.id).values(start_at=utcnow()))
     finally:
         await db.dispose()
     application = create_app(settings.model_copy(update={"quick_start_wait_seconds": WAIT}))

@@ -70,8 +70,14 @@ async def _match(
     room = await club.rooms.create_room(
         seated[0],
         RoomSettings.model_validate(
-            {"variant": variant, "seats": seats, "fill_with_bots": True, "kind": kind,
-             "bot_level": bot_level, **arena}
+            {
+                "variant": variant,
+                "seats": seats,
+                "fill_with_bots": True,
+                "kind": kind,
+                "bot_level": bot_level,
+                **arena,
+            }
         ),
     )
     for i, p in enumerate(seated[1:], start=1):
@@ -108,9 +114,7 @@ async def test_ratings_follow_openskill_with_ties_shared_and_bots_fixed(club: Cl
     await _match(club, [ana, bob, cip], 4, [50, 10, 50, -20], bot_level="hard")
     m = PlackettLuce()
     hard_bot = m.rating(mu=30.0, sigma=25.0 / 3.0)  # docs/economy.md: a hard bot's rating
-    expected = m.rate(
-        [[m.rating()], [m.rating()], [m.rating()], [hard_bot]], ranks=[1, 3, 1, 4]
-    )
+    expected = m.rate([[m.rating()], [m.rating()], [m.rating()], [hard_bot]], ranks=[1, 3, 1, 4])
     for player, team in zip((ana, bob, cip), expected, strict=False):
         got = await _rating(club, player)
         assert got is not None and got.matches == 1

@@ -87,9 +87,11 @@ async def test_a_resend_after_a_restart_from_an_earlier_round_gets_the_original_
         # Ana leaves: the bots play round 1 out; she comes back in a later round.
         await a.send({"type": "leave"})
         await a.wait(
-            lambda m: m["type"] == "event"
-            and m["event"]["do"] == "round_start"
-            and m["event"]["round"] >= 2,
+            lambda m: (
+                m["type"] == "event"
+                and m["event"]["do"] == "round_start"
+                and m["event"]["round"] >= 2
+            ),
             timeout=60,
         )
         await a.hello(a.version)

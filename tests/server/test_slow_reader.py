@@ -141,10 +141,12 @@ async def test_a_client_that_stops_reading_is_closed_and_the_room_goes_on(
         assert not conn.waiting  # what waited is dropped, not kept for a reader that is gone
         # The room is not held up: Bob is away, and Ana's move is acknowledged.
         away = await a.wait(
-            lambda m: m["type"] == "event"
-            and m["event"]["do"] == "presence"
-            and m["event"]["seat"] == 1
-            and m["event"]["away"] is True
+            lambda m: (
+                m["type"] == "event"
+                and m["event"]["do"] == "presence"
+                and m["event"]["seat"] == 1
+                and m["event"]["away"] is True
+            )
         )
         assert away["seats"][1]["away"]
         while True:

@@ -29,8 +29,9 @@ def _events(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
 async def _bots_table(srv: Server, public: bool) -> str:
     """A started two-seat room of Ana and a bot; Ana is away (no socket): the bots play."""
     _, ana = await srv.player("Ana")
-    room = await srv.room(ana, variant="remi45", seats=2, fill_with_bots=True,
-                          bot_level="easy", public=public)
+    room = await srv.room(
+        ana, variant="remi45", seats=2, fill_with_bots=True, bot_level="easy", public=public
+    )
     await srv.start(ana, room)
     return room
 

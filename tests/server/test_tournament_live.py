@@ -48,8 +48,9 @@ async def _register_eight(srv: Server, tid: str) -> list[str]:
     ids = []
     for i in range(8):
         pid, token = await srv.player(f"P{i}")
-        r = await srv.http.post(f"/api/tournaments/{tid}/register",
-                                headers={"Authorization": f"Bearer {token}"})
+        r = await srv.http.post(
+            f"/api/tournaments/{tid}/register", headers={"Authorization": f"Bearer {token}"}
+        )
         assert r.status_code == 200, r.text
         ids.append(pid)
     return ids
@@ -87,23 +88,37 @@ async def _check(settings: Settings, detail: dict[str, Any], ids: list[str]) -> 
     db = Database(settings)
     try:
         async with db.engine.connect() as conn:
-            balances = dict((await conn.execute(
-                select(Player.id, Player.balance).where(Player.id.in_(ids))
-            )).all())
-            sums = dict((await conn.execute(
-                select(LedgerEntry.player_id, func.sum(LedgerEntry.amount))
-                .where(LedgerEntry.player_id.in_(ids)).group_by(LedgerEntry.player_id)
-            )).all())
-            prizes = (await conn.execute(
-                select(LedgerEntry.player_id, LedgerEntry.amount)
-                .where(LedgerEntry.reason == "tournament_prize")
-            )).all()
-            rounds = (await conn.execute(
-                select(func.count()).select_from(LedgerEntry).where(LedgerEntry.reason == "round")
-            )).scalar()
-            stages = (await conn.execute(
-                select(func.count()).select_from(TournamentStage)
-            )).scalar()
+            balances = dict(
+                (
+                    await conn.execute(select(Player.id, Player.balance).where(Player.id.in_(ids)))
+                ).all()
+            )
+            sums = dict(
+                (
+                    await conn.execute(
+                        select(LedgerEntry.player_id, func.sum(LedgerEntry.amount))
+                        .where(LedgerEntry.player_id.in_(ids))
+                        .group_by(LedgerEntry.player_id)
+                    )
+                ).all()
+            )
+            prizes = (
+                await conn.execute(
+                    select(LedgerEntry.player_id, LedgerEntry.amount).where(
+                        LedgerEntry.reason == "tournament_prize"
+                    )
+                )
+            ).all()
+            rounds = (
+                await conn.execute(
+                    select(func.count())
+                    .select_from(LedgerEntry)
+                    .where(LedgerEntry.reason == "round")
+                )
+            ).scalar()
+            stages = (
+                await conn.execute(select(func.count()).select_from(TournamentStage))
+            ).scalar()
     finally:
         await db.dispose()
     assert balances == sums and rounds == 0 and stages == 2

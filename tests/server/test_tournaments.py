@@ -63,8 +63,9 @@ async def league(settings: Settings) -> AsyncIterator[League]:
     identity = IdentityService(db, economy=economy)
     players = [(await identity.create_player(f"P{i}"))[0] for i in range(17)]
     try:
-        yield League(db, settings, economy, identity, GameLog(db), Tournaments(db, settings),
-                     players)
+        yield League(
+            db, settings, economy, identity, GameLog(db), Tournaments(db, settings), players
+        )
     finally:
         await db.dispose()
 
@@ -135,8 +136,13 @@ async def test_registration_takes_the_fee_and_withdrawing_gives_it_back(league: 
     await lg.tournaments.withdraw(tid, ana)
     assert (await lg.economy.account(ana.id)).balance == START
     reasons = [(e.reason, e.amount) for e in reversed(await lg.economy.ledger(ana.id))]
-    assert reasons == [("start", START), ("tournament_fee", -100), ("tournament_refund", 100),
-                       ("tournament_fee", -100), ("tournament_refund", 100)]
+    assert reasons == [
+        ("start", START),
+        ("tournament_fee", -100),
+        ("tournament_refund", 100),
+        ("tournament_fee", -100),
+        ("tournament_refund", 100),
+    ]
     # a balance that does not cover the fee: nothing changes
     await lg.economy.buy_jokers(bob.id, 19, "spend")  # 19 x 50: 50 left
     with pytest.raises(ServerError) as err:
@@ -158,10 +164,13 @@ async def test_a_sit_and_go_is_full_at_its_size_and_closed_once_started(league: 
     t = await _tournament(lg, tid)
     assert t.registered == 4
     async with lg.db.engine.connect() as conn:
-        paid = (await conn.execute(
-            select(func.count()).select_from(LedgerEntry)
-            .where(LedgerEntry.reason == "tournament_fee")
-        )).scalar()
+        paid = (
+            await conn.execute(
+                select(func.count())
+                .select_from(LedgerEntry)
+                .where(LedgerEntry.reason == "tournament_fee")
+            )
+        ).scalar()
     assert paid == 4
     rooms = await lg.tournaments.run(store.start, tid, T0, 2)
     assert rooms is not None and len(rooms) == 1  # four players: the final table at once
@@ -169,9 +178,15 @@ async def test_a_sit_and_go_is_full_at_its_size_and_closed_once_started(league: 
         await lg.tournaments.register(tid, lg.players[8])
     assert err.value.code.value == "registration_closed"
     async with lg.db.engine.connect() as conn:
-        one = (await conn.execute(
-            select(TournamentEntry.player_id).where(TournamentEntry.tournament_id == tid)
-        )).scalars().first()
+        one = (
+            (
+                await conn.execute(
+                    select(TournamentEntry.player_id).where(TournamentEntry.tournament_id == tid)
+                )
+            )
+            .scalars()
+            .first()
+        )
     with pytest.raises(ServerError) as err:  # started: the fee stays in the pool
         await lg.tournaments.withdraw(tid, next(p for p in lg.players if p.id == one))
     assert err.value.code.value == "registration_closed"
@@ -201,14 +216,19 @@ async def test_a_sit_and_go_of_8_advances_by_standings_and_pays_the_final_table(
     final_rooms = await _advance(lg, tid)
     assert len(final_rooms) == 1
     assert await _advance(lg, tid) == []  # the final is being played
-    (rf, sf), = await _tables(lg, tid, 2)
+    ((rf, sf),) = await _tables(lg, tid, 2)
     # seeded: 1st places (by total), then 2nd places: s2[2] (90), s1[1] (40), s1[3], s2[0]
     assert sf == [s2[2], s1[1], s1[3], s2[0]]
     async with lg.db.engine.connect() as conn:
-        outs = dict((await conn.execute(
-            select(TournamentEntry.player_id, TournamentEntry.out_stage)
-            .where(TournamentEntry.tournament_id == tid)
-        )).all())
+        outs = dict(
+            (
+                await conn.execute(
+                    select(TournamentEntry.player_id, TournamentEntry.out_stage).where(
+                        TournamentEntry.tournament_id == tid
+                    )
+                )
+            ).all()
+        )
     assert {p for p, stage in outs.items() if stage == 1} == {s1[0], s1[2], s2[1], s2[3]}
     # the final: 2nd and 3rd tie, sharing 30% + 20% of 800
     await _finish(lg, rf, [5, 60, 20, 20])
@@ -226,15 +246,20 @@ async def test_a_sit_and_go_of_8_advances_by_standings_and_pays_the_final_table(
     assert [s.advanced for s in stage1] == [False, True, False, True]
     # the fees went out as prizes: the tournament's ledger adds up to nothing
     async with lg.db.engine.connect() as conn:
-        net = (await conn.execute(
-            select(func.sum(LedgerEntry.amount)).where(
-                LedgerEntry.reason.in_(("tournament_fee", "tournament_refund",
-                                        "tournament_prize"))
+        net = (
+            await conn.execute(
+                select(func.sum(LedgerEntry.amount)).where(
+                    LedgerEntry.reason.in_(
+                        ("tournament_fee", "tournament_refund", "tournament_prize")
+                    )
+                )
             )
-        )).scalar()
-        rounds = (await conn.execute(
-            select(func.count()).select_from(LedgerEntry).where(LedgerEntry.reason == "round")
-        )).scalar()
+        ).scalar()
+        rounds = (
+            await conn.execute(
+                select(func.count()).select_from(LedgerEntry).where(LedgerEntry.reason == "round")
+            )
+        ).scalar()
     assert (net, rounds) == (0, 0)
     await _sums_hold(lg)
 
@@ -245,27 +270,32 @@ async def test_the_next_stage_and_the_prizes_are_made_once_under_concurrent_trie
     lg = league
     tid = await _open(lg, players=8, fee=50)
     await _register(lg, tid, lg.players[:8])
-    starts = await asyncio.gather(*(lg.tournaments.run(store.start, tid, T0, 2)
-                                    for _ in range(5)))
+    starts = await asyncio.gather(*(lg.tournaments.run(store.start, tid, T0, 2) for _ in range(5)))
     assert sorted(len(r or []) for r in starts) == [0, 0, 0, 0, 2]
     for room_id, _ in await _tables(lg, tid, 1):
         await _finish(lg, room_id, [1, 2, 3, 4])
     made = await asyncio.gather(*(_advance(lg, tid) for _ in range(6)))
     assert sorted(len(r) for r in made) == [0, 0, 0, 0, 0, 1]
-    (rf, sf), = await _tables(lg, tid, 2)
+    ((rf, sf),) = await _tables(lg, tid, 2)
     await _finish(lg, rf, [9, 3, 3, 1])
     # the payout tried by six servers at once, then again: paid once
     await asyncio.gather(*(_advance(lg, tid) for _ in range(6)))
     await _advance(lg, tid)
     async with lg.db.engine.connect() as conn:
-        prizes = (await conn.execute(
-            select(LedgerEntry.player_id, LedgerEntry.amount)
-            .where(LedgerEntry.reason == "tournament_prize").order_by(LedgerEntry.amount)
-        )).all()
-        stages = (await conn.execute(
-            select(func.count()).select_from(TournamentStage)
-            .where(TournamentStage.tournament_id == tid)
-        )).scalar()
+        prizes = (
+            await conn.execute(
+                select(LedgerEntry.player_id, LedgerEntry.amount)
+                .where(LedgerEntry.reason == "tournament_prize")
+                .order_by(LedgerEntry.amount)
+            )
+        ).all()
+        stages = (
+            await conn.execute(
+                select(func.count())
+                .select_from(TournamentStage)
+                .where(TournamentStage.tournament_id == tid)
+            )
+        ).scalar()
     assert stages == 2
     assert sorted(prizes) == sorted([(sf[0], 200), (sf[1], 100), (sf[2], 100)])
     await _sums_hold(lg)
@@ -288,9 +318,11 @@ async def test_a_scheduled_tournament_starts_at_its_time_with_bots_filling_table
     tables = await _tables(lg, tid, 1)
     assert [sum(p is not None for p in seats) for _, seats in tables] == [3, 2]
     async with lg.db.transaction() as s:
-        bots = list(await s.scalars(
-            select(Seat.bot_level).where(Seat.room_id.in_(rooms), Seat.player_id.is_(None))
-        ))
+        bots = list(
+            await s.scalars(
+                select(Seat.bot_level).where(Seat.room_id.in_(rooms), Seat.player_id.is_(None))
+            )
+        )
         stored = await s.scalars(select(Room.settings).where(Room.id.in_(rooms)))
         kinds = {r["kind"] for r in stored}
         statuses = set(await s.scalars(select(Room.status).where(Room.id.in_(rooms))))
@@ -298,7 +330,8 @@ async def test_a_scheduled_tournament_starts_at_its_time_with_bots_filling_table
     # the next day's tournament of the series opens
     later = await lg.tournaments.run(store.open_series, spec, [100], T0.replace(hour=18))
     assert later is not None and (await _tournament(lg, later)).starts_at == T0.replace(
-        hour=18) + timedelta(days=1)
+        hour=18
+    ) + timedelta(days=1)
 
 
 async def test_a_scheduled_tournament_with_too_few_players_is_cancelled_and_refunded(
@@ -422,7 +455,7 @@ async def test_a_sit_and_go_of_16_goes_through_three_stages(league: League) -> N
     assert sizes == [4, 2, 1]
     t = await _tournament(lg, tid)
     assert (t.status, t.pool) == ("finished", 480)
-    (_, finalists), = await _tables(lg, tid, 3)
+    ((_, finalists),) = await _tables(lg, tid, 3)
     won = {p.id: (await lg.economy.account(p.id)).balance - (START - 30) for p in lg.players[:16]}
     assert sum(won.values()) == 480
     assert {p for p, w in won.items() if w} <= set(finalists)
@@ -439,7 +472,9 @@ async def test_the_tournament_routes(client: httpx.AsyncClient, players: Any) ->
             break
         await asyncio.sleep(0.05)
     assert sorted((x["kind"], x["players"], x["fee"]) for x in listed) == [
-        ("scheduled", 16, 100), ("sitngo", 4, 50), ("sitngo", 8, 100),
+        ("scheduled", 16, 100),
+        ("sitngo", 4, 50),
+        ("sitngo", 8, 100),
     ]
     assert all(x["prizes"] == [50, 30, 20] and x["you"] is False for x in listed)
     missing = await client.get("/api/tournaments/nothere")
@@ -447,8 +482,9 @@ async def test_the_tournament_routes(client: httpx.AsyncClient, players: Any) ->
     anonymous = await client.post(f"/api/tournaments/{listed[0]['id']}/register")
     assert anonymous.status_code == 401
     _, token = await players.create("Ana")
-    mine = await client.post(f"/api/tournaments/{listed[0]['id']}/register",
-                             headers=players.auth(token))
+    mine = await client.post(
+        f"/api/tournaments/{listed[0]['id']}/register", headers=players.auth(token)
+    )
     assert mine.status_code == 200 and mine.json()["you"] is True
     again = await client.get(f"/api/tournaments/{listed[0]['id']}", headers=players.auth(token))
     assert again.json()["entries"][0]["player"]["display_name"] == "Ana"

@@ -37,7 +37,9 @@ def test_fields_keep_their_types_and_optionality() -> None:
     # A default makes a field optional for the writer; a required one stays required.
     assert "patches?: boolean;" in _fields(text, "Hello")
     assert _fields(text, "RackMessage") == {
-        'type: "rack";', "seq: number;", "layout: (number | null)[];"
+        'type: "rack";',
+        "seq: number;",
+        "layout: (number | null)[];",
     }
     assert "patch?: { [key: string]: unknown } | null;" in _fields(text, "EventMessage")
     assert "seats: SeatState[] | null;" in _fields(text, "EventMessage")
@@ -47,8 +49,11 @@ def test_fields_keep_their_types_and_optionality() -> None:
 
 
 def test_an_unknown_schema_shape_is_refused_not_guessed() -> None:
-    for schema in ({"type": "object", "properties": {"a": {}}}, {"$ref": "other.json#/x"},
-                   {"not": {"type": "string"}}):
+    for schema in (
+        {"type": "object", "properties": {"a": {}}},
+        {"$ref": "other.json#/x"},
+        {"not": {"type": "string"}},
+    ):
         try:
             typescript.ts_type(schema)
         except ValueError:
@@ -91,8 +96,9 @@ def test_what_a_response_carries_is_required_and_a_request_default_is_optional()
 def test_the_client_names_its_http_types_from_the_generated_file() -> None:
     client = (GENERATED.parent / "api.ts").read_text(encoding="utf-8")
     assert 'import type * as gen from "./api.gen";' in client
-    assert not re.search(r"^export interface (RoomView|Player|Account|Profile)\b", client,
-                         re.MULTILINE)
+    assert not re.search(
+        r"^export interface (RoomView|Player|Account|Profile)\b", client, re.MULTILINE
+    )
     tournaments = (GENERATED.parent / "tournament.ts").read_text(encoding="utf-8")
     assert "export type TournamentDetail = gen.TournamentDetail;" in tournaments
     assert "interface" not in tournaments.split("export const listTournaments", 1)[0]

@@ -75,8 +75,13 @@ async def test_every_finished_round_settles_into_the_balances(settings: Settings
         for tok in (ana, bob):
             start[tok] = (await srv.http.get("/api/account", headers=_bearer(tok))).json()
         room = await srv.room(
-            ana, variant="remi", seats=3, fill_with_bots=True, bot_level="easy",
-            end={"kind": "rounds", "rounds": 2}, turn_seconds=15,
+            ana,
+            variant="remi",
+            seats=3,
+            fill_with_bots=True,
+            bot_level="easy",
+            end={"kind": "rounds", "rounds": 2},
+            turn_seconds=15,
         )
         await srv.sit(bob, room, 1)
         a, b = await srv.client(ana, room), await srv.client(bob, room)
@@ -113,8 +118,15 @@ async def test_a_practice_room_settles_nothing_rates_nothing_and_says_so(
         ana_id, ana = await srv.player("Ana")
         before = (await srv.http.get("/api/account", headers=_bearer(ana))).json()
         room = await srv.room(
-            ana, variant="remi", seats=2, public=False, fill_with_bots=True, kind="practice",
-            bot_level="easy", end={"kind": "rounds", "rounds": 1}, turn_seconds=15,
+            ana,
+            variant="remi",
+            seats=2,
+            public=False,
+            fill_with_bots=True,
+            kind="practice",
+            bot_level="easy",
+            end={"kind": "rounds", "rounds": 1},
+            turn_seconds=15,
         )
         a = await srv.client(ana, room)
         snapshot = await a.hello()

@@ -72,8 +72,9 @@ async def test_invalid_utf8_closes_1007_logged_at_info(
     caplog.set_level(logging.INFO)
     code, _ = await _raw(srv, lambda p: p.send_frame(Frame(Opcode.TEXT, b'{"type":\xff}')))
     assert code == 1007
-    assert any(r.getMessage() == "ws_invalid_utf8" and r.levelno == logging.INFO
-               for r in caplog.records)
+    assert any(
+        r.getMessage() == "ws_invalid_utf8" and r.levelno == logging.INFO for r in caplog.records
+    )
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
 
 

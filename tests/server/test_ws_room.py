@@ -119,6 +119,7 @@ async def test_timeout_bot_unresponsive_and_return(sqlite_settings: Settings) ->
         assert a.deadline is not None
         stop = asyncio.Event()
         bob = asyncio.create_task(play_until(b, stop.is_set, timeout=30))
+
         # Ana does nothing: her turn times out, the bot plays it. (Bob's 0.3 s turns may
         # time out too on a loaded machine: only Ana's seat is looked at.)
         def hers(do: str) -> Callable[[dict[str, Any]], bool]:
@@ -148,8 +149,9 @@ async def test_timeout_bot_unresponsive_and_return(sqlite_settings: Settings) ->
             ),
             since=mark,
         )
-        between = [m["event"] for m in a.frames[mark : a.frames.index(quick)]
-                   if m["type"] == "event"]
+        between = [
+            m["event"] for m in a.frames[mark : a.frames.index(quick)] if m["type"] == "event"
+        ]
         assert not [e for e in between if e["do"] == "timeout" and e["seat"] == 0]
         # Ana acts again (any move, even refused): she is responsive again.
         mark = len(a.frames)
@@ -378,8 +380,11 @@ async def test_saving_the_rack_is_not_acting(sqlite_settings: Settings) -> None:
             )
             assert bot["event"]["by"] == "bot"
             between = [m for m in a.frames[mark:] if m["type"] == "event"]
-            assert not [m for m in between if m["event"]["do"] in ("presence", "timeout")
-                        and m["event"]["seat"] == 0]
+            assert not [
+                m
+                for m in between
+                if m["event"]["do"] in ("presence", "timeout") and m["event"]["seat"] == 0
+            ]
         assert a.seats is not None and a.seats[0]["unresponsive"]
         stop.set()
         await bob

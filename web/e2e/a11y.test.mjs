@@ -26,15 +26,31 @@ after(async () => {
 async function serious(page, where) {
   await page.addScriptTag({ path: AXE });
   const found = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));
+    const r = await window.axe.run(document, {
+      runOnly: {
+        type: "tag",
+        values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"],
+      },
+    });
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
+    }));
   });
-  for (const v of found) console.log(`# ${where}: ${v.impact} ${v.id} (${v.help}): ${v.nodes.join(", ")}`);
+  for (const v of found)
+    console.log(`# ${where}: ${v.impact} ${v.id} (${v.help}): ${v.nodes.join(", ")}`);
   return found.filter((v) => v.impact === "serious" || v.impact === "critical");
 }
 
-for (const [size, options] of [["phone", PHONE], ["desktop", DESKTOP]]) {
-  test(`lobby, waiting room and table have no serious or critical violation (${size})`, { timeout: 120_000 }, async () => {
+for (const [size, options] of [
+  ["phone", PHONE],
+  ["desktop", DESKTOP],
+]) {
+  test(`lobby, waiting room and table have no serious or critical violation (${size})`, {
+    timeout: 120_000,
+  }, async () => {
     const b = await launch({ ...options, bypassCSP: true }); // axe is injected as a script
     browsers.push(b);
     const page = await b.page();
@@ -66,7 +82,9 @@ for (const [size, options] of [["phone", PHONE], ["desktop", DESKTOP]]) {
   });
 }
 
-test("a finished round's replay and deal check have no serious or critical violation", { timeout: 240_000 }, async () => {
+test("a finished round's replay and deal check have no serious or critical violation", {
+  timeout: 240_000,
+}, async () => {
   const b = await launch({ ...DESKTOP, bypassCSP: true });
   browsers.push(b);
   const page = await b.page();
@@ -75,13 +93,18 @@ test("a finished round's replay and deal check have no serious or critical viola
   await page.click("[data-testid=name-save]");
   await page.waitForSelector("[data-testid=create-form]");
   const room = await botRound(page, server.url, { variant: "remi", seats: 2 });
-  for (const [size, viewport] of [["desktop", DESKTOP.viewport], ["phone", PHONE_VIEWPORT]]) {
+  for (const [size, viewport] of [
+    ["desktop", DESKTOP.viewport],
+    ["phone", PHONE_VIEWPORT],
+  ]) {
     await page.setViewportSize(viewport);
     await page.goto(`${server.url}/#/replay/${room}/1`);
     await page.waitForSelector("[data-testid=replay-move]");
     assert.deepEqual(await serious(page, `${size} replay, the deal`), []);
     await page.goto(`${server.url}/#/replay/${room}/1/9`);
-    await page.waitForFunction(() => document.querySelector("[data-testid=replay]")?.dataset.step === "9");
+    await page.waitForFunction(
+      () => document.querySelector("[data-testid=replay]")?.dataset.step === "9",
+    );
     assert.deepEqual(await serious(page, `${size} replay, a move`), []);
     await page.goto(`${server.url}/#/verify/${room}/1`);
     await page.waitForSelector("[data-testid=verify-verdict]");

@@ -24,7 +24,9 @@ function watch(page) {
   page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
 }
 
-test("sign up as a guest's account, sign in on a second context", { timeout: 120_000 }, async () => {
+test("sign up as a guest's account, sign in on a second context", {
+  timeout: 120_000,
+}, async () => {
   const a = await launch(DESKTOP);
   browsers.push(a);
   const first = await a.page();
@@ -33,10 +35,15 @@ test("sign up as a guest's account, sign in on a second context", { timeout: 120
   await first.fill("[data-testid=name-input]", "Ana");
   await first.click("[data-testid=name-save]");
   await first.waitForSelector("[data-testid=hello]:has-text('Ana')");
-  await first.waitForFunction(() => /^\d+$/.test(document.querySelector("[data-testid=balance]")?.textContent ?? ""));
+  await first.waitForFunction(() =>
+    /^\d+$/.test(document.querySelector("[data-testid=balance]")?.textContent ?? ""),
+  );
   const balance = await first.locator("[data-testid=balance]").textContent();
   assert.ok(Number(balance) > 0, "a new player has its starting balance");
-  assert.match(await first.locator("[data-testid=account]").textContent(), /Cont:.*Jokeri:.*invitat/);
+  assert.match(
+    await first.locator("[data-testid=account]").textContent(),
+    /Cont:.*Jokeri:.*invitat/,
+  );
 
   // A joker credit bought with the balance: both change at once.
   const credits = Number(await first.locator("[data-testid=joker-credits]").textContent());
@@ -49,7 +56,10 @@ test("sign up as a guest's account, sign in on a second context", { timeout: 120
   assert.ok(Number(after) < Number(balance));
   // The top bar's chip follows at once, without a reload.
   assert.equal(await first.locator("[data-testid=chip-balance]").textContent(), after);
-  assert.equal(await first.locator("[data-testid=chip-credits]").textContent(), String(credits + 1));
+  assert.equal(
+    await first.locator("[data-testid=chip-credits]").textContent(),
+    String(credits + 1),
+  );
 
   // Sign up: the guest claims a username and a password.
   await first.fill("[data-testid=claim-username]", "ana.m");
@@ -64,7 +74,7 @@ test("sign up as a guest's account, sign in on a second context", { timeout: 120
   const other = await b.page();
   watch(other);
   await other.goto(server.url);
-  await other.click("[data-testid=lang]");  // English
+  await other.click("[data-testid=lang]"); // English
   await other.waitForSelector("[data-testid=login-form]:has-text('Sign in')");
   await other.fill("[data-testid=login-username]", "Ana.M");
   await other.fill("[data-testid=login-password]", "wrong password");
@@ -77,8 +87,14 @@ test("sign up as a guest's account, sign in on a second context", { timeout: 120
     (n) => document.querySelector("[data-testid=balance]")?.textContent === n,
     after,
   );
-  assert.match(await other.locator("[data-testid=account]").textContent(), /Balance:.*Jokers:.*account ana\.m/);
-  assert.equal(await other.locator("[data-testid=joker-credits]").textContent(), String(credits + 1));
+  assert.match(
+    await other.locator("[data-testid=account]").textContent(),
+    /Balance:.*Jokers:.*account ana\.m/,
+  );
+  assert.equal(
+    await other.locator("[data-testid=joker-credits]").textContent(),
+    String(credits + 1),
+  );
   assert.ok(await other.evaluate(() => localStorage.getItem("remi.token")));
   await shot(other, "account-phone.png");
   assert.deepEqual(problems, []);

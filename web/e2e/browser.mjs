@@ -41,5 +41,10 @@ export async function launch(options = {}) {
 }
 
 export const PHONE_VIEWPORT = { width: 390, height: 844 };
-export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+export const PHONE = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+};
 export const DESKTOP = { viewport: { width: 1280, height: 800 } };

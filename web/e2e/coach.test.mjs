@@ -14,28 +14,51 @@ import { browserSession } from "./session.mjs";
 const session = browserSession();
 const { open, named, problems } = session;
 
-const stepIs = (page, n) => page.waitForFunction((k) => document.querySelector("[data-testid=replay]")?.dataset.step === String(k), n);
+const stepIs = (page, n) =>
+  page.waitForFunction(
+    (k) => document.querySelector("[data-testid=replay]")?.dataset.step === String(k),
+    n,
+  );
 
-test("a replay's review fills in flagged decisions on the timeline, jumps to them and stops", { timeout: 600_000 }, async () => {
+test("a replay's review fills in flagged decisions on the timeline, jumps to them and stops", {
+  timeout: 600_000,
+}, async () => {
   const ana = await open(DESKTOP);
   await named(ana, "Ana");
   const room = await botRound(ana, session.server.url, { variant: "remi", seats: 3 });
-  const data = await ana.evaluate((id) => fetch(`/api/rooms/${id}/rounds/1/replay`).then((r) => r.json()), room);
+  const data = await ana.evaluate(
+    (id) => fetch(`/api/rooms/${id}/rounds/1/replay`).then((r) => r.json()),
+    room,
+  );
   const seat = data.seats.find((s) => s.name === "Ana").seat;
-  const record = await ana.evaluate((id) => fetch(`/api/rooms/${id}/rounds/1/verify`).then((r) => r.json()), room);
+  const record = await ana.evaluate(
+    (id) => fetch(`/api/rooms/${id}/rounds/1/verify`).then((r) => r.json()),
+    room,
+  );
   const mine = record.actions.filter(([s]) => s === seat).length;
 
   // A short budget per decision: the test waits for flags, not for a thorough review.
   await ana.evaluate(() => localStorage.setItem("remi.coach.budget", "0.4"));
   await ana.goto(`${session.server.url}/#/replay/${room}/1`);
   await ana.waitForSelector("[data-testid=coach-start]");
-  assert.equal(await ana.locator("[data-testid=coach-seat]").inputValue(), String(seat), "Ana's own seat is reviewed");
+  assert.equal(
+    await ana.locator("[data-testid=coach-seat]").inputValue(),
+    String(seat),
+    "Ana's own seat is reviewed",
+  );
   assert.equal(await ana.locator("[data-testid^=coach-mark-]").count(), 0);
   await ana.click("[data-testid=coach-start]");
   await ana.waitForSelector("[data-testid=coach-stop]");
 
   // Progress: "k din N decizii analizate", N the seat's actions in the round's log.
-  await ana.waitForFunction(() => /^[1-9]\d* din \d+ decizii analizate$/.test(document.querySelector("[data-testid=coach-status]")?.textContent ?? ""), null, { timeout: 240_000 });
+  await ana.waitForFunction(
+    () =>
+      /^[1-9]\d* din \d+ decizii analizate$/.test(
+        document.querySelector("[data-testid=coach-status]")?.textContent ?? "",
+      ),
+    null,
+    { timeout: 240_000 },
+  );
   const status = await ana.locator("[data-testid=coach-status]").textContent();
   assert.equal(Number(status.split(" ")[2]), mine);
 
@@ -45,7 +68,10 @@ test("a replay's review fills in flagged decisions on the timeline, jumps to the
   const index = Number((await mark.getAttribute("data-testid")).slice("coach-mark-".length));
   assert.equal(record.actions[index][0], seat, "a flag is a decision of the reviewed seat");
   const flag = ana.locator(`[data-testid=coach-flag-${index}]`);
-  assert.match(await flag.textContent(), new RegExp(`^Mutarea ${index + 1}: .+ a costat cam \\d+ puncte: era mai bine .+\\.`));
+  assert.match(
+    await flag.textContent(),
+    new RegExp(`^Mutarea ${index + 1}: .+ a costat cam \\d+ puncte: era mai bine .+\\.`),
+  );
   assert.equal(await mark.getAttribute("data-step"), String(index + 1));
 
   // A mark and the flag's button both show the move.
@@ -62,25 +88,36 @@ test("a replay's review fills in flagged decisions on the timeline, jumps to the
   // Stopped: the review ends after the decision it is valuing.
   if (await ana.locator("[data-testid=coach-stop]").count()) {
     await ana.click("[data-testid=coach-stop]");
-    await ana.waitForFunction(() => /^(Oprit după|Gata)/.test(document.querySelector("[data-testid=coach-status]")?.textContent ?? ""), null, { timeout: 120_000 });
+    await ana.waitForFunction(
+      () =>
+        /^(Oprit după|Gata)/.test(
+          document.querySelector("[data-testid=coach-status]")?.textContent ?? "",
+        ),
+      null,
+      { timeout: 120_000 },
+    );
     const done = await ana.locator("[data-testid=coach-status]").textContent();
     if (done.startsWith("Oprit")) assert.ok(Number(done.split(" ")[2]) < mine, done);
   }
   await ana.waitForSelector("[data-testid=coach-start]");
-  assert.ok(await ana.locator("[data-testid^=coach-flag-]").count() >= 1);
+  assert.ok((await ana.locator("[data-testid^=coach-flag-]").count()) >= 1);
 
   // On a phone: the panel and the marks fit the width.
   const phone = await open(PHONE);
   await phone.goto(`${session.server.url}/#/replay/${room}/1`);
   await phone.evaluate(() => localStorage.setItem("remi.coach.budget", "0.2"));
   await phone.waitForSelector("[data-testid=coach-start]");
-  const wide = await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  const wide = await phone.evaluate(
+    () => document.documentElement.scrollWidth <= window.innerWidth,
+  );
   assert.ok(wide, "no sideways scroll on a phone");
   await shot(phone, "coach-replay-phone.png");
   assert.deepEqual(problems, []);
 });
 
-test("the practice on this device: a hint on the player's turn, the round's review at its end; no hint online", { timeout: 600_000 }, async () => {
+test("the practice on this device: a hint on the player's turn, the round's review at its end; no hint online", {
+  timeout: 600_000,
+}, async () => {
   const page = await open(PHONE);
   await named(page, "Bea");
   await page.evaluate(() => {
@@ -105,7 +142,14 @@ test("the practice on this device: a hint on the player's turn, the round's revi
     if (st.mine && !st.busy) {
       if (!hinted) {
         await page.click("[data-testid=coach-hint]");
-        await page.waitForFunction(() => /^(Aruncarea|Tragerea|Așezarea|Luarea|Lipirea|Răscumpărarea|Apăsarea)/.test(document.querySelector("[data-testid=coach-hint-text]")?.textContent ?? ""), null, { timeout: 120_000 });
+        await page.waitForFunction(
+          () =>
+            /^(Aruncarea|Tragerea|Așezarea|Luarea|Lipirea|Răscumpărarea|Apăsarea)/.test(
+              document.querySelector("[data-testid=coach-hint-text]")?.textContent ?? "",
+            ),
+          null,
+          { timeout: 120_000 },
+        );
         await shot(page, "coach-hint-phone.png");
         await page.click("[data-testid=coach-hint-box-close]");
         hinted = true;
@@ -113,7 +157,11 @@ test("the practice on this device: a hint on the player's turn, the round's revi
       await plainTurn(page, []);
     } else {
       // Read at once (the bots play fast): the status and the header of one drawing.
-      const stray = await page.evaluate(() => !document.querySelector("[data-testid=status].mine") && !!document.querySelector("[data-testid=coach-hint]"));
+      const stray = await page.evaluate(
+        () =>
+          !document.querySelector("[data-testid=status].mine") &&
+          !!document.querySelector("[data-testid=coach-hint]"),
+      );
       assert.equal(stray, false, "no hint on a bot's turn");
     }
     await new Promise((r) => setTimeout(r, 50));
@@ -121,19 +169,33 @@ test("the practice on this device: a hint on the player's turn, the round's revi
   assert.ok(hinted);
 
   // The round is over: its review, in the worker, from the player's seat.
-  if (await page.locator("[data-testid=summary-close]").count()) await page.click("[data-testid=summary-close]");
+  if (await page.locator("[data-testid=summary-close]").count())
+    await page.click("[data-testid=summary-close]");
   await page.click("[data-testid=coach-review]");
   await page.click("[data-testid=coach-start]");
   // A few decisions valued (the whole round takes minutes on a loaded machine), then stop.
-  await page.waitForFunction(() => /^([3-9]|\d\d+) din \d+ decizii analizate$/.test(document.querySelector("[data-testid=coach-status]")?.textContent ?? "") || /^Gata/.test(document.querySelector("[data-testid=coach-status]")?.textContent ?? ""), null, { timeout: 300_000 });
-  if (await page.locator("[data-testid=coach-stop]").count()) await page.click("[data-testid=coach-stop]");
-  await page.waitForFunction(() => /^(Gata|Oprit)/.test(document.querySelector("[data-testid=coach-status]")?.textContent ?? ""), null, { timeout: 300_000 });
+  await page.waitForFunction(
+    () =>
+      /^([3-9]|\d\d+) din \d+ decizii analizate$/.test(
+        document.querySelector("[data-testid=coach-status]")?.textContent ?? "",
+      ) || /^Gata/.test(document.querySelector("[data-testid=coach-status]")?.textContent ?? ""),
+    null,
+    { timeout: 300_000 },
+  );
+  if (await page.locator("[data-testid=coach-stop]").count())
+    await page.click("[data-testid=coach-stop]");
+  await page.waitForFunction(
+    () =>
+      /^(Gata|Oprit)/.test(document.querySelector("[data-testid=coach-status]")?.textContent ?? ""),
+    null,
+    { timeout: 300_000 },
+  );
   const flags = await page.locator("[data-testid^=coach-flag-]").count();
   assert.equal(await page.locator("[data-testid^=coach-mark-]").count(), flags);
   if (flags) {
     // A flag shows the player's own hand and the row then, nothing of the bot's hand.
     const first = page.locator("[data-testid^=coach-flag-]").first();
-    assert.ok(await first.locator(".coach-position .tile").count() > 0);
+    assert.ok((await first.locator(".coach-position .tile").count()) > 0);
     await page.locator("[data-testid^=coach-mark-]").first().click();
   }
   await shot(page, "coach-practice-review-phone.png");
@@ -141,7 +203,17 @@ test("the practice on this device: a hint on the player's turn, the round's revi
 
   // Online, at a table of the server: no hint, no coach button.
   const room = await page.evaluate(async () => {
-    const r = await fetch("/api/rooms", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ variant: "remi", seats: 2, fill_with_bots: true, bot_level: "easy", end: { kind: "rounds", rounds: 1 } }) });
+    const r = await fetch("/api/rooms", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        variant: "remi",
+        seats: 2,
+        fill_with_bots: true,
+        bot_level: "easy",
+        end: { kind: "rounds", rounds: 1 },
+      }),
+    });
     return (await r.json()).id;
   });
   await page.goto(`${session.server.url}/#/room/${encodeURIComponent(room)}`);
@@ -152,6 +224,10 @@ test("the practice on this device: a hint on the player's turn, the round's revi
     if (st.mine) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  assert.equal(await page.locator("[data-testid=coach-hint], [data-testid=coach-review]").count(), 0, "no coach online");
+  assert.equal(
+    await page.locator("[data-testid=coach-hint], [data-testid=coach-review]").count(),
+    0,
+    "no coach online",
+  );
   assert.deepEqual(problems, []);
 });

@@ -25,7 +25,9 @@ async function open(options) {
 
 const sounds = (page) => page.evaluate(() => window.__sounds.slice());
 
-test("reactions beside the seat, muting, the limit; sounds on and off", { timeout: 180_000 }, async () => {
+test("reactions beside the seat, muting, the limit; sounds on and off", {
+  timeout: 180_000,
+}, async () => {
   const ana = await open(DESKTOP);
   await session.named(ana, "Ana");
   await ana.selectOption("[data-testid=s-variant]", "remi");
@@ -59,7 +61,10 @@ test("reactions beside the seat, muting, the limit; sounds on and off", { timeou
   // Beside the seat: the bubble's box touches the seat's (below it, horizontally within).
   const seatBox = await bob.locator("[data-testid=seat-0]").boundingBox();
   const bubbleBox = await bob.locator("[data-testid=reaction-0]").boundingBox();
-  assert.ok(Math.abs(bubbleBox.y - (seatBox.y + seatBox.height)) < 12, JSON.stringify({ seatBox, bubbleBox }));
+  assert.ok(
+    Math.abs(bubbleBox.y - (seatBox.y + seatBox.height)) < 12,
+    JSON.stringify({ seatBox, bubbleBox }),
+  );
   await shot(bob, "reaction-phone.png");
   await bob.locator("[data-testid=reaction-0]").waitFor({ state: "detached", timeout: 10_000 });
 
@@ -97,7 +102,11 @@ test("reactions beside the seat, muting, the limit; sounds on and off", { timeou
   await plainTurn(second);
   await waitMyTurn(first);
   await first.waitForFunction((n) => window.__sounds.length >= n + 3, heardBefore);
-  assert.deepEqual((await sounds(first)).slice(heardBefore, heardBefore + 3), ["draw", "discard", "turn"]);
+  assert.deepEqual((await sounds(first)).slice(heardBefore, heardBefore + 3), [
+    "draw",
+    "discard",
+    "turn",
+  ]);
 
   // Switched off on one device: nothing plays there, and it stays off after a reload.
   assert.equal(await second.getAttribute("[data-testid=sound-toggle]", "aria-pressed"), "true");

@@ -8,7 +8,12 @@ import { DESKTOP, launch, PHONE } from "./browser.mjs";
 import { drag, plainTurn, read, shot, slotSel, startPractice, waitMyTurn } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
-export const PHONE_360 = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+export const PHONE_360 = {
+  viewport: { width: 360, height: 740 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+};
 const SIZES = [
   { name: "phone-360", opts: PHONE_360, cols: 9 },
   { name: "phone", opts: PHONE, cols: 10 },
@@ -27,10 +32,14 @@ async function rackInView(page) {
     const vh = window.innerHeight;
     const box = document.querySelector(".rack-box");
     const out = [];
-    if (box.scrollWidth > box.clientWidth + 1) out.push(`the rack scrolls sideways (${box.scrollWidth} > ${box.clientWidth})`);
+    if (box.scrollWidth > box.clientWidth + 1)
+      out.push(`the rack scrolls sideways (${box.scrollWidth} > ${box.clientWidth})`);
     for (const el of document.querySelectorAll("[data-testid=rack] [data-slot]")) {
       const r = el.getBoundingClientRect();
-      if (r.left < -0.5 || r.right > vw + 0.5 || r.top < -0.5 || r.bottom > vh + 0.5) out.push(`slot ${el.dataset.slot} is off the screen (${Math.round(r.left)},${Math.round(r.top)}..${Math.round(r.right)},${Math.round(r.bottom)})`);
+      if (r.left < -0.5 || r.right > vw + 0.5 || r.top < -0.5 || r.bottom > vh + 0.5)
+        out.push(
+          `slot ${el.dataset.slot} is off the screen (${Math.round(r.left)},${Math.round(r.top)}..${Math.round(r.right)},${Math.round(r.bottom)})`,
+        );
     }
     if (document.documentElement.scrollWidth > vw) out.push("the page scrolls sideways");
     return out;
@@ -45,13 +54,25 @@ async function meldsSeen(page) {
     const melds = [...area.querySelectorAll(".meld")];
     const hidden = melds.filter((m) => {
       const r = m.getBoundingClientRect();
-      return r.top < a.top - 0.5 || r.bottom > a.bottom + 0.5 || r.left < a.left - 0.5 || r.right > a.right + 0.5;
+      return (
+        r.top < a.top - 0.5 ||
+        r.bottom > a.bottom + 0.5 ||
+        r.left < a.left - 0.5 ||
+        r.right > a.right + 0.5
+      );
     }).length;
     const shown = (sel) => {
       const el = document.querySelector(sel);
       return !!el && !el.hidden && el.getBoundingClientRect().height > 0;
     };
-    return { count: melds.length, hidden, below: shown("[data-testid=melds-more-below]"), above: shown("[data-testid=melds-more-above]"), scrolls: area.scrollHeight > area.clientHeight + 1, sideways: area.scrollWidth > area.clientWidth + 1 };
+    return {
+      count: melds.length,
+      hidden,
+      below: shown("[data-testid=melds-more-below]"),
+      above: shown("[data-testid=melds-more-above]"),
+      scrolls: area.scrollHeight > area.clientHeight + 1,
+      sideways: area.scrollWidth > area.clientWidth + 1,
+    };
   });
 }
 
@@ -61,18 +82,26 @@ async function scoreSheetCut(page) {
     const vw = window.innerWidth;
     const sheet = document.querySelector("[data-testid=scores]").getBoundingClientRect();
     const out = [];
-    for (const el of document.querySelectorAll("[data-testid=scores] th, [data-testid=scores] td")) {
+    for (const el of document.querySelectorAll(
+      "[data-testid=scores] th, [data-testid=scores] td",
+    )) {
       const r = el.getBoundingClientRect();
-      if (r.left < Math.max(0, sheet.left) - 0.5 || r.right > Math.min(vw, sheet.right) + 0.5) out.push(`"${el.textContent.trim().slice(0, 20)}" (${Math.round(r.left)}..${Math.round(r.right)})`);
+      if (r.left < Math.max(0, sheet.left) - 0.5 || r.right > Math.min(vw, sheet.right) + 0.5)
+        out.push(
+          `"${el.textContent.trim().slice(0, 20)}" (${Math.round(r.left)}..${Math.round(r.right)})`,
+        );
     }
     const scroller = document.querySelector("[data-testid=scores] .scroll-x");
-    if (scroller && scroller.scrollWidth > scroller.clientWidth + 1) out.push("the sheet scrolls sideways");
+    if (scroller && scroller.scrollWidth > scroller.clientWidth + 1)
+      out.push("the sheet scrolls sideways");
     return out;
   });
 }
 
 for (const size of SIZES) {
-  test(`${size.name}: the whole rack in view, tap and drag, the melds seen, the score sheet whole`, { timeout: 300_000 }, async () => {
+  test(`${size.name}: the whole rack in view, tap and drag, the melds seen, the score sheet whole`, {
+    timeout: 300_000,
+  }, async () => {
     const server = await startServer({ REMI_E2E_SEEDS: "e2e-12" });
     const player = await launch(size.opts);
     running.push(player, { close: () => server.stop() });
@@ -83,7 +112,13 @@ for (const size of SIZES) {
     let st = await waitMyTurn(page);
     assert.equal(st.cols, size.cols, "the rack's columns for this width");
     assert.deepEqual(await rackInView(page), []);
-    const narrowest = await page.evaluate(() => Math.min(...[...document.querySelectorAll("[data-testid=rack] .tile")].map((el) => el.getBoundingClientRect().width)));
+    const narrowest = await page.evaluate(() =>
+      Math.min(
+        ...[...document.querySelectorAll("[data-testid=rack] .tile")].map(
+          (el) => el.getBoundingClientRect().width,
+        ),
+      ),
+    );
     assert.ok(narrowest >= 32, `rack tiles are 32 px or wider (${narrowest})`);
     await shot(page, `rack-whole-${size.name}.png`);
 
@@ -93,13 +128,27 @@ for (const size of SIZES) {
     const to = st.rack.find((x) => x.tile === null && x.slot > from).slot;
     await page.click(slotSel(from));
     await page.click(slotSel(to));
-    await page.waitForFunction(([s, id]) => document.querySelector(`[data-testid=rack] [data-slot="${s}"]`)?.dataset.tile === String(id), [to, tile]);
+    await page.waitForFunction(
+      ([s, id]) =>
+        document.querySelector(`[data-testid=rack] [data-slot="${s}"]`)?.dataset.tile ===
+        String(id),
+      [to, tile],
+    );
     await drag(page, slotSel(to), slotSel(from));
-    await page.waitForFunction(([s, id]) => document.querySelector(`[data-testid=rack] [data-slot="${s}"]`)?.dataset.tile === String(id), [from, tile]);
+    await page.waitForFunction(
+      ([s, id]) =>
+        document.querySelector(`[data-testid=rack] [data-slot="${s}"]`)?.dataset.tile ===
+        String(id),
+      [from, tile],
+    );
 
     // Turns go by until the bots have laid melds (and on a phone, more than fit at once).
     let seen = await meldsSeen(page);
-    for (let turn = 0; turn < 40 && !(seen.count >= 4 && (seen.scrolls || size.name === "desktop")); turn++) {
+    for (
+      let turn = 0;
+      turn < 40 && !(seen.count >= 4 && (seen.scrolls || size.name === "desktop"));
+      turn++
+    ) {
       st = await plainTurn(page);
       if (st.summary) break;
       st = await waitMyTurn(page, 90_000);
@@ -117,14 +166,21 @@ for (const size of SIZES) {
         const el = document.querySelector("[data-testid=melds]");
         el.scrollTop = el.scrollHeight;
       });
-      await page.waitForFunction(() => document.querySelector("[data-testid=melds-more-below]").hidden);
+      await page.waitForFunction(
+        () => document.querySelector("[data-testid=melds-more-below]").hidden,
+      );
       const last = await page.evaluate(() => {
         const area = document.querySelector("[data-testid=melds]").getBoundingClientRect();
-        const r = [...document.querySelectorAll("[data-testid=melds] .meld")].pop().getBoundingClientRect();
+        const r = [...document.querySelectorAll("[data-testid=melds] .meld")]
+          .pop()
+          .getBoundingClientRect();
         return r.bottom <= area.bottom + 0.5 && r.top >= area.top - 0.5;
       });
       assert.ok(last, "scrolled to the end, the last meld is whole");
-      assert.ok(await page.locator("[data-testid=melds-more-above]").isVisible(), "the cue now says more are above");
+      assert.ok(
+        await page.locator("[data-testid=melds-more-above]").isVisible(),
+        "the cue now says more are above",
+      );
     } else {
       assert.equal(seen.below || seen.above, false, "no cue when every meld is seen");
     }
@@ -154,7 +210,9 @@ async function labels(page) {
 }
 
 for (const size of SIZES) {
-  test(`${size.name}: "arrange" lays the hand out in the engine's melds; the way to the opening always shown`, { timeout: 240_000 }, async () => {
+  test(`${size.name}: "arrange" lays the hand out in the engine's melds; the way to the opening always shown`, {
+    timeout: 240_000,
+  }, async () => {
     const server = await startServer({ REMI_E2E_SEEDS: "e2e-12" });
     const player = await launch(size.opts);
     running.push(player, { close: () => server.stop() });
@@ -164,52 +222,91 @@ for (const size of SIZES) {
     await startPractice(page, server.url, "Ana", "remi45");
     const before = await waitMyTurn(page);
     // Not opened: the threshold and the progress toward it, whoever's turn it is.
-    await page.waitForFunction(() => /Deschidere: \d+ din 45/.test(document.querySelector("[data-testid=open-progress]")?.textContent ?? ""));
+    await page.waitForFunction(() =>
+      /Deschidere: \d+ din 45/.test(
+        document.querySelector("[data-testid=open-progress]")?.textContent ?? "",
+      ),
+    );
     await page.click("[data-testid=arrange]");
     // The rack changes to the engine's layout, then the server values its formations.
     await page.waitForFunction(
       (old) => {
-        const now = [...document.querySelectorAll("[data-testid=rack] [data-slot]")].map((el) => el.dataset.tile ?? "").join(",");
-        return now !== old && document.querySelectorAll("[data-testid=rack] .flabel").length > 0 && !document.querySelector("[data-testid=rack] .flabel.unknown");
+        const now = [...document.querySelectorAll("[data-testid=rack] [data-slot]")]
+          .map((el) => el.dataset.tile ?? "")
+          .join(",");
+        return (
+          now !== old &&
+          document.querySelectorAll("[data-testid=rack] .flabel").length > 0 &&
+          !document.querySelector("[data-testid=rack] .flabel.unknown")
+        );
       },
       before.rack.map((x) => (x.tile === null ? "" : String(x.tile))).join(","),
       { timeout: 15_000 },
     );
     const st = await read(page);
-    assert.deepEqual([...st.hand].sort((a, b) => a - b), [...before.hand].sort((a, b) => a - b), "the same tiles, each once");
+    assert.deepEqual(
+      [...st.hand].sort((a, b) => a - b),
+      [...before.hand].sort((a, b) => a - b),
+      "the same tiles, each once",
+    );
     const found = await labels(page);
     assert.ok(found.length >= 1, "the engine found a meld in this hand");
-    for (const f of found) assert.equal(f.bad, false, "every formation laid out by the engine is a meld");
+    for (const f of found)
+      assert.equal(f.bad, false, "every formation laid out by the engine is a meld");
     const total = found.reduce((sum, f) => sum + f.value, 0);
-    await page.waitForFunction((n) => document.querySelector("[data-testid=open-progress]")?.textContent.includes(`Deschidere: ${n} din 45`), total);
+    await page.waitForFunction(
+      (n) =>
+        document
+          .querySelector("[data-testid=open-progress]")
+          ?.textContent.includes(`Deschidere: ${n} din 45`),
+      total,
+    );
     assert.deepEqual(await rackInView(page), []);
     await shot(page, `arranged-${size.name}.png`);
     // Another seat's turn: the progress is still there.
     await plainTurn(page);
-    assert.match(await page.locator("[data-testid=open-progress]").textContent(), /Deschidere: \d+ din 45/);
+    assert.match(
+      await page.locator("[data-testid=open-progress]").textContent(),
+      /Deschidere: \d+ din 45/,
+    );
     assert.ok(await page.locator("[data-testid=open-progress]").isVisible());
     assert.deepEqual(errors, []);
   });
 }
 
-test("phone-360: a fresh Remi 101 deal marks no pair with a cross; arrange lays out melds only", { timeout: 180_000 }, async () => {
+test("phone-360: a fresh Remi 101 deal marks no pair with a cross; arrange lays out melds only", {
+  timeout: 180_000,
+}, async () => {
   const server = await startServer({ REMI_E2E_SEEDS: "e2e-101" });
   const player = await launch(PHONE_360);
   running.push(player, { close: () => server.stop() });
   const page = await player.page();
   await startPractice(page, server.url, "Ioana", "remi101");
   await waitMyTurn(page);
-  await page.waitForFunction(() => document.querySelectorAll("[data-testid=rack] .flabel:not(.unknown)").length > 0 || document.querySelectorAll("[data-testid=rack] .flabel").length === 0);
+  await page.waitForFunction(
+    () =>
+      document.querySelectorAll("[data-testid=rack] .flabel:not(.unknown)").length > 0 ||
+      document.querySelectorAll("[data-testid=rack] .flabel").length === 0,
+  );
   await page.waitForTimeout(500); // the formations' answers
   assert.equal(await page.locator("[data-testid=rack] .fbad").count(), 0, "no ✗ on a fresh deal");
-  assert.match(await page.locator("[data-testid=open-progress]").textContent(), /din 101.*duble: \d+ din 5/);
+  assert.match(
+    await page.locator("[data-testid=open-progress]").textContent(),
+    /din 101.*duble: \d+ din 5/,
+  );
   await shot(page, "table-101-fresh-phone-360.png");
   const before = await read(page);
   await page.click("[data-testid=arrange]");
   await page.waitForFunction(
     (old) => {
-      const now = [...document.querySelectorAll("[data-testid=rack] [data-slot]")].map((el) => el.dataset.tile ?? "").join(",");
-      return now !== old && !document.querySelector("[data-testid=rack] .flabel.unknown:not(:empty)") && document.querySelectorAll("[data-testid=rack] .flabel.valid").length > 0;
+      const now = [...document.querySelectorAll("[data-testid=rack] [data-slot]")]
+        .map((el) => el.dataset.tile ?? "")
+        .join(",");
+      return (
+        now !== old &&
+        !document.querySelector("[data-testid=rack] .flabel.unknown:not(:empty)") &&
+        document.querySelectorAll("[data-testid=rack] .flabel.valid").length > 0
+      );
     },
     before.rack.map((x) => (x.tile === null ? "" : String(x.tile))).join(","),
     { timeout: 15_000 },

@@ -49,7 +49,11 @@ async function browser(options) {
     const where = msg.location()?.url ?? "";
     // The API's refusals (401 before a name is chosen, 422 for a refused name) are
     // answers, not faults: Chromium logs each as a failed load.
-    if (/Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text()) && where.includes("/api/")) return;
+    if (
+      /Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text()) &&
+      where.includes("/api/")
+    )
+      return;
     problems.push(`console: ${msg.text()} (${where})`);
   });
   return page;
@@ -85,7 +89,14 @@ async function publicRoomOf(name) {
  * element holding a name stays within its box and isolates its text. */
 async function assertSafe(page, label, names) {
   const found = await page.evaluate((names) => {
-    const out = { pwned: window.__pwned, imgs: document.querySelectorAll("img[src=x], img").length, scripts: 0, hScroll: 0, shown: [], broken: [] };
+    const out = {
+      pwned: window.__pwned,
+      imgs: document.querySelectorAll("img[src=x], img").length,
+      scripts: 0,
+      hScroll: 0,
+      shown: [],
+      broken: [],
+    };
     out.scripts = [...document.querySelectorAll("script")].filter((s) => !s.src).length;
     out.hScroll = document.documentElement.scrollWidth - document.documentElement.clientWidth;
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -97,33 +108,55 @@ async function assertSafe(page, label, names) {
       out.shown.push(name);
       const r = el.getBoundingClientRect();
       if (r.width === 0 && r.height === 0) continue; // not displayed (a closed dialog)
-            const bidi = getComputedStyle(el).unicodeBidi;
-      const isolated = el.tagName === "BDI" || bidi === "isolate" || bidi === "isolate-override" || bidi === "plaintext";
-      if (!isolated) out.broken.push(`${name.slice(0, 12)}: not isolated (<${el.tagName.toLowerCase()} class="${el.className}">, unicode-bidi ${bidi})`);
+      const bidi = getComputedStyle(el).unicodeBidi;
+      const isolated =
+        el.tagName === "BDI" ||
+        bidi === "isolate" ||
+        bidi === "isolate-override" ||
+        bidi === "plaintext";
+      if (!isolated)
+        out.broken.push(
+          `${name.slice(0, 12)}: not isolated (<${el.tagName.toLowerCase()} class="${el.className}">, unicode-bidi ${bidi})`,
+        );
       // A box that cuts the name short (the table's seats: an ellipsis, the full name as its
       // tooltip) holds it: that box must stay within its own container.
       let clip = el;
-      while (clip && clip !== document.body && getComputedStyle(clip).overflowX === "visible") clip = clip.parentElement;
-      const clipped = clip && clip !== document.body && getComputedStyle(clip).textOverflow === "ellipsis" && clip.title.includes(name);
+      while (clip && clip !== document.body && getComputedStyle(clip).overflowX === "visible")
+        clip = clip.parentElement;
+      const clipped =
+        clip &&
+        clip !== document.body &&
+        getComputedStyle(clip).textOverflow === "ellipsis" &&
+        clip.title.includes(name);
       const held = clipped ? clip : el;
       const hr = held.getBoundingClientRect();
       const outer = held.parentElement.getBoundingClientRect();
-      if (hr.right > outer.right + 1 || hr.left < outer.left - 1 || (!clipped && el.scrollWidth > el.clientWidth + 1))
-        out.broken.push(`${name.slice(0, 12)}: overflows <${held.parentElement.tagName.toLowerCase()} class="${held.parentElement.className}"> (${Math.round(hr.left)}..${Math.round(hr.right)} in ${Math.round(outer.left)}..${Math.round(outer.right)})`);
-      if (hr.right > document.documentElement.clientWidth + 1) out.broken.push(`${name.slice(0, 12)}: past the viewport's edge`);
+      if (
+        hr.right > outer.right + 1 ||
+        hr.left < outer.left - 1 ||
+        (!clipped && el.scrollWidth > el.clientWidth + 1)
+      )
+        out.broken.push(
+          `${name.slice(0, 12)}: overflows <${held.parentElement.tagName.toLowerCase()} class="${held.parentElement.className}"> (${Math.round(hr.left)}..${Math.round(hr.right)} in ${Math.round(outer.left)}..${Math.round(outer.right)})`,
+        );
+      if (hr.right > document.documentElement.clientWidth + 1)
+        out.broken.push(`${name.slice(0, 12)}: past the viewport's edge`);
     }
     return out;
   }, names);
   assert.equal(found.pwned, undefined, `${label}: a name ran as script`);
   assert.equal(found.imgs, 0, `${label}: an <img> from a name`);
   assert.equal(found.scripts, 0, `${label}: an inline <script> in the page`);
-  for (const name of names) assert.ok(found.shown.includes(name), `${label}: ${name} shown as text`);
+  for (const name of names)
+    assert.ok(found.shown.includes(name), `${label}: ${name} shown as text`);
   assert.deepEqual(found.broken, [], `${label}: layout`);
   assert.ok(found.hScroll <= 0, `${label}: the page scrolls sideways by ${found.hScroll}px`);
   assert.deepEqual(problems, [], `${label}: console errors or CSP violations`);
 }
 
-test("hostile names: nothing runs, nothing is made of them, the layout holds", { timeout: 180_000 }, async () => {
+test("hostile names: nothing runs, nothing is made of them, the layout holds", {
+  timeout: 180_000,
+}, async () => {
   // Refused names: in words, and no player is made.
   const refused = await browser(PHONE);
   await refused.goto(server.url);
@@ -139,7 +172,11 @@ test("hostile names: nothing runs, nothing is made of them, the layout holds", {
   await refused.click("[data-testid=name-save]");
   assert.match(await waitToastText(refused), /\S/);
   await closeToast(refused);
-  assert.equal(await refused.locator("[data-testid=create-form]").count(), 0, "no player with a right-to-left override");
+  assert.equal(
+    await refused.locator("[data-testid=create-form]").count(),
+    0,
+    "no player with a right-to-left override",
+  );
 
   // The lobby's list of public rooms, on a phone: owners with hostile names.
   await publicRoomOf(RTL);
@@ -164,7 +201,9 @@ test("hostile names: nothing runs, nothing is made of them, the layout holds", {
   await script.click(`[data-testid=join-${roomId}]`);
   // Both pages have heard of the third player before either is looked at.
   for (const page of [ana, long]) {
-    await page.waitForSelector("[data-testid=wait-seat-2]:has-text('__pwned')", { timeout: 10_000 });
+    await page.waitForSelector("[data-testid=wait-seat-2]:has-text('__pwned')", {
+      timeout: 10_000,
+    });
   }
   await shot(long, "hostile-waiting-phone.png");
   await assertSafe(long, "waiting room (phone)", [IMG, LONG, SCRIPT]);
@@ -181,7 +220,10 @@ test("hostile names: nothing runs, nothing is made of them, the layout holds", {
   await assertSafe(ana, "table (desktop)", [IMG, LONG, SCRIPT]);
 
   // The score sheet.
-  for (const [p, label] of [[long, "phone"], [ana, "desktop"]]) {
+  for (const [p, label] of [
+    [long, "phone"],
+    [ana, "desktop"],
+  ]) {
     await p.click("[data-testid=scores-open]");
     await p.waitForSelector("[data-testid=scores]");
     await shot(p, `hostile-scores-${label}.png`);

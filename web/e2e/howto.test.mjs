@@ -9,7 +9,12 @@ import { shot, startPractice } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-const PHONE_360 = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+const PHONE_360 = {
+  viewport: { width: 360, height: 740 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+};
 const running = [];
 after(async () => {
   for (const x of running.reverse()) await x.close?.().catch?.(() => undefined);
@@ -18,14 +23,29 @@ after(async () => {
 async function serious(page) {
   await page.addScriptTag({ path: AXE });
   const found = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));
+    const r = await window.axe.run(document, {
+      runOnly: {
+        type: "tag",
+        values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"],
+      },
+    });
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
+    }));
   });
   return found.filter((v) => v.impact === "serious" || v.impact === "critical");
 }
 
-for (const [name, opts] of [["phone-360", PHONE_360], ["phone", PHONE], ["desktop", DESKTOP]]) {
-  test(`${name}: how to play from the lobby and from the table, each variant's facts, both languages`, { timeout: 180_000 }, async () => {
+for (const [name, opts] of [
+  ["phone-360", PHONE_360],
+  ["phone", PHONE],
+  ["desktop", DESKTOP],
+]) {
+  test(`${name}: how to play from the lobby and from the table, each variant's facts, both languages`, {
+    timeout: 180_000,
+  }, async () => {
     const server = await startServer();
     const player = await launch({ ...opts, bypassCSP: true }); // axe is injected as a script
     running.push(player, { close: () => server.stop() });
@@ -34,7 +54,10 @@ for (const [name, opts] of [["phone-360", PHONE_360], ["phone", PHONE], ["deskto
     page.on("pageerror", (e) => errors.push(e.message));
     await startPractice(page, server.url, "Ana", "remi45");
     // From the table: a link to this variant's page.
-    assert.equal(await page.locator("[data-testid=howto-link]").getAttribute("href"), "#/howto/remi45");
+    assert.equal(
+      await page.locator("[data-testid=howto-link]").getAttribute("href"),
+      "#/howto/remi45",
+    );
     await page.goto(`${server.url}/#/`);
     await page.click("[data-testid=howto-lobby]");
     await page.waitForSelector("[data-testid=howto][data-variant=remi]");
@@ -46,7 +69,9 @@ for (const [name, opts] of [["phone-360", PHONE_360], ["phone", PHONE], ["deskto
     assert.match(text, /Atuul/);
     assert.match(text, /Rândul aruncărilor/);
     assert.match(text, /A\.8/);
-    const wide = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+    const wide = await page.evaluate(
+      () => document.documentElement.scrollWidth > window.innerWidth,
+    );
     assert.equal(wide, false, "no sideways scroll");
     assert.deepEqual(await serious(page), []);
     await shot(page, `howto-${name}.png`);
@@ -58,7 +83,9 @@ for (const [name, opts] of [["phone-360", PHONE_360], ["phone", PHONE], ["deskto
     assert.doesNotMatch(b, /Atuul/);
     assert.match(b, /dublă: 2 piese identice/);
     await page.click("[data-testid=lang]");
-    await page.waitForFunction(() => /How to play: /.test(document.querySelector("[data-testid=howto] h1")?.textContent ?? ""));
+    await page.waitForFunction(() =>
+      /How to play: /.test(document.querySelector("[data-testid=howto] h1")?.textContent ?? ""),
+    );
     assert.match(await page.locator("[data-testid=howto]").textContent(), /at least 101 points/);
     await shot(page, `howto-101-english-${name}.png`);
     assert.deepEqual(errors, []);

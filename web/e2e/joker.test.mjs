@@ -44,7 +44,9 @@ after(async () => {
   await server?.stop();
 });
 
-test("joker buy-back, the atu refused, reconnect after a server restart", { timeout: 180_000 }, async () => {
+test("joker buy-back, the atu refused, reconnect after a server restart", {
+  timeout: 180_000,
+}, async () => {
   const page = await player.page();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
@@ -63,7 +65,9 @@ test("joker buy-back, the atu refused, reconnect after a server restart", { time
 
   st = await waitMyTurn(page);
   await page.click("[data-testid=stock]");
-  await page.waitForFunction(() => document.querySelector("[data-testid=status]")?.dataset.phase === "build");
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=status]")?.dataset.phase === "build",
+  );
 
   // Open with a joker inside the run: 6♥ JK 8♥ (the joker stands for 7♥).
   const meld = await layFormation(page, [run[0], joker, run[2]]);
@@ -71,7 +75,11 @@ test("joker buy-back, the atu refused, reconnect after a server restart", { time
   assert.deepEqual(st.melds[meld], [run[0], joker, run[2]]);
 
   // Buy the joker back: drop 7♥ on it.
-  await drag(page, slotSel(slotOf(st, run[1])), `[data-testid=meld-${meld}] [data-tile="${joker}"]`);
+  await drag(
+    page,
+    slotSel(slotOf(st, run[1])),
+    `[data-testid=meld-${meld}] [data-tile="${joker}"]`,
+  );
   await page.waitForFunction(
     ([k, t]) => !!document.querySelector(`[data-testid=meld-${k}] [data-tile="${t}"]`),
     [meld, run[1]],
@@ -84,7 +92,11 @@ test("joker buy-back, the atu refused, reconnect after a server restart", { time
 
   // The atu: dragged into a formation on the rack, laid, refused with the reason (it is
   // taken only when that lay leaves one tile). Nothing on the table changes.
-  const start = emptyStretch(st, 3, atuMeld.filter((t) => t !== atu));
+  const start = emptyStretch(
+    st,
+    3,
+    atuMeld.filter((t) => t !== atu),
+  );
   const handPart = atuMeld.filter((t) => t !== atu);
   const order = atuMeld; // low to high
   for (const t of handPart) {
@@ -97,7 +109,10 @@ test("joker buy-back, the atu refused, reconnect after a server restart", { time
   await page.waitForSelector(`[data-testid=formation-${start}] .fval`);
   const before = await read(page);
   await page.click("[data-testid=lay]");
-  assert.equal(await waitToastText(page), "Atuul se ia doar când formația îți lasă o singură piesă.");
+  assert.equal(
+    await waitToastText(page),
+    "Atuul se ia doar când formația îți lasă o singură piesă.",
+  );
   let now = await read(page);
   assert.deepEqual(now.melds, before.melds);
   assert.deepEqual(now.hand, before.hand);
@@ -115,9 +130,15 @@ test("joker buy-back, the atu refused, reconnect after a server restart", { time
   assert.match(await page.locator("[data-testid=conn-banner]").textContent(), /Reconectare/);
   await shot(page, "reconnecting-desktop.png");
   await server.restart();
-  await page.waitForSelector("[data-testid=conn-banner].show", { state: "detached", timeout: 30_000 }).catch(async () => {
-    await page.waitForFunction(() => !document.querySelector("[data-testid=conn-banner]")?.classList.contains("show"), null, { timeout: 30_000 });
-  });
+  await page
+    .waitForSelector("[data-testid=conn-banner].show", { state: "detached", timeout: 30_000 })
+    .catch(async () => {
+      await page.waitForFunction(
+        () => !document.querySelector("[data-testid=conn-banner]")?.classList.contains("show"),
+        null,
+        { timeout: 30_000 },
+      );
+    });
   assert.equal(await page.evaluate(() => window.__remiMark), mark, "no reload");
   now = await read(page);
   assert.ok(now.mine);

@@ -29,7 +29,9 @@ async function player(name, options) {
   return page;
 }
 
-test("lobby: language, settings errors, public rooms, invite codes", { timeout: 120_000 }, async () => {
+test("lobby: language, settings errors, public rooms, invite codes", {
+  timeout: 120_000,
+}, async () => {
   const ana = await player("Ana", DESKTOP);
 
   // Romanian by default; English one click away, and back.
@@ -64,7 +66,10 @@ test("lobby: language, settings errors, public rooms, invite codes", { timeout: 
   const roomId = decodeURIComponent(ana.url().split("#/room/")[1]);
 
   await bogdan.waitForSelector(`[data-testid=join-${roomId}]`, { timeout: 5_000 });
-  assert.match(await bogdan.locator("[data-testid=public-rooms]").textContent(), /Remi 45.*Ana.*1\/2/s);
+  assert.match(
+    await bogdan.locator("[data-testid=public-rooms]").textContent(),
+    /Remi 45.*Ana.*1\/2/s,
+  );
   await bogdan.click(`[data-testid=join-${roomId}]`);
   await bogdan.waitForSelector("[data-testid=wait-seat-1]:has-text('Bogdan')");
   await ana.waitForSelector("[data-testid=wait-seat-1]:has-text('Bogdan')", { timeout: 10_000 });
@@ -89,7 +94,9 @@ test("lobby: language, settings errors, public rooms, invite codes", { timeout: 
   await dan.waitForSelector("[data-testid=wait-seat-1]:has-text('Dan')");
 });
 
-test("a name typed while the variant catalogue is still on its way is kept and saved", { timeout: 60_000 }, async () => {
+test("a name typed while the variant catalogue is still on its way is kept and saved", {
+  timeout: 60_000,
+}, async () => {
   const b = await launch(DESKTOP);
   browsers.push(b);
   const page = await b.page();
@@ -110,29 +117,44 @@ test("a name typed while the variant catalogue is still on its way is kept and s
   // the name form is the same, with its text and its focus.
   await page.waitForSelector("[data-testid=local-start]");
   assert.equal(await page.locator("[data-testid=name-input]").inputValue(), "Elena");
-  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("data-testid")), "name-input");
+  assert.equal(
+    await page.evaluate(() => document.activeElement?.getAttribute("data-testid")),
+    "name-input",
+  );
   await page.click("[data-testid=name-save]");
   await page.waitForSelector("[data-testid=create-form]");
   assert.match(await page.locator("[data-testid=hello]").textContent(), /Elena/);
 });
 
-test("the practice button opens a practice room, and your games shows the server's kind", { timeout: 90_000 }, async () => {
+test("the practice button opens a practice room, and your games shows the server's kind", {
+  timeout: 90_000,
+}, async () => {
   const elena = await player("Elena", DESKTOP);
   await elena.click("[data-testid=practice]");
   await elena.waitForSelector("[data-testid=rack] .tile");
   const practiceId = decodeURIComponent(elena.url().split("#/room/")[1]);
   const api = (method, path, body) =>
-    elena.evaluate(async ([m, p, b]) => {
-      const r = await fetch(p, { method: m, headers: { "Content-Type": "application/json" }, body: b ? JSON.stringify(b) : undefined });
-      return { status: r.status, body: await r.json() };
-    }, [method, path, body]);
+    elena.evaluate(
+      async ([m, p, b]) => {
+        const r = await fetch(p, {
+          method: m,
+          headers: { "Content-Type": "application/json" },
+          body: b ? JSON.stringify(b) : undefined,
+        });
+        return { status: r.status, body: await r.json() };
+      },
+      [method, path, body],
+    );
   const got = await api("GET", `/api/rooms/${encodeURIComponent(practiceId)}`);
   assert.equal(got.body.kind, "practice");
   // A private room of bots is a normal room (it settles): never badged practice.
   const bots = await api("POST", "/api/rooms", { seats: 2, public: false, fill_with_bots: true });
   assert.equal(bots.status, 201);
   assert.equal(bots.body.kind, "normal");
-  assert.equal((await api("POST", `/api/rooms/${encodeURIComponent(bots.body.id)}/start`)).status, 200);
+  assert.equal(
+    (await api("POST", `/api/rooms/${encodeURIComponent(bots.body.id)}/start`)).status,
+    200,
+  );
   await elena.goto(server.url);
   await elena.waitForSelector(`[data-testid=mine-${bots.body.id}]`);
   await elena.waitForSelector(`[data-testid=kind-${practiceId}]`);

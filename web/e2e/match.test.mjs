@@ -82,7 +82,9 @@ async function playUntilOver(pages, { onTurn } = {}) {
   return turns;
 }
 
-test("two players, invite link, bots, a round to its end, leave and rejoin", { timeout: 300_000 }, async () => {
+test("two players, invite link, bots, a round to its end, leave and rejoin", {
+  timeout: 300_000,
+}, async () => {
   const { page: ana } = await open(DESKTOP);
   await ana.goto(server.url);
   await ana.fill("[data-testid=name-input]", "Ana");
@@ -148,7 +150,12 @@ test("two players, invite link, bots, a round to its end, leave and rejoin", { t
       const first = st.rack.find((s) => s.tile !== null);
       const last = st.rack[st.rack.length - 1].slot;
       await drag(bogdan, slotSel(first.slot), slotSel(last));
-      await bogdan.waitForFunction((s) => document.querySelector(`[data-testid=rack] [data-slot="${s}"]`)?.dataset.tile !== undefined, last);
+      await bogdan.waitForFunction(
+        (s) =>
+          document.querySelector(`[data-testid=rack] [data-slot="${s}"]`)?.dataset.tile !==
+          undefined,
+        last,
+      );
       await bogdan.waitForTimeout(800); // the layout is saved (debounced, then acknowledged)
       st = await read(bogdan);
       const layout = st.rack.map((s) => s.tile);
@@ -172,8 +179,15 @@ test("two players, invite link, bots, a round to its end, leave and rejoin", { t
       await other.waitForSelector("[data-testid=rack] .tile");
       await other.waitForSelector("[data-testid=seat-1]:has-text('Bogdan')");
       const back = await read(other);
-      assert.deepEqual(trim(back.rack.map((s) => s.tile)), normalise(layout, back.hand), "the rack layout came back");
-      await ana.waitForSelector("[data-testid=badge-away-1]", { state: "detached", timeout: 15_000 });
+      assert.deepEqual(
+        trim(back.rack.map((s) => s.tile)),
+        normalise(layout, back.hand),
+        "the rack layout came back",
+      );
+      await ana.waitForSelector("[data-testid=badge-away-1]", {
+        state: "detached",
+        timeout: 15_000,
+      });
       pages[1] = other;
       phone = other;
     },
@@ -182,13 +196,17 @@ test("two players, invite link, bots, a round to its end, leave and rejoin", { t
 
   // The round summary: every hand revealed, how each score was made.
   await ana.waitForSelector("[data-testid=summary]");
-  for (let s = 0; s < 4; s++) assert.ok(await ana.locator(`[data-testid=summary-seat-${s}]`).isVisible());
+  for (let s = 0; s < 4; s++)
+    assert.ok(await ana.locator(`[data-testid=summary-seat-${s}]`).isVisible());
   await shot(ana, "round-summary-desktop.png");
   await shot(phone, "round-summary-phone.png");
 
   // The summary names the atu; once both humans pressed Continue the next round is dealt
   // at once (the pause is long here), and the new deal is not hidden behind a summary.
-  assert.ok(await ana.locator("[data-testid=summary-atu] .tile").isVisible(), "the summary shows the atu");
+  assert.ok(
+    await ana.locator("[data-testid=summary-atu] .tile").isVisible(),
+    "the summary shows the atu",
+  );
   await ana.click("[data-testid=summary-close]");
   await phone.click("[data-testid=summary-close]");
   await ana.waitForSelector(".round:has-text('Runda 2')", { timeout: 20_000 });
@@ -199,22 +217,34 @@ test("two players, invite link, bots, a round to its end, leave and rejoin", { t
   // links to round 1's replay and the check of its deal.
   await ana.click("[data-testid=scores-open]");
   await ana.waitForSelector("[data-testid=scores-round-1]");
-  const cells = await ana.locator("[data-testid=scores-round-1] td:not(.round-links)").allTextContents();
+  const cells = await ana
+    .locator("[data-testid=scores-round-1] td:not(.round-links)")
+    .allTextContents();
   assert.equal(cells.length, 4);
-  const totals = await ana.locator("[data-testid=scores-totals] td:not(.round-links)").allTextContents();
+  const totals = await ana
+    .locator("[data-testid=scores-totals] td:not(.round-links)")
+    .allTextContents();
   assert.equal(totals.length, 4);
   assert.deepEqual(
     totals.map(Number),
     cells.map((c) => Number(c.replace("+", ""))),
     "after one round the totals are the round's additions",
   );
-  assert.match(await ana.locator("[data-testid=scores-replay-1]").getAttribute("href"), /^#\/replay\/[A-Za-z0-9_-]+\/1$/);
-  assert.match(await ana.locator("[data-testid=scores-verify-1]").getAttribute("href"), /^#\/verify\/[A-Za-z0-9_-]+\/1$/);
+  assert.match(
+    await ana.locator("[data-testid=scores-replay-1]").getAttribute("href"),
+    /^#\/replay\/[A-Za-z0-9_-]+\/1$/,
+  );
+  assert.match(
+    await ana.locator("[data-testid=scores-verify-1]").getAttribute("href"),
+    /^#\/verify\/[A-Za-z0-9_-]+\/1$/,
+  );
   await shot(ana, "score-sheet-desktop.png");
   assert.deepEqual(pageErrors, []);
 });
 
-test("a match of one round ends: winners on the summary and the score sheet", { timeout: 240_000 }, async () => {
+test("a match of one round ends: winners on the summary and the score sheet", {
+  timeout: 240_000,
+}, async () => {
   const { page } = await open(PHONE);
   await page.goto(server.url);
   await page.fill("[data-testid=name-input]", "Elena");

@@ -17,12 +17,20 @@ after(async () => {
 async function tileAnimations(page) {
   return page.evaluate(() => {
     const xs = document.getAnimations().filter((a) => a.id === "glide");
-    return { n: xs.length, longest: Math.max(0, ...xs.map((a) => (a.effect.getTiming().delay ?? 0) + Number(a.effect.getTiming().duration))) };
+    return {
+      n: xs.length,
+      longest: Math.max(
+        0,
+        ...xs.map((a) => (a.effect.getTiming().delay ?? 0) + Number(a.effect.getTiming().duration)),
+      ),
+    };
   });
 }
 
 for (const reduced of [false, true]) {
-  test(`${reduced ? "reduced motion: nothing moves" : "motion: tiles glide, ≤ 300 ms, input never blocked"}`, { timeout: 180_000 }, async () => {
+  test(`${reduced ? "reduced motion: nothing moves" : "motion: tiles glide, ≤ 300 ms, input never blocked"}`, {
+    timeout: 180_000,
+  }, async () => {
     const server = await startServer({ REMI_E2E_SEEDS: "e2e-12" });
     const player = await launch({ ...PHONE, reducedMotion: reduced ? "reduce" : "no-preference" });
     running.push(player, { close: () => server.stop() });
@@ -37,7 +45,11 @@ for (const reduced of [false, true]) {
     await page.click(slotSel(tile.slot));
     await page.click(slotSel(empty.slot));
     const moving = await tileAnimations(page);
-    assert.equal(await page.locator(slotSel(empty.slot)).getAttribute("data-tile"), String(tile.tile), "the tile is in its slot at once");
+    assert.equal(
+      await page.locator(slotSel(empty.slot)).getAttribute("data-tile"),
+      String(tile.tile),
+      "the tile is in its slot at once",
+    );
     if (reduced) {
       assert.equal(moving.n, 0, "no animation under reduced motion");
     } else {
@@ -54,7 +66,10 @@ for (const reduced of [false, true]) {
     st = await waitMyTurn(page, 90_000);
     if (st.phase === "take") {
       await page.click("[data-testid=stock]");
-      await page.waitForFunction((n) => document.querySelectorAll("[data-testid=rack] .tile").length > n, st.hand.length);
+      await page.waitForFunction(
+        (n) => document.querySelectorAll("[data-testid=rack] .tile").length > n,
+        st.hand.length,
+      );
       const drawn = await tileAnimations(page);
       if (reduced) assert.equal(drawn.n, 0);
       else assert.ok(drawn.n >= 1 && drawn.longest <= 300, JSON.stringify(drawn));

@@ -7,7 +7,19 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { DESKTOP, launch } from "./browser.mjs";
-import { drag, findRun, layFormation, plainTurn, read, shot, slotOf, slotSel, startPractice, waitMyTurn, waitNotMyTurn } from "./play.mjs";
+import {
+  drag,
+  findRun,
+  layFormation,
+  plainTurn,
+  read,
+  shot,
+  slotOf,
+  slotSel,
+  startPractice,
+  waitMyTurn,
+  waitNotMyTurn,
+} from "./play.mjs";
 import { startServer } from "./server.mjs";
 
 // Seat 0's hand: a joker and a natural run of five (6♥..10♥) (as in joker.test.mjs).
@@ -31,13 +43,17 @@ after(async () => {
 async function logTexts(page) {
   await page.click("[data-testid=moves-open]");
   await page.waitForSelector("[data-testid=moves-panel]");
-  const texts = await page.$$eval("[data-testid=moves-panel] .move-text", (els) => els.map((e) => e.textContent.trim()));
+  const texts = await page.$$eval("[data-testid=moves-panel] .move-text", (els) =>
+    els.map((e) => e.textContent.trim()),
+  );
   await page.click("[data-testid=moves-close]");
   await page.waitForSelector("[data-testid=moves-panel]", { state: "detached" });
   return texts;
 }
 
-test("move log, row discarders, highlights and what a table joker stands for", { timeout: 180_000 }, async () => {
+test("move log, row discarders, highlights and what a table joker stands for", {
+  timeout: 180_000,
+}, async () => {
   const page = await player.page();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
@@ -58,9 +74,18 @@ test("move log, row discarders, highlights and what a table joker stands for", {
   // its discard; names are isolated text, the hostile one never markup.
   let texts = await logTexts(page);
   assert.match(texts[0], /^Runda 1 a fost împărțită: începe Dana <b>x<\/b> \(tu\)$/);
-  assert.ok(texts.some((x) => /^Dana <b>x<\/b> \(tu\) a aruncat \S+$/.test(x)), texts.join("\n"));
-  assert.ok(texts.includes("bot 2 a tras din talon") || texts.some((x) => x.startsWith("bot 2 a luat")), texts.join("\n"));
-  assert.ok(texts.some((x) => /^bot 2 a aruncat \S+$/.test(x)), texts.join("\n"));
+  assert.ok(
+    texts.some((x) => /^Dana <b>x<\/b> \(tu\) a aruncat \S+$/.test(x)),
+    texts.join("\n"),
+  );
+  assert.ok(
+    texts.includes("bot 2 a tras din talon") || texts.some((x) => x.startsWith("bot 2 a luat")),
+    texts.join("\n"),
+  );
+  assert.ok(
+    texts.some((x) => /^bot 2 a aruncat \S+$/.test(x)),
+    texts.join("\n"),
+  );
   const lastBot = Number(/^bot (\d) a aruncat/.exec(texts.at(-1))?.[1]) - 1;
   assert.ok(lastBot >= 1, texts.at(-1));
   assert.equal(await page.locator(".moves-box b, [data-testid=moves-last] b").count(), 0);
@@ -70,17 +95,28 @@ test("move log, row discarders, highlights and what a table joker stands for", {
   // its seat's, and the highlight of its last move is on it.
   const rowBy = await page.$$eval(".row-tiles .rtile", (els) => els.map((e) => e.dataset.by));
   assert.equal(rowBy.at(-1), String(lastBot));
-  assert.ok(rowBy.every((x) => /^[0-3]$/.test(x)), rowBy.join());
+  assert.ok(
+    rowBy.every((x) => /^[0-3]$/.test(x)),
+    rowBy.join(),
+  );
   const newest = page.locator(".row-tiles .rtile").last();
-  assert.ok(Number(await newest.getAttribute("data-flashed")) > 0, "the bot's discard is highlighted");
-  assert.match(await newest.getAttribute("aria-label"), new RegExp(`aruncată de bot ${lastBot + 1}$`));
+  assert.ok(
+    Number(await newest.getAttribute("data-flashed")) > 0,
+    "the bot's discard is highlighted",
+  );
+  assert.match(
+    await newest.getAttribute("aria-label"),
+    new RegExp(`aruncată de bot ${lastBot + 1}$`),
+  );
   await page.setViewportSize({ width: 390, height: 844 });
   await shot(page, "movelog-phone.png");
   await page.setViewportSize(DESKTOP.viewport);
 
   // Open with 6♥ JK 8♥: the joker on the table shows 7♥, the tile that buys it back.
   await page.click("[data-testid=stock]");
-  await page.waitForFunction(() => document.querySelector("[data-testid=status]")?.dataset.phase === "build");
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=status]")?.dataset.phase === "build",
+  );
   const meld = await layFormation(page, [run[0], joker, run[2]]);
   const onTable = page.locator(`[data-testid=meld-${meld}] [data-tile="${joker}"]`);
   assert.equal((await onTable.textContent()).trim(), "7♥★D"); // 7♥, the joker's star, the owner's mark
@@ -92,18 +128,34 @@ test("move log, row discarders, highlights and what a table joker stands for", {
 
   // Buy it back with 7♥: the joker comes into the hand consumed, and looks it.
   st = await read(page);
-  await drag(page, slotSel(slotOf(st, run[1])), `[data-testid=meld-${meld}] [data-tile="${joker}"]`);
+  await drag(
+    page,
+    slotSel(slotOf(st, run[1])),
+    `[data-testid=meld-${meld}] [data-tile="${joker}"]`,
+  );
   await page.waitForSelector(`[data-testid=rack] .tile.consumed[data-tile="${joker}"]`);
   texts = await logTexts(page);
-  assert.ok(texts.some((x) => /^Dana <b>x<\/b> \(tu\) a deschis cu .*\[6♥ ★ 8♥\]/.test(x)), texts.join("\n"));
-  assert.ok(texts.some((x) => /^Dana <b>x<\/b> \(tu\) a cumpărat jokerul din formația \d+ cu 7♥$/.test(x)), texts.join("\n"));
+  assert.ok(
+    texts.some((x) => /^Dana <b>x<\/b> \(tu\) a deschis cu .*\[6♥ ★ 8♥\]/.test(x)),
+    texts.join("\n"),
+  );
+  assert.ok(
+    texts.some((x) => /^Dana <b>x<\/b> \(tu\) a cumpărat jokerul din formația \d+ cu 7♥$/.test(x)),
+    texts.join("\n"),
+  );
   await shot(page, "joker-consumed-desktop.png");
 
   // In English.
   await page.click("[data-testid=lang]");
   texts = await logTexts(page);
-  assert.ok(texts.some((x) => /^Dana <b>x<\/b> \(you\) bought back the joker of meld \d+ with 7♥$/.test(x)), texts.join("\n"));
-  assert.ok(texts.includes("bot 2 drew from the stock") || texts.some((x) => x.startsWith("bot 2 took")), texts.join("\n"));
+  assert.ok(
+    texts.some((x) => /^Dana <b>x<\/b> \(you\) bought back the joker of meld \d+ with 7♥$/.test(x)),
+    texts.join("\n"),
+  );
+  assert.ok(
+    texts.includes("bot 2 drew from the stock") || texts.some((x) => x.startsWith("bot 2 took")),
+    texts.join("\n"),
+  );
   await page.click("[data-testid=moves-open]");
   await page.setViewportSize({ width: 390, height: 844 });
   await shot(page, "movelog-panel-english-phone.png");
@@ -115,7 +167,10 @@ test("move log, row discarders, highlights and what a table joker stands for", {
   await page.reload();
   await page.waitForSelector("[data-testid=rack] .tile");
   const reloaded = await logTexts(page);
-  assert.ok(reloaded.some((x) => / a cumpărat jokerul din formația \d+ cu 7♥$/.test(x)), reloaded.join("\n"));
+  assert.ok(
+    reloaded.some((x) => / a cumpărat jokerul din formația \d+ cu 7♥$/.test(x)),
+    reloaded.join("\n"),
+  );
   assert.ok(reloaded[0].startsWith("Runda 1"), reloaded[0]);
 
   // The turn ends; the bot's moves come into the log as they happen.

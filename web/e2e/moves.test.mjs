@@ -45,7 +45,9 @@ after(async () => {
   await server?.stop();
 });
 
-test("moves on the table: lay, lay-off, refusals, row break with preview", { timeout: 240_000 }, async () => {
+test("moves on the table: lay, lay-off, refusals, row break with preview", {
+  timeout: 240_000,
+}, async () => {
   const page = await player.page();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
@@ -65,7 +67,10 @@ test("moves on the table: lay, lay-off, refusals, row break with preview", { tim
   await drag(page, slotSel(slotOf(st, spare)), "[data-testid=discard]");
   await waitNotMyTurn(page);
   st = await read(page);
-  assert.ok(st.row.some((r) => r.tile === spare), "the discard is on the row");
+  assert.ok(
+    st.row.some((r) => r.tile === spare),
+    "the discard is on the row",
+  );
 
   // Turn 2, take phase: discarding before drawing is refused with the server's reason,
   // and nothing on the table changes.
@@ -74,7 +79,10 @@ test("moves on the table: lay, lay-off, refusals, row break with preview", { tim
   const before = await read(page);
   const victim = before.hand.find((t) => !run.includes(t));
   await drag(page, slotSel(slotOf(before, victim)), "[data-testid=discard]");
-  assert.equal(await waitToastText(page), "Nu acum: întâi trage (sau ia din rând), apoi construiește și aruncă.");
+  assert.equal(
+    await waitToastText(page),
+    "Nu acum: întâi trage (sau ia din rând), apoi construiește și aruncă.",
+  );
   let now = await read(page);
   assert.deepEqual(now.row, before.row);
   assert.deepEqual(now.hand, before.hand);
@@ -84,7 +92,12 @@ test("moves on the table: lay, lay-off, refusals, row break with preview", { tim
   // Draw by dragging the stock onto an empty slot: the new tile lands there.
   const target = now.rack.find((s) => s.tile === null).slot;
   await drag(page, "[data-testid=stock]", slotSel(target));
-  await page.waitForFunction((slot) => document.querySelector(`[data-testid=rack] [data-slot="${slot}"]`)?.dataset.tile !== undefined, target);
+  await page.waitForFunction(
+    (slot) =>
+      document.querySelector(`[data-testid=rack] [data-slot="${slot}"]`)?.dataset.tile !==
+      undefined,
+    target,
+  );
   st = await read(page);
   assert.equal(st.hand.length, before.hand.length + 1);
   assert.equal(st.phase, "build");
@@ -99,11 +112,17 @@ test("moves on the table: lay, lay-off, refusals, row break with preview", { tim
 
   // A lay-off by drag onto the meld, then one by tap (tile, then meld).
   await drag(page, slotSel(slotOf(st, run[3])), `[data-testid=meld-${meld}]`);
-  await page.waitForFunction(([k, t]) => !!document.querySelector(`[data-testid=meld-${k}] [data-tile="${t}"]`), [meld, run[3]]);
+  await page.waitForFunction(
+    ([k, t]) => !!document.querySelector(`[data-testid=meld-${k}] [data-tile="${t}"]`),
+    [meld, run[3]],
+  );
   st = await read(page);
   await page.click(slotSel(slotOf(st, run[4])));
   await page.click(`[data-testid=meld-${meld}]`);
-  await page.waitForFunction(([k, t]) => !!document.querySelector(`[data-testid=meld-${k}] [data-tile="${t}"]`), [meld, run[4]]);
+  await page.waitForFunction(
+    ([k, t]) => !!document.querySelector(`[data-testid=meld-${k}] [data-tile="${t}"]`),
+    [meld, run[4]],
+  );
 
   // A lay-off that does not fit is refused with the reason; nothing moves.
   st = await read(page);
@@ -128,20 +147,32 @@ test("moves on the table: lay, lay-off, refusals, row break with preview", { tim
   const kTo = empties.find((s) => Math.floor(s / 14) === Math.floor(kFrom / 14)) ?? empties[0];
   const dr = Math.floor(kTo / 14) - Math.floor(kFrom / 14);
   const dc = (kTo % 14) - (kFrom % 14);
-  for (let i = 0; i < Math.abs(dr); i++) await page.keyboard.press(dr > 0 ? "ArrowDown" : "ArrowUp");
-  for (let i = 0; i < Math.abs(dc); i++) await page.keyboard.press(dc > 0 ? "ArrowRight" : "ArrowLeft");
+  for (let i = 0; i < Math.abs(dr); i++)
+    await page.keyboard.press(dr > 0 ? "ArrowDown" : "ArrowUp");
+  for (let i = 0; i < Math.abs(dc); i++)
+    await page.keyboard.press(dc > 0 ? "ArrowRight" : "ArrowLeft");
   await page.waitForFunction((s) => document.activeElement?.dataset.slot === String(s), kTo);
   await page.keyboard.press("Enter");
-  await page.waitForFunction(([s, t]) => document.querySelector(`[data-testid=rack] [data-slot="${s}"]`)?.dataset.tile === String(t), [kTo, kTile]);
+  await page.waitForFunction(
+    ([s, t]) =>
+      document.querySelector(`[data-testid=rack] [data-slot="${s}"]`)?.dataset.tile === String(t),
+    [kTo, kTile],
+  );
 
   // Dropping a tile on another tile inserts it there: that tile (and those after it up to
   // the next gap) shift one slot on.
   st = await read(page);
-  const bSlot = st.rack.find((s) => s.tile !== null && s.slot % 14 < 13 && st.rack[s.slot + 1].tile === null)?.slot;
+  const bSlot = st.rack.find(
+    (s) => s.tile !== null && s.slot % 14 < 13 && st.rack[s.slot + 1].tile === null,
+  )?.slot;
   const bTile = st.rack[bSlot].tile;
   const aTile = st.hand.find((t) => t !== bTile && Math.abs(slotOf(st, t) - bSlot) > 1);
   await drag(page, slotSel(slotOf(st, aTile)), slotSel(bSlot));
-  await page.waitForFunction(([s, t]) => document.querySelector(`[data-testid=rack] [data-slot="${s}"]`)?.dataset.tile === String(t), [bSlot, aTile]);
+  await page.waitForFunction(
+    ([s, t]) =>
+      document.querySelector(`[data-testid=rack] [data-slot="${s}"]`)?.dataset.tile === String(t),
+    [bSlot, aTile],
+  );
   now = await read(page);
   assert.equal(slotOf(now, bTile), bSlot + 1, "the tile dropped on moved one slot on");
 
@@ -169,7 +200,10 @@ test("moves on the table: lay, lay-off, refusals, row break with preview", { tim
         // The preview: the chosen tile and the ones that would come along, before anything moves.
         await page.click(`[data-testid=row-${pick.index}]`);
         await page.waitForSelector("[data-testid=row-preview]");
-        assert.equal(await page.locator(".rtile.chosen").getAttribute("data-tile"), String(pick.tile));
+        assert.equal(
+          await page.locator(".rtile.chosen").getAttribute("data-tile"),
+          String(pick.tile),
+        );
         assert.equal(await page.locator(".rtile.come-along").count(), along.length);
         assert.deepEqual((await read(page)).hand, st.hand, "nothing moved yet");
         await shot(page, "row-break-preview-desktop.png");
@@ -185,10 +219,17 @@ test("moves on the table: lay, lay-off, refusals, row break with preview", { tim
         await page.waitForSelector(`[data-testid=formation-${start}] .fval`);
         await page.waitForSelector("[data-testid=lay]:not([disabled])");
         await page.click("[data-testid=lay]");
-        await page.waitForFunction((n) => document.querySelectorAll(".row-tiles .rtile").length === n, pick.index - (st.row[0]?.index ?? 0));
+        await page.waitForFunction(
+          (n) => document.querySelectorAll(".row-tiles .rtile").length === n,
+          pick.index - (st.row[0]?.index ?? 0),
+        );
         cur = await read(page);
-        for (const t of along) assert.ok(cur.hand.includes(t), `tile ${t} came along into the hand`);
-        assert.ok(cur.melds.some((m) => tiles.every((t) => m.includes(t))), "the new meld is on the table");
+        for (const t of along)
+          assert.ok(cur.hand.includes(t), `tile ${t} came along into the hand`);
+        assert.ok(
+          cur.melds.some((m) => tiles.every((t) => m.includes(t))),
+          "the new meld is on the table",
+        );
         broke = true;
         await plainTurn(page);
         break;
@@ -197,7 +238,11 @@ test("moves on the table: lay, lay-off, refusals, row break with preview", { tim
     // Otherwise a plain turn; open again after a new round when a run allows it.
     if (st.phase === "take") {
       await page.click("[data-testid=stock]");
-      await page.waitForFunction(() => document.querySelector("[data-testid=status]")?.dataset.phase === "build" || document.querySelector("[data-testid=summary]"));
+      await page.waitForFunction(
+        () =>
+          document.querySelector("[data-testid=status]")?.dataset.phase === "build" ||
+          document.querySelector("[data-testid=summary]"),
+      );
       st = await read(page);
       if (st.summary) continue;
     }
@@ -211,7 +256,12 @@ test("moves on the table: lay, lay-off, refusals, row break with preview", { tim
         if (k >= 0 && st.hand.length > 2) {
           await page.click(slotSel(slotOf(st, t)));
           await page.click(`[data-testid=meld-${k}]`);
-          await page.waitForFunction(([k2, t2]) => !!document.querySelector(`[data-testid=meld-${k2}] [data-tile="${t2}"]`) || !!document.querySelector("#toast.show"), [k, t]);
+          await page.waitForFunction(
+            ([k2, t2]) =>
+              !!document.querySelector(`[data-testid=meld-${k2}] [data-tile="${t2}"]`) ||
+              !!document.querySelector("#toast.show"),
+            [k, t],
+          );
           await closeToast(page);
           break;
         }

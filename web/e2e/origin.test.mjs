@@ -19,7 +19,12 @@ function hostRewritingProxy(target) {
   const srv = createServer((client) => {
     const upstream = connect(target, "127.0.0.1");
     client.on("data", (chunk) => {
-      upstream.write(chunk.toString("latin1").replace(/\r\nHost: [^\r]*\r\n/gi, `\r\nHost: 127.0.0.1:${target}\r\n`), "latin1");
+      upstream.write(
+        chunk
+          .toString("latin1")
+          .replace(/\r\nHost: [^\r]*\r\n/gi, `\r\nHost: 127.0.0.1:${target}\r\n`),
+        "latin1",
+      );
     });
     upstream.pipe(client);
     const end = () => {

@@ -7,7 +7,12 @@ import { launch } from "./browser.mjs";
 import { botRound, shot } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
-const PHONE_360 = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+const PHONE_360 = {
+  viewport: { width: 360, height: 740 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+};
 const running = [];
 after(async () => {
   for (const x of running.reverse()) await x.close?.().catch?.(() => undefined);
@@ -31,14 +36,20 @@ async function overflowing(page) {
           break;
         }
       }
-      if (!held) out.push(`${el.tagName.toLowerCase()}.${[...el.classList].join(".")} "${(el.textContent ?? "").trim().slice(0, 30)}" ${Math.round(r.left)}..${Math.round(r.right)}`);
+      if (!held)
+        out.push(
+          `${el.tagName.toLowerCase()}.${[...el.classList].join(".")} "${(el.textContent ?? "").trim().slice(0, 30)}" ${Math.round(r.left)}..${Math.round(r.right)}`,
+        );
     }
-    if (document.documentElement.scrollWidth > vw) out.push(`the page scrolls sideways (${document.documentElement.scrollWidth} > ${vw})`);
+    if (document.documentElement.scrollWidth > vw)
+      out.push(`the page scrolls sideways (${document.documentElement.scrollWidth} > ${vw})`);
     return out.slice(0, 10);
   });
 }
 
-test("phone-360: lobby, table, score sheet, replay, deal check and tournament page within the screen", { timeout: 300_000 }, async () => {
+test("phone-360: lobby, table, score sheet, replay, deal check and tournament page within the screen", {
+  timeout: 300_000,
+}, async () => {
   const server = await startServer();
   const player = await launch(PHONE_360);
   running.push(player, { close: () => server.stop() });

@@ -8,10 +8,26 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
-import { emptyStretch, findMeld, placeTiles, plainTurn, read, shot, slotOf, slotSel, startPractice, waitMyTurn } from "./play.mjs";
+import {
+  emptyStretch,
+  findMeld,
+  placeTiles,
+  plainTurn,
+  read,
+  shot,
+  slotOf,
+  slotSel,
+  startPractice,
+  waitMyTurn,
+} from "./play.mjs";
 import { startServer } from "./server.mjs";
 
-const PHONE_360 = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+const PHONE_360 = {
+  viewport: { width: 360, height: 740 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+};
 const SIZES = [
   { name: "phone-360", opts: PHONE_360 },
   { name: "phone", opts: PHONE },
@@ -53,34 +69,59 @@ async function clipped(page) {
         const r = el.getBoundingClientRect();
         if (!r.width || getComputedStyle(el).display === "none") continue;
         const text = (el.textContent ?? "").trim().slice(0, 40);
-        if (r.left < -0.5 || r.right > vw + 0.5) out.push(`${sel} "${text}": off the screen (${Math.round(r.left)}..${Math.round(r.right)})`);
+        if (r.left < -0.5 || r.right > vw + 0.5)
+          out.push(
+            `${sel} "${text}": off the screen (${Math.round(r.left)}..${Math.round(r.right)})`,
+          );
         if (getComputedStyle(el).display === "inline") continue;
-        if (el.scrollWidth > el.clientWidth + 1) out.push(`${sel} "${text}": cut sideways (${el.scrollWidth} > ${el.clientWidth})`);
-        if (el.scrollHeight > el.clientHeight + 1 && getComputedStyle(el).overflowY !== "visible") out.push(`${sel} "${text}": cut (${el.scrollHeight} > ${el.clientHeight})`);
+        if (el.scrollWidth > el.clientWidth + 1)
+          out.push(`${sel} "${text}": cut sideways (${el.scrollWidth} > ${el.clientWidth})`);
+        if (el.scrollHeight > el.clientHeight + 1 && getComputedStyle(el).overflowY !== "visible")
+          out.push(`${sel} "${text}": cut (${el.scrollHeight} > ${el.clientHeight})`);
       }
     }
     const status = document.querySelector("[data-testid=status]")?.getBoundingClientRect();
     const timer = document.querySelector("[data-testid=status] .timer")?.getBoundingClientRect();
-    if (status && timer && timer.width && (timer.right > status.right + 0.5 || timer.left < status.left - 0.5)) out.push("the status line's timer is cut");
-    if (document.documentElement.scrollWidth > vw) out.push(`the page scrolls sideways (${document.documentElement.scrollWidth} > ${vw})`);
+    if (
+      status &&
+      timer &&
+      timer.width &&
+      (timer.right > status.right + 0.5 || timer.left < status.left - 0.5)
+    )
+      out.push("the status line's timer is cut");
+    if (document.documentElement.scrollWidth > vw)
+      out.push(`the page scrolls sideways (${document.documentElement.scrollWidth} > ${vw})`);
     return out;
   });
 }
 
 /** The narrowest tile on the rack and in the row. */
 async function narrowestTile(page) {
-  return page.evaluate(() => Math.min(...[...document.querySelectorAll("[data-testid=rack] .tile, .row-tiles .tile")].map((el) => el.getBoundingClientRect().width)));
+  return page.evaluate(() =>
+    Math.min(
+      ...[...document.querySelectorAll("[data-testid=rack] .tile, .row-tiles .tile")].map(
+        (el) => el.getBoundingClientRect().width,
+      ),
+    ),
+  );
 }
 
 /** Every seat card says in words whether the seat opened, and its points laid. */
 async function seatWords(page) {
   return page.evaluate(() =>
-    [...document.querySelectorAll("[data-testid^=opened-]")].map((el) => ({ text: el.textContent, opened: el.dataset.opened === "1", laid: Number(el.dataset.laid), title: el.title })),
+    [...document.querySelectorAll("[data-testid^=opened-]")].map((el) => ({
+      text: el.textContent,
+      opened: el.dataset.opened === "1",
+      laid: Number(el.dataset.laid),
+      title: el.title,
+    })),
   );
 }
 
 for (const size of SIZES) {
-  test(`${size.name}: the opening lock on a row take, a deep take not offered, your games, nothing clipped`, { timeout: 240_000 }, async () => {
+  test(`${size.name}: the opening lock on a row take, a deep take not offered, your games, nothing clipped`, {
+    timeout: 240_000,
+  }, async () => {
     const { server, page, errors } = await setUp(size.opts, { REMI_E2E_SEEDS: "e2e-12" });
     await startPractice(page, server.url, "Ana", "remi");
     const roomId = decodeURIComponent(page.url().split("#/room/")[1]);
@@ -88,7 +129,10 @@ for (const size of SIZES) {
     // The first player's first turn: nothing clipped, tiles 32 px or wider.
     let st = await waitMyTurn(page);
     assert.deepEqual(await clipped(page), []);
-    assert.ok((await narrowestTile(page)) >= 32, `tiles are at least 32 px wide (${await narrowestTile(page)})`);
+    assert.ok(
+      (await narrowestTile(page)) >= 32,
+      `tiles are at least 32 px wide (${await narrowestTile(page)})`,
+    );
     for (const seat of await seatWords(page)) {
       assert.equal(seat.opened, false);
       assert.equal(seat.text, "nedeschis");
@@ -111,7 +155,10 @@ for (const size of SIZES) {
     await page.click(`[data-testid=row-${st.row[0].index}]`);
     await page.waitForSelector("[data-testid=row-blocked][data-code=not_opened]");
     assert.equal(await page.locator("[data-testid=preview-take]").count(), 0);
-    assert.match(await page.locator("[data-testid=row-blocked]").textContent(), /după ce ai deschis/);
+    assert.match(
+      await page.locator("[data-testid=row-blocked]").textContent(),
+      /după ce ai deschis/,
+    );
     assert.deepEqual(await clipped(page), []);
     await shot(page, `row-blocked-${size.name}.png`);
     await page.click("[data-testid=preview-cancel]");
@@ -132,27 +179,60 @@ for (const size of SIZES) {
       const start = emptyStretch(cur, meld.tiles.length, meld.tiles);
       await placeTiles(page, meld.tiles, start);
       await page.waitForSelector(`[data-testid=formation-${start}] .fval`);
-      await page.waitForFunction(() => /deschide cu \d+/.test(document.querySelector("[data-testid=lay]")?.textContent ?? ""), null, { timeout: 10_000 }).catch(async (err) => {
-        await shot(page, `debug-${size.name}.png`);
-        throw new Error(`${err.message}: ${await page.locator("[data-testid=lay]").textContent()} / ${JSON.stringify(await read(page))}`);
-      });
-      await page.waitForFunction(() => !!document.querySelector("[data-testid=lay]:not([disabled])") || /Lipsesc|Lipsește/.test(document.querySelector("[data-testid=lay-reason]")?.textContent ?? ""));
+      await page
+        .waitForFunction(
+          () =>
+            /deschide cu \d+/.test(document.querySelector("[data-testid=lay]")?.textContent ?? ""),
+          null,
+          { timeout: 10_000 },
+        )
+        .catch(async (err) => {
+          await shot(page, `debug-${size.name}.png`);
+          throw new Error(
+            `${err.message}: ${await page.locator("[data-testid=lay]").textContent()} / ${JSON.stringify(await read(page))}`,
+          );
+        });
+      await page.waitForFunction(
+        () =>
+          !!document.querySelector("[data-testid=lay]:not([disabled])") ||
+          /Lipsesc|Lipsește/.test(
+            document.querySelector("[data-testid=lay-reason]")?.textContent ?? "",
+          ),
+      );
       const label = await page.locator("[data-testid=lay]").textContent();
-      const total = await page.evaluate(() => [...document.querySelectorAll("[data-testid=rack] .flabel.valid")].reduce((sum, el) => sum + Number(el.querySelector(".fval")?.textContent ?? 0), 0));
-      assert.equal(Number(label.match(/deschide cu (\d+)/)[1]), total, "the label's total is the formations' sum");
+      const total = await page.evaluate(() =>
+        [...document.querySelectorAll("[data-testid=rack] .flabel.valid")].reduce(
+          (sum, el) => sum + Number(el.querySelector(".fval")?.textContent ?? 0),
+          0,
+        ),
+      );
+      assert.equal(
+        Number(label.match(/deschide cu (\d+)/)[1]),
+        total,
+        "the label's total is the formations' sum",
+      );
       if (await page.locator("[data-testid=lay]").isDisabled()) {
-        assert.match(await page.locator("[data-testid=lay-reason]").textContent(), /Lipsesc \d+ puncte|Lipsește scara/);
+        assert.match(
+          await page.locator("[data-testid=lay-reason]").textContent(),
+          /Lipsesc \d+ puncte|Lipsește scara/,
+        );
       }
       cur = await read(page);
       assert.ok(cur.rack.some((x) => x.tile === top.tile && x.pending));
     } else {
-      await page.waitForFunction(() => /formație adevărată|Lipsesc|Lipsește/.test(document.querySelector("[data-testid=lay-reason]")?.textContent ?? ""));
+      await page.waitForFunction(() =>
+        /formație adevărată|Lipsesc|Lipsește/.test(
+          document.querySelector("[data-testid=lay-reason]")?.textContent ?? "",
+        ),
+      );
       assert.ok(await page.locator("[data-testid=lay]").isDisabled());
     }
     assert.deepEqual(await clipped(page), []);
     await shot(page, `take-locked-${size.name}.png`);
     await page.click("[data-testid=pending-cancel]");
-    await page.waitForSelector(`[data-testid=rack] [data-tile="${top.tile}"]`, { state: "detached" });
+    await page.waitForSelector(`[data-testid=rack] [data-tile="${top.tile}"]`, {
+      state: "detached",
+    });
     await plainTurn(page);
 
     // Your games: back in the lobby, the practice game is listed as being played; one
@@ -178,14 +258,19 @@ function CSS_ESC(id) {
   return id;
 }
 
-test("phone-360: settings of the chosen variant only; Remi 101 counts doubles; the reconnect banner under a usable header", { timeout: 180_000 }, async () => {
+test("phone-360: settings of the chosen variant only; Remi 101 counts doubles; the reconnect banner under a usable header", {
+  timeout: 180_000,
+}, async () => {
   const { server, page, errors } = await setUp(PHONE_360, { REMI_E2E_SEEDS: "e2e-101" });
   await page.goto(server.url);
   await page.fill("[data-testid=name-input]", "Ioana");
   await page.click("[data-testid=name-save]");
   await page.waitForSelector("[data-testid=create-form]");
   await page.waitForSelector("[data-testid=your-games] li");
-  assert.match(await page.locator("[data-testid=your-games]").textContent(), /Nu stai la nicio masă/);
+  assert.match(
+    await page.locator("[data-testid=your-games]").textContent(),
+    /Nu stai la nicio masă/,
+  );
 
   // Room settings: each variant's own options, from the catalogue (no variant list here).
   const { variants } = await page.evaluate(() => fetch("/api/variants").then((r) => r.json()));
@@ -217,11 +302,27 @@ test("phone-360: settings of the chosen variant only; Remi 101 counts doubles; t
   await placeTiles(page, pair, start);
   await page.waitForSelector(`[data-testid=formation-${start}] .fval`);
   assert.match(await page.locator(`[data-testid=formation-${start}]`).textContent(), /dublă/);
-  await page.waitForFunction(() => /duble: \d+/.test(document.querySelector("[data-testid=lay]")?.textContent ?? ""));
-  const doubles = await page.evaluate(() => [...document.querySelectorAll("[data-testid=rack] .flabel.valid")].filter((el) => /dublă/.test(el.textContent)).length);
+  await page.waitForFunction(() =>
+    /duble: \d+/.test(document.querySelector("[data-testid=lay]")?.textContent ?? ""),
+  );
+  const doubles = await page.evaluate(
+    () =>
+      [...document.querySelectorAll("[data-testid=rack] .flabel.valid")].filter((el) =>
+        /dublă/.test(el.textContent),
+      ).length,
+  );
   assert.ok(doubles >= 1);
-  assert.match(await page.locator("[data-testid=lay]").textContent(), new RegExp(`duble: ${doubles}\\b`));
-  assert.equal(await page.locator(`[data-testid=rack] .flabel.invalid[data-testid=formation-${start}]`).count(), 0, "a double is never marked invalid");
+  assert.match(
+    await page.locator("[data-testid=lay]").textContent(),
+    new RegExp(`duble: ${doubles}\\b`),
+  );
+  assert.equal(
+    await page
+      .locator(`[data-testid=rack] .flabel.invalid[data-testid=formation-${start}]`)
+      .count(),
+    0,
+    "a double is never marked invalid",
+  );
   assert.deepEqual(await clipped(page), []);
   assert.ok((await narrowestTile(page)) >= 32);
   await shot(page, "table-101-phone-360.png");
@@ -234,13 +335,26 @@ test("phone-360: settings of the chosen variant only; Remi 101 counts doubles; t
     const banner = document.querySelector("[data-testid=conn-banner]").getBoundingClientRect();
     const hit = (sel) => {
       const r = document.querySelector(sel).getBoundingClientRect();
-      return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)?.closest(sel) !== null;
+      return (
+        document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)?.closest(sel) !== null
+      );
     };
-    return { below: banner.top >= bar.bottom - 0.5, back: hit("[data-testid=leave]"), scores: hit("[data-testid=scores-open]"), lang: hit("[data-testid=lang]") };
+    return {
+      below: banner.top >= bar.bottom - 0.5,
+      back: hit("[data-testid=leave]"),
+      scores: hit("[data-testid=scores-open]"),
+      lang: hit("[data-testid=lang]"),
+    };
   });
   assert.deepEqual(free, { below: true, back: true, scores: true, lang: true });
   await shot(page, "reconnecting-phone-360.png");
   await server.restart();
-  await page.waitForSelector("[data-testid=conn-banner].show", { state: "detached", timeout: 30_000 });
-  assert.deepEqual(errors.filter((e) => !/WebSocket/.test(e)), []);
+  await page.waitForSelector("[data-testid=conn-banner].show", {
+    state: "detached",
+    timeout: 30_000,
+  });
+  assert.deepEqual(
+    errors.filter((e) => !/WebSocket/.test(e)),
+    [],
+  );
 });

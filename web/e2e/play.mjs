@@ -46,7 +46,10 @@ export function findMeld(tiles, must = null) {
             continue;
           }
           const rr = r === 14 ? 1 : r;
-          const t = pool.find((x) => x !== a && !picked.includes(x) && face(x).suit === fa.suit && face(x).rank === rr);
+          const t = pool.find(
+            (x) =>
+              x !== a && !picked.includes(x) && face(x).suit === fa.suit && face(x).rank === rr,
+          );
           if (t === undefined) {
             ok = false;
             break;
@@ -57,7 +60,9 @@ export function findMeld(tiles, must = null) {
       }
     }
     // sets: same rank, different suits
-    const others = pool.filter((x) => x !== a && face(x).rank === fa.rank && face(x).suit !== fa.suit);
+    const others = pool.filter(
+      (x) => x !== a && face(x).rank === fa.rank && face(x).suit !== fa.suit,
+    );
     const suits = new Map();
     for (const o of others) if (!suits.has(face(o).suit)) suits.set(face(o).suit, o);
     if (suits.size >= 2) return { kind: "set", tiles: [a, ...[...suits.values()].slice(0, 2)] };
@@ -70,7 +75,8 @@ export function findRun(tiles, len) {
   const nat = tiles.filter((t) => !face(t).joker);
   for (let suit = 0; suit < 4; suit++) {
     const byRank = new Map();
-    for (const t of nat) if (face(t).suit === suit && !byRank.has(face(t).rank)) byRank.set(face(t).rank, t);
+    for (const t of nat)
+      if (face(t).suit === suit && !byRank.has(face(t).rank)) byRank.set(face(t).rank, t);
     for (let start = 1; start + len - 1 <= 13; start++) {
       const run = [];
       for (let r = start; r < start + len; r++) if (byRank.has(r)) run.push(byRank.get(r));
@@ -87,7 +93,8 @@ export function fits(t, meld) {
   const nat = meld.filter((x) => !face(x).joker).map(face);
   if (!nat.length || meld.some((x) => face(x).joker)) return false;
   const isSet = nat.every((x) => x.rank === nat[0].rank) && meld.length <= 4;
-  if (isSet && nat.length > 1) return meld.length < 4 && f.rank === nat[0].rank && !nat.some((x) => x.suit === f.suit);
+  if (isSet && nat.length > 1)
+    return meld.length < 4 && f.rank === nat[0].rank && !nat.some((x) => x.suit === f.suit);
   if (nat.some((x) => x.suit !== f.suit)) return false;
   const ranks = nat.map((x) => x.rank).sort((a, b) => a - b);
   return f.rank === ranks[0] - 1 || f.rank === ranks[ranks.length - 1] + 1;
@@ -157,7 +164,10 @@ export function emptyStretch(state, n, avoid = []) {
 /** A pointer drag from one element's centre to another's, in small steps. */
 async function box(page, sel) {
   for (let i = 0; i < 20; i++) {
-    const r = await page.locator(sel).boundingBox({ timeout: 5000 }).catch(() => null);
+    const r = await page
+      .locator(sel)
+      .boundingBox({ timeout: 5000 })
+      .catch(() => null);
     if (r) return r;
     await page.waitForTimeout(100);
   }
@@ -168,20 +178,29 @@ async function box(page, sel) {
 /** On a narrow screen the rack scrolls sideways (tiles stay 32 px or wider): before a drag,
  * scroll it so that both ends show when they can, else the source. */
 async function showEnds(page, from, to) {
-  await page.evaluate(([f, t]) => {
-    const rack = document.querySelector(".rack-box");
-    if (!rack || rack.scrollWidth <= rack.clientWidth) return;
-    const a = document.querySelector(f);
-    const b = document.querySelector(t);
-    const left = (el) => el.getBoundingClientRect().left - rack.getBoundingClientRect().left + rack.scrollLeft;
-    const inRack = (el) => el && rack.contains(el);
-    const ends = [a, b].filter(inRack);
-    if (!ends.length) return;
-    const lo = Math.min(...ends.map(left));
-    const hi = Math.max(...ends.map((el) => left(el) + el.offsetWidth));
-    const anchor = hi - lo <= rack.clientWidth - 16 ? (lo + hi) / 2 : inRack(a) ? left(a) + a.offsetWidth / 2 : left(b) + b.offsetWidth / 2;
-    rack.scrollLeft = anchor - rack.clientWidth / 2;
-  }, [from, to]);
+  await page.evaluate(
+    ([f, t]) => {
+      const rack = document.querySelector(".rack-box");
+      if (!rack || rack.scrollWidth <= rack.clientWidth) return;
+      const a = document.querySelector(f);
+      const b = document.querySelector(t);
+      const left = (el) =>
+        el.getBoundingClientRect().left - rack.getBoundingClientRect().left + rack.scrollLeft;
+      const inRack = (el) => el && rack.contains(el);
+      const ends = [a, b].filter(inRack);
+      if (!ends.length) return;
+      const lo = Math.min(...ends.map(left));
+      const hi = Math.max(...ends.map((el) => left(el) + el.offsetWidth));
+      const anchor =
+        hi - lo <= rack.clientWidth - 16
+          ? (lo + hi) / 2
+          : inRack(a)
+            ? left(a) + a.offsetWidth / 2
+            : left(b) + b.offsetWidth / 2;
+      rack.scrollLeft = anchor - rack.clientWidth / 2;
+    },
+    [from, to],
+  );
 }
 
 /** Where the pointer goes to drop on `to`: its centre once it shows in the rack; until
@@ -196,8 +215,14 @@ async function dropPoint(page, to) {
     if (!rack || !rack.contains(el)) return mid;
     const b = rack.getBoundingClientRect();
     if (r.left >= b.left + 40 && r.right <= b.right - 40) return mid;
-    if (r.left >= b.left && r.right <= b.right && rack.scrollLeft <= 0 && r.right <= b.right - 40) return mid;
-    if (r.left >= b.left + 40 && r.right <= b.right && rack.scrollLeft + rack.clientWidth >= rack.scrollWidth - 1) return mid;
+    if (r.left >= b.left && r.right <= b.right && rack.scrollLeft <= 0 && r.right <= b.right - 40)
+      return mid;
+    if (
+      r.left >= b.left + 40 &&
+      r.right <= b.right &&
+      rack.scrollLeft + rack.clientWidth >= rack.scrollWidth - 1
+    )
+      return mid;
     return { x: r.left < b.left + 40 ? b.left + 8 : b.right - 8, y: mid.y, ready: false };
   }, to);
 }
@@ -244,14 +269,23 @@ export async function placeTiles(page, tiles, start) {
     const from = slotOf(st, tiles[k]);
     if (from === start + k) continue;
     await drag(page, slotSel(from), slotSel(start + k));
-    await page.waitForFunction(
-      ([tile, slot]) => document.querySelector(`[data-testid=rack] [data-slot="${slot}"]`)?.dataset.tile === String(tile),
-      [tiles[k], start + k],
-      { timeout: 10_000 },
-    ).catch(async (err) => {
-      const scroll = await page.evaluate(() => { const r = document.querySelector(".rack-box"); return [r.scrollLeft, r.clientWidth, r.scrollWidth]; });
-      throw new Error(`${err.message}: tile ${tiles[k]} from ${from} to ${start + k}; rack scroll ${scroll}; ${JSON.stringify((await read(page)).rack.filter((x) => x.tile !== null))}`);
-    });
+    await page
+      .waitForFunction(
+        ([tile, slot]) =>
+          document.querySelector(`[data-testid=rack] [data-slot="${slot}"]`)?.dataset.tile ===
+          String(tile),
+        [tiles[k], start + k],
+        { timeout: 10_000 },
+      )
+      .catch(async (err) => {
+        const scroll = await page.evaluate(() => {
+          const r = document.querySelector(".rack-box");
+          return [r.scrollLeft, r.clientWidth, r.scrollWidth];
+        });
+        throw new Error(
+          `${err.message}: tile ${tiles[k]} from ${from} to ${start + k}; rack scroll ${scroll}; ${JSON.stringify((await read(page)).rack.filter((x) => x.tile !== null))}`,
+        );
+      });
   }
 }
 
@@ -269,7 +303,10 @@ export async function waitMyTurn(page, timeout = 60_000) {
   await page.waitForFunction(
     () => {
       const st = document.querySelector("[data-testid=status]");
-      return (st?.classList.contains("mine") && st.dataset.busy !== "1") || document.querySelector("[data-testid=summary]");
+      return (
+        (st?.classList.contains("mine") && st.dataset.busy !== "1") ||
+        document.querySelector("[data-testid=summary]")
+      );
     },
     null,
     { timeout },
@@ -285,7 +322,9 @@ export async function watchTurnEnd(page) {
     window.__remiTurnEnded = false;
     const ended = () => {
       const st = document.querySelector("[data-testid=status]");
-      return (st && !st.classList.contains("mine")) || !!document.querySelector("[data-testid=summary]");
+      return (
+        (st && !st.classList.contains("mine")) || !!document.querySelector("[data-testid=summary]")
+      );
     };
     const obs = new MutationObserver(() => {
       if (!ended()) return;
@@ -298,7 +337,11 @@ export async function watchTurnEnd(page) {
 
 /** The turn ended since `watchTurnEnd` (or it is not this seat's turn now). */
 export async function waitNotMyTurn(page, timeout = 30_000) {
-  await page.waitForFunction(() => window.__remiTurnEnded || !document.querySelector("[data-testid=status].mine"), null, { timeout });
+  await page.waitForFunction(
+    () => window.__remiTurnEnded || !document.querySelector("[data-testid=status].mine"),
+    null,
+    { timeout },
+  );
 }
 
 /** A plain turn: draw (unless it is the first player's first turn), discard a tile by tap. */
@@ -307,7 +350,12 @@ export async function plainTurn(page, keep = [], { open = false } = {}) {
   if (st.phase === "take") {
     const before = st.hand.length;
     await page.click("[data-testid=stock]");
-    await page.waitForFunction((n) => document.querySelectorAll("[data-testid=rack] .tile").length > n || document.querySelector("[data-testid=summary]"), before);
+    await page.waitForFunction(
+      (n) =>
+        document.querySelectorAll("[data-testid=rack] .tile").length > n ||
+        document.querySelector("[data-testid=summary]"),
+      before,
+    );
     st = await read(page);
     if (st.summary) return st;
   }
@@ -319,7 +367,9 @@ export async function plainTurn(page, keep = [], { open = false } = {}) {
       st = await read(page);
     }
   }
-  const pick = [...st.hand].reverse().find((t) => !keep.includes(t) && !face(t).joker) ?? st.hand[st.hand.length - 1];
+  const pick =
+    [...st.hand].reverse().find((t) => !keep.includes(t) && !face(t).joker) ??
+    st.hand[st.hand.length - 1];
   await page.click(slotSel(slotOf(st, pick)));
   await watchTurnEnd(page);
   await page.click("[data-testid=discard]");
@@ -349,7 +399,9 @@ export async function layFormation(page, tiles) {
     start = emptyStretch(st, tiles.length, tiles);
     if (start === null) {
       const slots = tiles.map((t) => slotOf(st, t)).sort((a, b) => a - b);
-      const together = slots.every((x, i) => i === 0 || x === slots[i - 1] + 1) && Math.floor(slots[0] / st.cols) === Math.floor(slots[slots.length - 1] / st.cols);
+      const together =
+        slots.every((x, i) => i === 0 || x === slots[i - 1] + 1) &&
+        Math.floor(slots[0] / st.cols) === Math.floor(slots[slots.length - 1] / st.cols);
       if (together) {
         // The formation starts at the first tile of its group.
         let first = slots[0];
@@ -373,7 +425,9 @@ export async function layFormation(page, tiles) {
       assert.ok(free, "an empty slot outside the formation's stretch");
       await drag(page, slotSel(i), slotSel(free.slot));
       await page.waitForFunction(
-        ([tile, slot]) => document.querySelector(`[data-testid=rack] [data-slot="${slot}"]`)?.dataset.tile === String(tile),
+        ([tile, slot]) =>
+          document.querySelector(`[data-testid=rack] [data-slot="${slot}"]`)?.dataset.tile ===
+          String(tile),
         [t, free.slot],
       );
     }
@@ -386,7 +440,10 @@ export async function layFormation(page, tiles) {
   await page.waitForSelector("[data-testid=lay]:not([disabled])");
   const melds = (await read(page)).melds.length;
   await page.click("[data-testid=lay]");
-  await page.waitForFunction((n) => document.querySelectorAll("[data-testid=melds] .meld").length > n, melds);
+  await page.waitForFunction(
+    (n) => document.querySelectorAll("[data-testid=melds] .meld").length > n,
+    melds,
+  );
   st = await read(page);
   return st.melds.findIndex((m) => wanted.every((t) => m.includes(t)));
 }
@@ -399,8 +456,13 @@ export async function touchDrag(page, from, to) {
   const a = await box(page, from);
   const cdp = await page.context().newCDPSession(page);
   const at = (x, y) => [{ x, y, id: 1, radiusX: 4, radiusY: 4, force: 1 }];
-  await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: at(a.x + a.width / 2, a.y + a.height / 2) });
-  await dragWith(page, from, to, (x, y) => cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: at(x, y) }));
+  await cdp.send("Input.dispatchTouchEvent", {
+    type: "touchStart",
+    touchPoints: at(a.x + a.width / 2, a.y + a.height / 2),
+  });
+  await dragWith(page, from, to, (x, y) =>
+    cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: at(x, y) }),
+  );
   await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
   await cdp.detach();
 }
@@ -408,7 +470,8 @@ export async function touchDrag(page, from, to) {
 /** Click, closing the round summary first if it pops up over the table meanwhile. */
 export async function clickThrough(page, sel) {
   for (let i = 0; i < 5; i++) {
-    if ((await read(page)).summary) await page.click("[data-testid=summary-close]").catch(() => undefined);
+    if ((await read(page)).summary)
+      await page.click("[data-testid=summary-close]").catch(() => undefined);
     try {
       await page.click(sel, { timeout: 3000 });
       return;
@@ -426,14 +489,27 @@ export async function clickThrough(page, sel) {
  * the deal), then leaves the seat to a bot. Resolves with the room's id once the round is
  * over. */
 export async function botRound(page, url, { variant = "remi", seats = 3, isPublic = true } = {}) {
-  const body = { variant, seats, public: isPublic, fill_with_bots: true, bot_level: "easy", end: { kind: "rounds", rounds: 1 } };
+  const body = {
+    variant,
+    seats,
+    public: isPublic,
+    fill_with_bots: true,
+    bot_level: "easy",
+    end: { kind: "rounds", rounds: 1 },
+  };
   const room = await page.evaluate(async (b) => {
-    const r = await fetch("/api/rooms", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(b) });
+    const r = await fetch("/api/rooms", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(b),
+    });
     if (!r.ok) throw new Error(await r.text());
     return (await r.json()).id;
   }, body);
   // The room's socket answers its hello before the start: this browser gets the deal itself.
-  const answered = new Promise((ok) => page.on("websocket", (ws) => ws.on("framereceived", () => ok())));
+  const answered = new Promise((ok) =>
+    page.on("websocket", (ws) => ws.on("framereceived", () => ok())),
+  );
   await page.goto(`${url}/#/room/${encodeURIComponent(room)}`);
   await answered;
   await page.click("[data-testid=start]");
@@ -441,7 +517,8 @@ export async function botRound(page, url, { variant = "remi", seats = 3, isPubli
   await page.click("[data-testid=leave]");
   // The round's record is stored a moment after the round ends: wait for it, not the scores.
   const deadline = Date.now() + 150_000;
-  const stored = (id) => fetch(`/api/rooms/${encodeURIComponent(id)}/rounds/1/verify`).then((r) => r.ok);
+  const stored = (id) =>
+    fetch(`/api/rooms/${encodeURIComponent(id)}/rounds/1/verify`).then((r) => r.ok);
   while (!(await page.evaluate(stored, room))) {
     assert.ok(Date.now() < deadline, "the bots did not finish the round");
     await page.waitForTimeout(500);

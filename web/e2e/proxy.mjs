@@ -14,26 +14,29 @@ export function countingProxy(target, { rate = 0 } = {}) {
   };
   const srv = createServer((req, res) => {
     const path = req.url.split("?")[0];
-    const up = request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
-      const c = entry(path);
-      c.requests += 1;
-      if (r.statusCode === 200) c.full += 1;
-      c.bytes += 17 + r.statusMessage.length + r.rawHeaders.reduce((a, h) => a + h.length + 2, 0);
-      res.writeHead(r.statusCode, r.statusMessage, r.rawHeaders);
-      const t0 = Date.now();
-      let n = 0;
-      r.on("data", (chunk) => {
-        c.bytes += chunk.length;
-        n += chunk.length;
-        res.write(chunk);
-        const wait = rate ? (n / rate) * 1000 - (Date.now() - t0) : 0;
-        if (wait > 0) {
-          r.pause();
-          setTimeout(() => r.resume(), wait);
-        }
-      });
-      r.on("end", () => res.end());
-    });
+    const up = request(
+      { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers },
+      (r) => {
+        const c = entry(path);
+        c.requests += 1;
+        if (r.statusCode === 200) c.full += 1;
+        c.bytes += 17 + r.statusMessage.length + r.rawHeaders.reduce((a, h) => a + h.length + 2, 0);
+        res.writeHead(r.statusCode, r.statusMessage, r.rawHeaders);
+        const t0 = Date.now();
+        let n = 0;
+        r.on("data", (chunk) => {
+          c.bytes += chunk.length;
+          n += chunk.length;
+          res.write(chunk);
+          const wait = rate ? (n / rate) * 1000 - (Date.now() - t0) : 0;
+          if (wait > 0) {
+            r.pause();
+            setTimeout(() => r.resume(), wait);
+          }
+        });
+        r.on("end", () => res.end());
+      },
+    );
     up.on("error", () => res.destroy());
     req.pipe(up);
   });

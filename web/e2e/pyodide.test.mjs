@@ -10,14 +10,23 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { before, test } from "node:test";
 import { loadPyodide } from "pyodide";
-import { packedPaths, PYODIDE_DIR, REMI_ZIP_PATH, REPO, sourceZip } from "../scripts/pack-python.mjs";
+import {
+  packedPaths,
+  PYODIDE_DIR,
+  REMI_ZIP_PATH,
+  REPO,
+  sourceZip,
+} from "../scripts/pack-python.mjs";
 
 const DIST = join(REPO, "web", "dist", "pyodide");
 let py;
 
 before(async () => {
   // As the worker does (src/practice/worker.ts), with the build's files.
-  py = await loadPyodide({ stdLibURL: join(DIST, "python_stdlib.zip"), lockFileURL: join(DIST, "pyodide-lock.json") });
+  py = await loadPyodide({
+    stdLibURL: join(DIST, "python_stdlib.zip"),
+    lockFileURL: join(DIST, "pyodide-lock.json"),
+  });
   py.FS.writeFile(REMI_ZIP_PATH, readFileSync(join(DIST, "remi-python.zip")));
   py.runPython(`import sys\nsys.path.insert(0, "${REMI_ZIP_PATH}")`);
 });
@@ -46,13 +55,24 @@ json.dumps(out)
 
 test("the bundle's Python is the repository's files, each with its bytecode", () => {
   const paths = packedPaths();
-  for (const p of ["server/rules/state.py", "server/bots/planner.py", "server/practice/room.py", "server/rules/scenario.py"]) {
+  for (const p of [
+    "server/rules/state.py",
+    "server/bots/planner.py",
+    "server/practice/room.py",
+    "server/rules/scenario.py",
+  ]) {
     assert.ok(paths.includes(p), `${p} is packed`);
   }
   const zip = entries(REMI_ZIP_PATH);
-  assert.deepEqual(zip.map(([n]) => n).sort(), [...paths, ...paths.map((p) => `${p}c`)].sort(), "every file of the packed packages and its .pyc, no other");
+  assert.deepEqual(
+    zip.map(([n]) => n).sort(),
+    [...paths, ...paths.map((p) => `${p}c`)].sort(),
+    "every file of the packed packages and its .pyc, no other",
+  );
   for (const p of paths) {
-    const source = py.runPython(`import zipfile\nzipfile.ZipFile("${REMI_ZIP_PATH}").read("${p}").decode()`);
+    const source = py.runPython(
+      `import zipfile\nzipfile.ZipFile("${REMI_ZIP_PATH}").read("${p}").decode()`,
+    );
     assert.equal(source, readFileSync(join(REPO, p), "utf8"), `${p} as in the repository`);
   }
   for (const [name, flags, fresh] of zip.filter(([n]) => n.endsWith(".pyc"))) {
@@ -65,9 +85,15 @@ test("the build's standard library is Pyodide's, with hash-checked bytecode besi
   const original = readFileSync(join(PYODIDE_DIR, "python_stdlib.zip"));
   py.FS.writeFile("/tmp/original-stdlib.zip", original);
   const theirs = entries("/tmp/original-stdlib.zip").map(([n]) => n);
-  const ours = entries(py.runPython("import sys\nnext(p for p in sys.path if p.endswith('.zip') and 'python3' in p)"));
+  const ours = entries(
+    py.runPython("import sys\nnext(p for p in sys.path if p.endswith('.zip') and 'python3' in p)"),
+  );
   const added = ours.filter(([n]) => !theirs.includes(n));
-  assert.deepEqual(ours.map(([n]) => n).filter((n) => theirs.includes(n)), theirs, "every entry of Pyodide's zip is kept");
+  assert.deepEqual(
+    ours.map(([n]) => n).filter((n) => theirs.includes(n)),
+    theirs,
+    "every entry of Pyodide's zip is kept",
+  );
   assert.ok(added.length >= 50, `bytecode added for the modules imported (${added.length})`);
   for (const [name, flags, fresh] of added) {
     assert.ok(name.endsWith(".pyc"), `${name}: only bytecode is added`);
@@ -85,7 +111,8 @@ json.dumps({name: sys.modules[name].__spec__.origin for name in
             ["server.practice.bridge", "server.rules.state", "server.bots.planner", "json", "random", "dataclasses"]})
 `),
   );
-  for (const [name, origin] of Object.entries(origins)) assert.ok(origin.endsWith(".pyc"), `${name} from ${origin}`);
+  for (const [name, origin] of Object.entries(origins))
+    assert.ok(origin.endsWith(".pyc"), `${name} from ${origin}`);
 });
 
 test("the dev server's zip (sources alone) is the same sources", () => {
@@ -109,13 +136,15 @@ test("under Pyodide the engine passes every scenario file", () => {
     files++;
   }
   assert.ok(files >= 60, `the scenario files are there (${files})`);
-  const out = py.runPython(`
+  const out = py
+    .runPython(`
 import io
 from server.rules import scenario
 buf = io.StringIO()
 rc = scenario.main(["/scenarios"], out=buf)
 (rc, buf.getvalue())
-`).toJs();
+`)
+    .toJs();
   const [rc, text] = out;
   const failed = text.split("\n").filter((l) => l.startsWith("FAIL"));
   assert.deepEqual(failed, []);

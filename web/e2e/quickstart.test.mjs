@@ -48,15 +48,21 @@ async function guest(options, name) {
 
 const roomOf = (page) => decodeURIComponent(page.url().split("#/room/")[1] ?? "");
 
-test("two quick starts at once share a table; the match is rated and on the leaderboard", { timeout: 240_000 }, async () => {
+test("two quick starts at once share a table; the match is rated and on the leaderboard", {
+  timeout: 240_000,
+}, async () => {
   const ana = await guest(DESKTOP, "Ana");
   const bob = await guest(PHONE, "Bob");
   for (const p of [ana, bob]) {
-    await p.waitForFunction(() => /^\d+$/.test(document.querySelector("[data-testid=chip-balance]")?.textContent ?? ""));
+    await p.waitForFunction(() =>
+      /^\d+$/.test(document.querySelector("[data-testid=chip-balance]")?.textContent ?? ""),
+    );
   }
   await shot(bob, "quickstart-lobby-phone.png");
   await shot(ana, "quickstart-lobby-desktop.png");
-  await ana.waitForFunction(() => /^\d+$/.test(document.querySelector("[data-testid=chip-balance]")?.textContent ?? ""));
+  await ana.waitForFunction(() =>
+    /^\d+$/.test(document.querySelector("[data-testid=chip-balance]")?.textContent ?? ""),
+  );
   assert.match(await ana.locator("[data-testid=chip-credits]").textContent(), /^\d+$/);
 
   await Promise.all([ana.click("[data-testid=quick-remi]"), bob.click("[data-testid=quick-remi]")]);
@@ -69,13 +75,18 @@ test("two quick starts at once share a table; the match is rated and on the lead
 
   // Each plays one turn of their own (an idle seat earns nothing and is not rated), then
   // the bots play the rest once the turns time out: the match ends, rated.
-  await Promise.all([ana, bob].map(async (p) => {
-    await waitMyTurn(p);
-    await plainTurn(p);
-  }));
+  await Promise.all(
+    [ana, bob].map(async (p) => {
+      await waitMyTurn(p);
+      await plainTurn(p);
+    }),
+  );
   const ended = async (page) => {
     for (let i = 0; i < 200; i += 1) {
-      const res = await page.evaluate(async (id) => (await fetch(`/api/rooms/${id}`)).json(), roomOf(page));
+      const res = await page.evaluate(
+        async (id) => (await fetch(`/api/rooms/${id}`)).json(),
+        roomOf(page),
+      );
       if (res.status === "finished") return;
       await page.waitForTimeout(500);
     }
@@ -86,27 +97,45 @@ test("two quick starts at once share a table; the match is rated and on the lead
   await ana.goto(`${server.url}/#/`);
   await ana.click("[data-testid=nav-leaderboard]");
   await ana.waitForSelector("[data-testid=leaderboard]");
-  await ana.waitForFunction(() => document.querySelectorAll("[data-testid=board-row]").length === 2);
+  await ana.waitForFunction(
+    () => document.querySelectorAll("[data-testid=board-row]").length === 2,
+  );
   const names = await ana.locator("[data-testid=board-row] td:nth-child(2)").allTextContents();
   assert.deepEqual([...names].sort(), ["Ana", "Bob"]);
-  assert.equal(await ana.locator("[data-testid=board-row] td:nth-child(1)").first().textContent(), "1");
+  assert.equal(
+    await ana.locator("[data-testid=board-row] td:nth-child(1)").first().textContent(),
+    "1",
+  );
   assert.match(await ana.locator("[data-testid=board]").textContent(), /Jucătorii după rating la /);
   assert.ok(await ana.locator("[data-testid=board-more]").isHidden(), "two rows: one page");
-  await ana.waitForFunction(() => /^\d+$/.test(document.querySelector("[data-testid=chip-balance]")?.textContent ?? ""));
+  await ana.waitForFunction(() =>
+    /^\d+$/.test(document.querySelector("[data-testid=chip-balance]")?.textContent ?? ""),
+  );
   await shot(ana, "leaderboard-desktop.png");
 
   // The balance tab: both played a settled round.
   await ana.click("[data-testid=board-tab-balance]");
-  await ana.waitForFunction(() => document.querySelector("[data-testid=board]")?.textContent?.includes("Jucătorii după cont"));
-  await ana.waitForFunction(() => document.querySelectorAll("[data-testid=board-row]").length === 2);
+  await ana.waitForFunction(() =>
+    document.querySelector("[data-testid=board]")?.textContent?.includes("Jucătorii după cont"),
+  );
+  await ana.waitForFunction(
+    () => document.querySelectorAll("[data-testid=board-row]").length === 2,
+  );
 
   // Bob's phone, in English: the leaderboard and his profile.
   await bob.goto(`${server.url}/#/`);
   await bob.click("[data-testid=lang]");
   await bob.click("[data-testid=nav-leaderboard]");
-  await bob.waitForFunction(() => document.querySelectorAll("[data-testid=board-row]").length === 2);
-  assert.match(await bob.locator("[data-testid=board]").textContent(), /Players by rating in Classic Remi/);
-  await bob.waitForFunction(() => /^\d+$/.test(document.querySelector("[data-testid=chip-balance]")?.textContent ?? ""));
+  await bob.waitForFunction(
+    () => document.querySelectorAll("[data-testid=board-row]").length === 2,
+  );
+  assert.match(
+    await bob.locator("[data-testid=board]").textContent(),
+    /Players by rating in Classic Remi/,
+  );
+  await bob.waitForFunction(() =>
+    /^\d+$/.test(document.querySelector("[data-testid=chip-balance]")?.textContent ?? ""),
+  );
   await shot(bob, "leaderboard-phone.png");
   await bob.click("[data-testid=board-row] a:has-text('Bob')");
   await bob.waitForSelector("[data-testid=profile-remi]");
@@ -119,7 +148,10 @@ test("two quick starts at once share a table; the match is rated and on the lead
   await ana.click("[data-testid=board-row] a:has-text('Ana')");
   await ana.waitForSelector("[data-testid=profile-remi] svg.spark");
   await ana.waitForSelector("[data-testid=match]");
-  assert.match(await ana.locator("[data-testid=profile-remi]").textContent(), /Ratingul: de la 1500 la \d{3,4} într-un meci evaluat/);
+  assert.match(
+    await ana.locator("[data-testid=profile-remi]").textContent(),
+    /Ratingul: de la 1500 la \d{3,4} într-un meci evaluat/,
+  );
   await shot(ana, "profile-desktop.png");
   assert.deepEqual(problems, []);
 });
@@ -129,10 +161,15 @@ test("a lone quick start fills with bots after the wait", { timeout: 120_000 }, 
   await cip.click("[data-testid=quick-etalat]");
   await cip.waitForURL(/#\/room\//);
   await cip.waitForSelector("[data-testid=waiting-room] [data-testid=quick-waiting]");
-  await cip.waitForFunction(() => /^\d+$/.test(document.querySelector("[data-testid=chip-balance]")?.textContent ?? ""));
+  await cip.waitForFunction(() =>
+    /^\d+$/.test(document.querySelector("[data-testid=chip-balance]")?.textContent ?? ""),
+  );
   await shot(cip, "quickstart-waiting-phone.png");
   await cip.waitForSelector("[data-testid=rack]", { timeout: 30_000 });
-  const room = await cip.evaluate(async (id) => (await fetch(`/api/rooms/${id}`)).json(), roomOf(cip));
+  const room = await cip.evaluate(
+    async (id) => (await fetch(`/api/rooms/${id}`)).json(),
+    roomOf(cip),
+  );
   assert.equal(room.settings.kind, "quick");
   assert.equal(room.seats[1].bot_level, "normal");
   assert.deepEqual(problems, []);

@@ -4,7 +4,16 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { launch, PHONE } from "./browser.mjs";
-import { emptyStretch, plainTurn, read, shot, slotSel, touchDrag, waitMyTurn, waitNotMyTurn } from "./play.mjs";
+import {
+  emptyStretch,
+  plainTurn,
+  read,
+  shot,
+  slotSel,
+  touchDrag,
+  waitMyTurn,
+  waitNotMyTurn,
+} from "./play.mjs";
 import { startServer } from "./server.mjs";
 
 let server;
@@ -52,7 +61,11 @@ test("Remi 101: take the last discard, the joker button", { timeout: 120_000 }, 
   const moved = st.hand[0];
   const empty = st.rack.find((s) => s.tile === null).slot;
   await touchDrag(page, slotSel(st.rack.find((s) => s.tile === moved).slot), slotSel(empty));
-  await page.waitForFunction(([s, t]) => document.querySelector(`[data-testid=rack] [data-slot="${s}"]`)?.dataset.tile === String(t), [empty, moved]);
+  await page.waitForFunction(
+    ([s, t]) =>
+      document.querySelector(`[data-testid=rack] [data-slot="${s}"]`)?.dataset.tile === String(t),
+    [empty, moved],
+  );
   await plainTurn(page);
   await waitNotMyTurn(page);
 
@@ -74,20 +87,33 @@ test("Remi 101: take the last discard, the joker button", { timeout: 120_000 }, 
   // The same running total as the lay button's: the seat has not opened
   // (the deal of SEED leaves a valid formation on the rack, so there is a total to show).
   // (It says "Ia și etalează" until the server's answer for this rack has come.)
-  await page.waitForFunction(() => /Ia și deschide cu \d+/.test(document.querySelector("[data-testid=lay]")?.textContent ?? ""));
+  await page.waitForFunction(() =>
+    /Ia și deschide cu \d+/.test(document.querySelector("[data-testid=lay]")?.textContent ?? ""),
+  );
   // ...and the same reason: what the opening still lacks (B.6), from the server's lock.
-  assert.match(await page.locator("[data-testid=lay-reason]").textContent(), /Lipsesc punctele \(\d+\/101\) sau dublele \(\d+\/5\)/);
+  assert.match(
+    await page.locator("[data-testid=lay-reason]").textContent(),
+    /Lipsesc punctele \(\d+\/101\) sau dublele \(\d+\/5\)/,
+  );
   await page.click("[data-testid=pending-cancel]");
   await page.waitForSelector(`[data-testid=rack] [data-tile="${top.tile}"]`, { state: "detached" });
   assert.deepEqual((await read(page)).row, st.row, "the row is untouched");
 
   // The joker button: a new joker (an id beyond the 106 tiles) instead of drawing.
   await page.click("[data-testid=joker-button]");
-  await page.waitForFunction(() => document.querySelector("[data-testid=status]")?.dataset.phase === "build");
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=status]")?.dataset.phase === "build",
+  );
   const now = await read(page);
   assert.equal(now.hand.length, st.hand.length + 1);
-  assert.ok(now.hand.some((t) => t >= 106), "the button's joker is in the hand");
+  assert.ok(
+    now.hand.some((t) => t >= 106),
+    "the button's joker is in the hand",
+  );
   assert.ok(await page.locator("[data-testid=joker-button]").isDisabled());
-  await plainTurn(page, now.hand.filter((t) => t >= 104));
+  await plainTurn(
+    page,
+    now.hand.filter((t) => t >= 104),
+  );
   assert.deepEqual(errors, []);
 });

@@ -34,13 +34,22 @@ async function shown(page) {
   });
 }
 
-const stepIs = (page, n) => page.waitForFunction((k) => document.querySelector("[data-testid=replay]")?.dataset.step === String(k), n);
+const stepIs = (page, n) =>
+  page.waitForFunction(
+    (k) => document.querySelector("[data-testid=replay]")?.dataset.step === String(k),
+    n,
+  );
 
-test("a finished round, step by step, shared and downloaded as a scenario", { timeout: 300_000 }, async () => {
+test("a finished round, step by step, shared and downloaded as a scenario", {
+  timeout: 300_000,
+}, async () => {
   const ana = await open(DESKTOP);
   await named(ana, "Ana");
   const room = await botRound(ana, session.server.url, { variant: "remi", seats: 3 });
-  const data = await ana.evaluate((id) => fetch(`/api/rooms/${id}/rounds/1/replay`).then((r) => r.json()), room);
+  const data = await ana.evaluate(
+    (id) => fetch(`/api/rooms/${id}/rounds/1/replay`).then((r) => r.json()),
+    room,
+  );
   assert.ok(data.steps, JSON.stringify(data));
   const last = data.steps.length - 1;
   assert.ok(last > 10, `a round of ${last} moves`);
@@ -60,12 +69,16 @@ test("a finished round, step by step, shared and downloaded as a scenario", { ti
   await ana.goto(`${session.server.url}/#/room/${room}`);
   await ana.waitForSelector("[data-testid=scores-open]");
   await ana.waitForTimeout(300);
-  if (await ana.locator("[data-testid=summary-close]").count()) await ana.click("[data-testid=summary-close]");
+  if (await ana.locator("[data-testid=summary-close]").count())
+    await ana.click("[data-testid=summary-close]");
   await ana.click("[data-testid=scores-open]");
   const link = ana.locator("[data-testid=scores-replay-1]");
   assert.equal(await link.getAttribute("href"), `#/replay/${room}/1`);
   assert.equal(await link.getAttribute("target"), "_blank");
-  assert.equal(await ana.locator("[data-testid=scores-verify-1]").getAttribute("href"), `#/verify/${room}/1`);
+  assert.equal(
+    await ana.locator("[data-testid=scores-verify-1]").getAttribute("href"),
+    `#/verify/${room}/1`,
+  );
   await ana.goto(`${session.server.url}/#/replay/${room}/1`);
   await ana.waitForSelector("[data-testid=replay-move]");
 
@@ -89,7 +102,9 @@ test("a finished round, step by step, shared and downloaded as a scenario", { ti
   assert.deepEqual(st.row, data.steps[1].row);
   assert.deepEqual(st.hands, data.steps[1].hands);
   // A stock draw shows the tile drawn: all is revealed in a replay.
-  const draw = data.steps.findIndex((s) => s.event?.do === "draw" && typeof s.event.tile === "number");
+  const draw = data.steps.findIndex(
+    (s) => s.event?.do === "draw" && typeof s.event.tile === "number",
+  );
   assert.ok(draw > 0);
   await ana.fill("[data-testid=replay-slider]", String(draw));
   await stepIs(ana, draw);
@@ -107,9 +122,15 @@ test("a finished round, step by step, shared and downloaded as a scenario", { ti
   await stepIs(ana, last);
   st = await shown(ana);
   assert.ok(st.result);
-  const scores = await ana.evaluate((id) => fetch(`/api/rooms/${id}/scores`).then((r) => r.json()), room);
+  const scores = await ana.evaluate(
+    (id) => fetch(`/api/rooms/${id}/scores`).then((r) => r.json()),
+    room,
+  );
   for (const [seat, x] of scores.rounds[0].scores.entries()) {
-    assert.equal(await ana.locator(`[data-testid=replay-score-${seat}] strong`).textContent(), x > 0 ? `+${x}` : String(x));
+    assert.equal(
+      await ana.locator(`[data-testid=replay-score-${seat}] strong`).textContent(),
+      x > 0 ? `+${x}` : String(x),
+    );
   }
   assert.deepEqual(st.hands, data.steps[last].hands);
   assert.ok(await ana.locator("[data-testid=replay-next]").isDisabled());
@@ -120,7 +141,11 @@ test("a finished round, step by step, shared and downloaded as a scenario", { ti
   // Play at a speed: 8 steps a second; pause stops it where it is.
   await ana.selectOption("[data-testid=replay-speed]", "8");
   await ana.click("[data-testid=replay-play]");
-  await ana.waitForFunction(() => Number(document.querySelector("[data-testid=replay]")?.dataset.step) >= 6, null, { timeout: 10_000 });
+  await ana.waitForFunction(
+    () => Number(document.querySelector("[data-testid=replay]")?.dataset.step) >= 6,
+    null,
+    { timeout: 10_000 },
+  );
   await ana.click("[data-testid=replay-play]");
   const paused = (await shown(ana)).step;
   await ana.waitForTimeout(600);
@@ -129,7 +154,8 @@ test("a finished round, step by step, shared and downloaded as a scenario", { ti
 
   // In English.
   await ana.click("[data-testid=lang]");
-  if (!(await ana.locator("[data-testid=replay-first]").isDisabled())) await ana.click("[data-testid=replay-first]");
+  if (!(await ana.locator("[data-testid=replay-first]").isDisabled()))
+    await ana.click("[data-testid=replay-first]");
   await stepIs(ana, 0);
   assert.match((await shown(ana)).move, /^Round 1 dealt: Ana starts$/);
   await ana.click("[data-testid=replay-next]");
@@ -140,14 +166,24 @@ test("a finished round, step by step, shared and downloaded as a scenario", { ti
   // The link to share; the scenario file, which the scenario runner passes.
   const shared = await ana.locator("[data-testid=replay-link]").inputValue();
   assert.equal(shared, `${session.server.url}/#/replay/${room}/1`);
-  const [download] = await Promise.all([ana.waitForEvent("download"), ana.click("[data-testid=replay-download]")]);
+  const [download] = await Promise.all([
+    ana.waitForEvent("download"),
+    ana.click("[data-testid=replay-download]"),
+  ]);
   assert.equal(download.suggestedFilename(), `remi-${room}-round-1.json`);
   const file = join(tmpdir(), `remi-e2e-${room}-round-1.json`);
   await download.saveAs(file);
-  const run = spawnSync(join(REPO, ".venv", "bin", "python"), ["-m", "server.rules.scenario", file], { cwd: REPO, encoding: "utf8" });
+  const run = spawnSync(
+    join(REPO, ".venv", "bin", "python"),
+    ["-m", "server.rules.scenario", file],
+    { cwd: REPO, encoding: "utf8" },
+  );
   assert.equal(run.status, 0, run.stdout + run.stderr);
   assert.match(run.stdout, /^PASS .*\n1 passed, 0 failed\n$/);
-  assert.equal(await ana.locator("[data-testid=replay-verify]").getAttribute("href"), `#/verify/${room}/1`);
+  assert.equal(
+    await ana.locator("[data-testid=replay-verify]").getAttribute("href"),
+    `#/verify/${room}/1`,
+  );
 
   // Another player opens the shared link on a phone: the same round, the same steps.
   const eve = await open(PHONE);

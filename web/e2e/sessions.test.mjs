@@ -26,7 +26,9 @@ function watch(page) {
   page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
 }
 
-test("played elsewhere, take it back, signed out by another device", { timeout: 120_000 }, async () => {
+test("played elsewhere, take it back, signed out by another device", {
+  timeout: 120_000,
+}, async () => {
   const a = await launch(DESKTOP);
   browsers.push(a);
   const first = await a.page();
@@ -40,7 +42,10 @@ test("played elsewhere, take it back, signed out by another device", { timeout: 
   await second.goto(roomUrl);
   await second.waitForSelector("[data-testid=rack] .tile");
   await first.waitForSelector("[data-testid=played-elsewhere]");
-  assert.match(await first.locator("[data-testid=played-elsewhere]").textContent(), /alt dispozitiv sau în alt tab/);
+  assert.match(
+    await first.locator("[data-testid=played-elsewhere]").textContent(),
+    /alt dispozitiv sau în alt tab/,
+  );
   await shot(first, "played-elsewhere-desktop.png");
   assert.equal(await second.locator("[data-testid=played-elsewhere]").count(), 0);
 
@@ -66,13 +71,19 @@ test("played elsewhere, take it back, signed out by another device", { timeout: 
   await other.click("summary:has-text('Același jucător')");
   await other.click("[data-testid=sessions-show]");
   await other.waitForSelector("[data-testid=session-current]");
-  assert.equal(await other.locator("[data-testid=session]").count(), 1, "the first browser is listed");
+  assert.equal(
+    await other.locator("[data-testid=session]").count(),
+    1,
+    "the first browser is listed",
+  );
   await other.click("[data-testid=sign-out-others]");
 
   // The first browser's table is closed: back in the lobby, signed out, token forgotten.
   await first.waitForSelector("[data-testid=name-input]", { timeout: 15_000 });
   assert.equal(await first.evaluate(() => localStorage.getItem("remi.token")), null);
-  await other.waitForFunction(() => document.querySelectorAll("[data-testid=session]").length === 0);
+  await other.waitForFunction(
+    () => document.querySelectorAll("[data-testid=session]").length === 0,
+  );
 
   // Signing out on this device: the token is refused from then on.
   const kept = await other.evaluate(() => localStorage.getItem("remi.token"));

@@ -59,7 +59,10 @@ async function apiPlayer(name, tid) {
   });
   assert.equal(made.status, 201);
   const { token } = await made.json();
-  const reg = await fetch(`${server.url}/api/tournaments/${tid}/register`, { method: "POST", headers: { Authorization: `Bearer ${token}` } });
+  const reg = await fetch(`${server.url}/api/tournaments/${tid}/register`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}` },
+  });
   assert.equal(reg.status, 200, await reg.text());
 }
 
@@ -72,8 +75,17 @@ async function openTournaments() {
 async function serious(page) {
   await page.addScriptTag({ path: AXE });
   const found = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));
+    const r = await window.axe.run(document, {
+      runOnly: {
+        type: "tag",
+        values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"],
+      },
+    });
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
+    }));
   });
   return found.filter((v) => v.impact === "serious" || v.impact === "critical");
 }
@@ -82,7 +94,9 @@ async function balance(page) {
   return page.evaluate(async () => (await (await fetch("/api/account")).json()).balance);
 }
 
-test("a player registers for a sit-and-go and plays its table to the prizes", { timeout: 300_000 }, async () => {
+test("a player registers for a sit-and-go and plays its table to the prizes", {
+  timeout: 300_000,
+}, async () => {
   const ana = await open(PHONE);
   await named(ana, "Ana");
   const sng = (await openTournaments()).find((x) => x.kind === "sitngo" && x.players === 4);
@@ -117,11 +131,18 @@ test("a player registers for a sit-and-go and plays its table to the prizes", { 
   }
 
   await ana.goto(`${server.url}/#/tournament/${sng.id}`);
-  await ana.waitForSelector("[data-testid=tournament-page][data-status=finished]", { timeout: 30_000 });
+  await ana.waitForSelector("[data-testid=tournament-page][data-status=finished]", {
+    timeout: 30_000,
+  });
   const rows = ana.locator(`[data-testid^=standing-${room}-]`);
   assert.equal(await rows.count(), 4);
-  const prizes = await ana.locator(`[data-testid^=standing-${room}-] td:last-child`).allTextContents();
-  assert.equal(prizes.reduce((a, x) => a + Number(x || 0), 0), 200);
+  const prizes = await ana
+    .locator(`[data-testid^=standing-${room}-] td:last-child`)
+    .allTextContents();
+  assert.equal(
+    prizes.reduce((a, x) => a + Number(x || 0), 0),
+    200,
+  );
   const mine = await ana.locator("tr.me td:last-child").textContent();
   assert.equal(await balance(ana), before - 50 + Number(mine || 0));
   await shot(ana, "tournament-final-phone.png");
@@ -129,7 +150,9 @@ test("a player registers for a sit-and-go and plays its table to the prizes", { 
   assert.deepEqual(problems, []);
 });
 
-test("a sit-and-go of 8 through both stages, and an Arena table, as they look", { timeout: 300_000 }, async () => {
+test("a sit-and-go of 8 through both stages, and an Arena table, as they look", {
+  timeout: 300_000,
+}, async () => {
   const eve = await open(DESKTOP);
   await named(eve, "Eve");
   const sng = (await openTournaments()).find((x) => x.kind === "sitngo" && x.players === 8);
@@ -154,11 +177,14 @@ test("a sit-and-go of 8 through both stages, and an Arena table, as they look", 
   await phone.locator("[data-testid=arena-rooms]").scrollIntoViewIfNeeded();
   await shot(phone, "arena-lobby-phone.png");
 
-  for (const name of ["Gus", "Hal", "Ida", "Jon", "Kim", "Lia", "Max"]) await apiPlayer(name, sng.id);
+  for (const name of ["Gus", "Hal", "Ida", "Jon", "Kim", "Lia", "Max"])
+    await apiPlayer(name, sng.id);
   await eve.goto(`${server.url}/#/tournament/${sng.id}`);
   await eve.waitForSelector("[data-testid=stage-1] [data-testid=table-1-1]");
   // Eve does not come to her table: a bot plays it. Every stage is played out.
-  await eve.waitForSelector("[data-testid=tournament-page][data-status=finished]", { timeout: 240_000 });
+  await eve.waitForSelector("[data-testid=tournament-page][data-status=finished]", {
+    timeout: 240_000,
+  });
   await eve.waitForSelector("[data-testid=stage-2] [data-testid=table-2-0][data-status=finished]");
   const goOn = await eve.locator("[data-testid=stage-1] .tour-on").count();
   assert.equal(goOn, 4);

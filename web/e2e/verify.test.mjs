@@ -24,7 +24,12 @@ async function checks(page) {
   await page.waitForSelector("[data-testid=verify-verdict]");
   return page.evaluate(() => ({
     verdict: document.querySelector("[data-testid=verify-verdict]").dataset.ok,
-    ...Object.fromEntries([...document.querySelectorAll("[data-testid^=check-]")].map((el) => [el.dataset.testid.slice(6), el.dataset.ok])),
+    ...Object.fromEntries(
+      [...document.querySelectorAll("[data-testid^=check-]")].map((el) => [
+        el.dataset.testid.slice(6),
+        el.dataset.ok,
+      ]),
+    ),
   }));
 }
 
@@ -44,34 +49,66 @@ async function verifyWith(page, room, change = null) {
   return checks(page);
 }
 
-test("a round's deal checked in the browser, tampering caught, the record checked by the CLI", { timeout: 300_000 }, async () => {
+test("a round's deal checked in the browser, tampering caught, the record checked by the CLI", {
+  timeout: 300_000,
+}, async () => {
   const ana = await open(DESKTOP);
   await named(ana, "Ana");
   const room = await botRound(ana, session.server.url, { variant: "remi101", seats: 3 });
-  const record = await ana.evaluate((id) => fetch(`/api/rooms/${id}/rounds/1/verify`).then((r) => r.json()), room);
+  const record = await ana.evaluate(
+    (id) => fetch(`/api/rooms/${id}/rounds/1/verify`).then((r) => r.json()),
+    room,
+  );
   assert.equal(record.commitment, createHash("sha256").update(record.seed).digest("hex"));
   // What this browser was given at the deal, kept for this page.
-  const seen = await ana.evaluate((id) => JSON.parse(localStorage.getItem("remi.deals"))[`${id}/1`], room);
+  const seen = await ana.evaluate(
+    (id) => JSON.parse(localStorage.getItem("remi.deals"))[`${id}/1`],
+    room,
+  );
   assert.equal(seen.c, record.commitment);
-  assert.deepEqual(seen.hand, [...record.deal.hands[0]].sort((a, b) => a - b));
+  assert.deepEqual(
+    seen.hand,
+    [...record.deal.hands[0]].sort((a, b) => a - b),
+  );
 
   // From the score sheet to the check: every line passes, the dealt hand included.
   await ana.goto(`${session.server.url}/#/room/${room}`);
   await ana.waitForSelector("[data-testid=scores-open]");
   await ana.waitForTimeout(300);
-  if (await ana.locator("[data-testid=summary-close]").count()) await ana.click("[data-testid=summary-close]");
+  if (await ana.locator("[data-testid=summary-close]").count())
+    await ana.click("[data-testid=summary-close]");
   await ana.click("[data-testid=scores-open]");
   const href = await ana.locator("[data-testid=scores-verify-1]").getAttribute("href");
   await ana.goto(`${session.server.url}/${href}`);
   let c = await checks(ana);
-  assert.deepEqual(c, { verdict: "1", commitment: "1", yours: "1", hand: "1", deal: "1", log: "1", result: "1" });
-  assert.equal(await ana.locator("[data-testid=verify-verdict]").textContent(), "✓ Împărțirea este corectă");
+  assert.deepEqual(c, {
+    verdict: "1",
+    commitment: "1",
+    yours: "1",
+    hand: "1",
+    deal: "1",
+    log: "1",
+    result: "1",
+  });
+  assert.equal(
+    await ana.locator("[data-testid=verify-verdict]").textContent(),
+    "✓ Împărțirea este corectă",
+  );
   assert.equal(await ana.locator("[data-testid=verify-seed]").textContent(), record.seed);
-  assert.equal(await ana.locator("[data-testid=verify-commitment]").textContent(), record.commitment);
-  assert.match(await ana.locator("[data-testid=check-deal]").textContent(), /Cele 106 piese, amestecate din sămânță/);
+  assert.equal(
+    await ana.locator("[data-testid=verify-commitment]").textContent(),
+    record.commitment,
+  );
+  assert.match(
+    await ana.locator("[data-testid=check-deal]").textContent(),
+    /Cele 106 piese, amestecate din sămânță/,
+  );
   await shot(ana, "verify-desktop.png");
   await ana.click("[data-testid=lang]");
-  assert.equal(await ana.locator("[data-testid=verify-verdict]").textContent(), "✓ The deal is fair");
+  assert.equal(
+    await ana.locator("[data-testid=verify-verdict]").textContent(),
+    "✓ The deal is fair",
+  );
   await ana.click("[data-testid=lang]");
 
   // Tampered on its way: the page's own computation catches it.
@@ -97,7 +134,10 @@ test("a round's deal checked in the browser, tampering caught, the record checke
     r.commitment = createHash("sha256").update(other).digest("hex");
   });
   assert.deepEqual([c.verdict, c.commitment, c.yours], ["0", "1", "0"]);
-  assert.match(await ana.locator("[data-testid=verify-verdict]").textContent(), /Verificarea a eșuat/);
+  assert.match(
+    await ana.locator("[data-testid=verify-verdict]").textContent(),
+    /Verificarea a eșuat/,
+  );
   await ana.setViewportSize({ width: 390, height: 844 });
   await shot(ana, "verify-tampered-phone.png");
   await ana.setViewportSize(DESKTOP.viewport);
@@ -105,15 +145,22 @@ test("a round's deal checked in the browser, tampering caught, the record checke
   assert.equal(c.verdict, "1");
 
   // The record downloaded, checked on the command line with the commitment Ana was given.
-  const [download] = await Promise.all([ana.waitForEvent("download"), ana.click("[data-testid=verify-download]")]);
+  const [download] = await Promise.all([
+    ana.waitForEvent("download"),
+    ana.click("[data-testid=verify-download]"),
+  ]);
   assert.equal(download.suggestedFilename(), `remi-${room}-round-1-record.json`);
   const file = join(tmpdir(), `remi-e2e-${room}-record.json`);
   await download.saveAs(file);
-  const run = spawnSync(join(REPO, ".venv", "bin", "python"), ["-m", "server.cli", "verify", file, "--commitment", seen.c], {
-    cwd: REPO,
-    encoding: "utf8",
-    env: { ...process.env, REMI_DATA_DIR: tmpdir(), REMI_LOG_LEVEL: "WARNING" },
-  });
+  const run = spawnSync(
+    join(REPO, ".venv", "bin", "python"),
+    ["-m", "server.cli", "verify", file, "--commitment", seen.c],
+    {
+      cwd: REPO,
+      encoding: "utf8",
+      env: { ...process.env, REMI_DATA_DIR: tmpdir(), REMI_LOG_LEVEL: "WARNING" },
+    },
+  );
   assert.equal(run.status, 0, run.stdout + run.stderr);
   assert.match(run.stdout, /VERIFIED: all 5 checks pass/);
 
@@ -123,7 +170,14 @@ test("a round's deal checked in the browser, tampering caught, the record checke
   await named(eve, "Eve");
   await eve.goto(`${session.server.url}/#/verify/${room}/1`);
   c = await checks(eve);
-  assert.deepEqual(c, { verdict: "1", commitment: "1", yours: "", deal: "1", log: "1", result: "1" });
+  assert.deepEqual(c, {
+    verdict: "1",
+    commitment: "1",
+    yours: "",
+    deal: "1",
+    log: "1",
+    result: "1",
+  });
   const wide = await eve.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(wide <= 390, `the page is ${wide} px wide`);
   await shot(eve, "verify-phone.png");

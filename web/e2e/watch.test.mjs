@@ -25,7 +25,9 @@ async function botTable(page, visibility) {
   return decodeURIComponent(new URL(page.url()).hash.split("/").pop());
 }
 
-test("a public table is watched live from the lobby; a private one is not listed", { timeout: 180_000 }, async () => {
+test("a public table is watched live from the lobby; a private one is not listed", {
+  timeout: 180_000,
+}, async () => {
   const ana = await open(DESKTOP);
   await named(ana, "Ana");
   const hidden = await botTable(ana, "private");
@@ -47,12 +49,17 @@ test("a public table is watched live from the lobby; a private one is not listed
   assert.equal(await eve.locator("[data-testid=sound-toggle]").count(), 1);
 
   // The moves go on under the spectator's eyes: the log grows.
-  const count = async () => Number((await eve.locator("[data-testid=moves-open]").textContent()).match(/\((\d+)\)/)[1]);
+  const count = async () =>
+    Number((await eve.locator("[data-testid=moves-open]").textContent()).match(/\((\d+)\)/)[1]);
   const first = await count();
-  await eve.waitForFunction((n) => {
-    const m = document.querySelector("[data-testid=moves-open]")?.textContent?.match(/\((\d+)\)/);
-    return m && Number(m[1]) >= n + 2;
-  }, first, { timeout: 60_000 });
+  await eve.waitForFunction(
+    (n) => {
+      const m = document.querySelector("[data-testid=moves-open]")?.textContent?.match(/\((\d+)\)/);
+      return m && Number(m[1]) >= n + 2;
+    },
+    first,
+    { timeout: 60_000 },
+  );
   assert.ok((await count()) >= first + 2);
   await shot(eve, "watch-phone.png");
   assert.deepEqual(problems, []);

@@ -17,14 +17,30 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const VARIANT = process.env.BENCH_VARIANT ?? "remi";
 const PLAYERS = Number(process.env.BENCH_PLAYERS ?? 2);
 const BUDGET = Number(process.env.BENCH_BUDGET ?? 0.3);
-const load = () => loadavg().map((x) => x.toFixed(2)).join(", ");
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(", ");
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 };
 
 const file = join(tmpdir(), `coach-rounds-${process.pid}.json`);
-const py = spawnSync(join(REPO, ".venv", "bin", "python"), [join(REPO, "bench", "coach.py"), VARIANT, "--players", String(PLAYERS), "--rounds", String(ROUNDS), "--export", file], { encoding: "utf8" });
+const py = spawnSync(
+  join(REPO, ".venv", "bin", "python"),
+  [
+    join(REPO, "bench", "coach.py"),
+    VARIANT,
+    "--players",
+    String(PLAYERS),
+    "--rounds",
+    String(ROUNDS),
+    "--export",
+    file,
+  ],
+  { encoding: "utf8" },
+);
 if (py.status !== 0) throw new Error(py.stderr);
 const rounds = JSON.parse(readFileSync(file, "utf8"));
 
@@ -33,7 +49,9 @@ const loadBefore = load();
 const server = await startServer();
 const browser = await launch();
 try {
-  const workerFile = readdirSync(join(REPO, "web", "dist", "assets")).find((f) => f.startsWith("worker-"));
+  const workerFile = readdirSync(join(REPO, "web", "dist", "assets")).find((f) =>
+    f.startsWith("worker-"),
+  );
   const page = await browser.context.newPage();
   await page.goto(server.url);
   const runs = await page.evaluate(
@@ -56,7 +74,8 @@ try {
         };
         w.onmessage = (ev) => {
           const m = ev.data;
-          if (m.kind === "coach_decision" && m.decision.candidates > 1) worlds.push(m.decision.worlds);
+          if (m.kind === "coach_decision" && m.decision.candidates > 1)
+            worlds.push(m.decision.worlds);
           else if (m.kind === "coach_end") {
             out.push({ ms: performance.now() - t0, worlds });
             k += 1;
@@ -78,9 +97,15 @@ try {
   );
   const ms = runs.map((r) => r.ms);
   const worlds = runs.flatMap((r) => r.worlds);
-  console.log(`${chromium}; load average before: ${loadBefore}, after: ${load()} (1, 5, 15 min; 2 CPUs shared)`);
-  console.log(`${VARIANT}, ${PLAYERS} players, ${runs.length} rounds, seat 0 reviewed with ${BUDGET} s per decision in the browser's worker:`);
-  console.log(`  time per round: p50 ${(pct(ms, 50) / 1000).toFixed(1)} s, p95 ${(pct(ms, 95) / 1000).toFixed(1)} s; ${(worlds.reduce((a, b) => a + b, 0) / Math.max(1, worlds.length)).toFixed(1)} sampled deals per valued decision`);
+  console.log(
+    `${chromium}; load average before: ${loadBefore}, after: ${load()} (1, 5, 15 min; 2 CPUs shared)`,
+  );
+  console.log(
+    `${VARIANT}, ${PLAYERS} players, ${runs.length} rounds, seat 0 reviewed with ${BUDGET} s per decision in the browser's worker:`,
+  );
+  console.log(
+    `  time per round: p50 ${(pct(ms, 50) / 1000).toFixed(1)} s, p95 ${(pct(ms, 95) / 1000).toFixed(1)} s; ${(worlds.reduce((a, b) => a + b, 0) / Math.max(1, worlds.length)).toFixed(1)} sampled deals per valued decision`,
+  );
 } finally {
   await browser.close();
   await server.stop();

@@ -50,7 +50,8 @@ function stats(values) {
 
 function dropped(frames) {
   let n = 0;
-  for (let i = 1; i < frames.length; i++) n += Math.max(0, Math.round((frames[i] - frames[i - 1]) / (1000 / 60)) - 1);
+  for (let i = 1; i < frames.length; i++)
+    n += Math.max(0, Math.round((frames[i] - frames[i - 1]) / (1000 / 60)) - 1);
   return n;
 }
 
@@ -72,7 +73,10 @@ async function measure(reduced) {
       if (st.phase === "take") {
         const n = await page.evaluate(() => window.__motion.length);
         await page.click("[data-testid=stock]");
-        await page.waitForFunction((k) => window.__motion.length > k && window.__motion[k].visible !== null, n);
+        await page.waitForFunction(
+          (k) => window.__motion.length > k && window.__motion[k].visible !== null,
+          n,
+        );
         await page.waitForTimeout(450);
         draws.push(await page.evaluate((k) => window.__motion[k], n));
         st = await read(page);
@@ -83,7 +87,10 @@ async function measure(reduced) {
       await page.click(slotSel(tile.slot));
       const n = await page.evaluate(() => window.__motion.length);
       await page.click(slotSel(empty.slot));
-      await page.waitForFunction((k) => window.__motion.length > k && window.__motion[k].visible !== null, n);
+      await page.waitForFunction(
+        (k) => window.__motion.length > k && window.__motion[k].visible !== null,
+        n,
+      );
       await page.waitForTimeout(450);
       moves.push(await page.evaluate((k) => window.__motion[k], n));
       await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
@@ -103,6 +110,8 @@ async function measure(reduced) {
   }
 }
 
-console.log(`bench-motion: Chromium, CPU throttled ${THROTTLE}×, 390×844, ${new Date().toISOString()}`);
+console.log(
+  `bench-motion: Chromium, CPU throttled ${THROTTLE}×, 390×844, ${new Date().toISOString()}`,
+);
 await measure(false);
 await measure(true);

@@ -30,7 +30,10 @@ const pct = (xs, p) => {
 };
 const median = (xs) => (xs.length ? pct(xs, 50) : NaN);
 const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
-const load = () => loadavg().map((x) => x.toFixed(2)).join(", ");
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(", ");
 
 /** `open` (navigation, clicks), then wait for a tile in the rack; milliseconds and the
  * page's `remi:` marks (ms since its time origin). */
@@ -39,7 +42,14 @@ async function dealt(page, open) {
   await open();
   await page.waitForSelector("[data-testid=rack] .tile", { timeout: 180_000 });
   const ms = performance.now() - t0;
-  const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType("mark").filter((m) => m.name.startsWith("remi:")).map((m) => [m.name.slice(5), m.startTime])));
+  const marks = await page.evaluate(() =>
+    Object.fromEntries(
+      performance
+        .getEntriesByType("mark")
+        .filter((m) => m.name.startsWith("remi:"))
+        .map((m) => [m.name.slice(5), m.startTime]),
+    ),
+  );
   return { ms, marks };
 }
 
@@ -53,8 +63,14 @@ function steps(m, from) {
   return [
     ["the page, until it asks the worker", asked - t0],
     ["the worker's script running", m["worker:script"] - asked],
-    ["Pyodide's runtime (pyodide.asm.mjs, the WebAssembly module)", m["worker:runtime"] - m["worker:boot"]],
-    ["Python's start (standard library, interpreter, Pyodide's Python)", m["worker:python"] - m["worker:runtime"]],
+    [
+      "Pyodide's runtime (pyodide.asm.mjs, the WebAssembly module)",
+      m["worker:runtime"] - m["worker:boot"],
+    ],
+    [
+      "Python's start (standard library, interpreter, Pyodide's Python)",
+      m["worker:python"] - m["worker:runtime"],
+    ],
     ["unpacking and importing the packed Python", m["worker:imported"] - m["worker:python"]],
     ["the deal or the resume, kept in IndexedDB", m["worker:opened"] - begun],
     ["to the table drawn (hello, snapshot, render)", m["practice:table"] - m["worker:opened"]],
@@ -64,7 +80,9 @@ function steps(m, from) {
 
 function stepTable(title, runs, from) {
   const rows = runs.map((r) => steps(r.marks, from));
-  const out = [`${title}: median ${(median(runs.map((r) => r.ms)) / 1000).toFixed(2)} s, max ${(Math.max(...runs.map((r) => r.ms)) / 1000).toFixed(2)} s over ${runs.length} (bench's clock, from ${from === 0 ? "before the navigation" : "before the click"} to a tile in the rack)`];
+  const out = [
+    `${title}: median ${(median(runs.map((r) => r.ms)) / 1000).toFixed(2)} s, max ${(Math.max(...runs.map((r) => r.ms)) / 1000).toFixed(2)} s over ${runs.length} (bench's clock, from ${from === 0 ? "before the navigation" : "before the click"} to a tile in the rack)`,
+  ];
   out.push("| step | median ms |", "|---|---|");
   rows[0].forEach(([name], i) => {
     const ms = median(rows.map((r) => r[i][1]).filter(Number.isFinite));
@@ -87,11 +105,15 @@ try {
     await page.click("[data-testid=local-start]", { timeout: 120_000 });
   });
   // Until the service worker has cached everything (it controls the page then).
-  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 180_000 });
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, {
+    timeout: 180_000,
+  });
   await page.waitForTimeout(1000);
   const sent = proxy.take();
   const firstBytes = [...sent.values()].reduce((a, c) => a + c.bytes, 0);
-  const files = [...sent.entries()].filter(([, c]) => c.bytes > 50_000).sort((a, b) => b[1].bytes - a[1].bytes);
+  const files = [...sent.entries()]
+    .filter(([, c]) => c.bytes > 50_000)
+    .sort((a, b) => b[1].bytes - a[1].bytes);
 
   // Warm starts: a new tab each time (Pyodide loaded again in a new worker, from the cache).
   const warmNew = [];
@@ -129,7 +151,11 @@ try {
   const trace = JSON.parse((await chrome.stopTracing()).toString()).traceEvents;
   await tp.close();
   const wasmCache = trace
-    .filter((e) => /^v8\.wasm\.(moduleCacheHit|moduleCacheInvalid|moduleCacheInvalidDigest|cachedModule)$/.test(e.name))
+    .filter((e) =>
+      /^v8\.wasm\.(moduleCacheHit|moduleCacheInvalid|moduleCacheInvalidDigest|cachedModule)$/.test(
+        e.name,
+      ),
+    )
     .map((e) => `${e.name} ${JSON.stringify(e.args)}`);
 
   // Bot decisions in the browser's worker (the bundle's own worker script).
@@ -160,25 +186,53 @@ try {
           }),
         [`/assets/${workerFile}`, { kind: "bench", variant, players, level, decisions: DECISIONS }],
       );
-      bots.push({ variant, players, level, n: ms.length, p50: pct(ms, 50), p99: pct(ms, 99), max: Math.max(...ms) });
+      bots.push({
+        variant,
+        players,
+        level,
+        n: ms.length,
+        p50: pct(ms, 50),
+        p99: pct(ms, 99),
+        max: Math.max(...ms),
+      });
     }
   }
 
-  const out = [`${chromium}; load average before: ${loadBefore}, after: ${load()} (1, 5, 15 min; 2 CPUs shared with other work)`];
-  out.push(`first visit: the server sent ${mb(firstBytes)} (every request: the page, its workers, the service worker)`);
+  const out = [
+    `${chromium}; load average before: ${loadBefore}, after: ${load()} (1, 5, 15 min; 2 CPUs shared with other work)`,
+  ];
+  out.push(
+    `first visit: the server sent ${mb(firstBytes)} (every request: the page, its workers, the service worker)`,
+  );
   out.push("| file | requests | with a body (200) | bytes |", "|---|---|---|---|");
-  for (const [path, c] of files) out.push(`| ${path} | ${c.requests} | ${c.full} | ${mb(c.bytes)} |`);
-  out.push(`first visit, opening the page to a dealt practice table: ${(first.ms / 1000).toFixed(2)} s`);
+  for (const [path, c] of files)
+    out.push(`| ${path} | ${c.requests} | ${c.full} | ${mb(c.bytes)} |`);
+  out.push(
+    `first visit, opening the page to a dealt practice table: ${(first.ms / 1000).toFixed(2)} s`,
+  );
   out.push(`warm starts: the server sent ${mb(warmBytes)} over all of them`);
-  out.push(stepTable("warm start (cached), lobby then Start at once, to a dealt table", warmNew, 0));
+  out.push(
+    stepTable("warm start (cached), lobby then Start at once, to a dealt table", warmNew, 0),
+  );
   out.push(stepTable("warm start (cached), #/practice resuming the kept match", warmResume, 0));
-  out.push(stepTable("warm start (cached), a setting chosen in the box, Start 3 s later: from the click", warmChosen, "practice:start"));
-  out.push(`WebAssembly code cache, one more warm start traced: ${wasmCache.length ? wasmCache.join("; ") : "no hit (pyodide.asm.wasm compiled again)"}`);
+  out.push(
+    stepTable(
+      "warm start (cached), a setting chosen in the box, Start 3 s later: from the click",
+      warmChosen,
+      "practice:start",
+    ),
+  );
+  out.push(
+    `WebAssembly code cache, one more warm start traced: ${wasmCache.length ? wasmCache.join("; ") : "no hit (pyodide.asm.wasm compiled again)"}`,
+  );
   if (bots.length) {
     out.push("bot decision time in the browser's worker (bot.act on the seat's view):");
     out.push("| variant | seats | level | decisions | p50 ms | p99 ms | max ms |");
     out.push("|---|---|---|---|---|---|---|");
-    for (const b of bots) out.push(`| ${b.variant} | ${b.players} | ${b.level} | ${b.n} | ${b.p50.toFixed(1)} | ${b.p99.toFixed(1)} | ${b.max.toFixed(1)} |`);
+    for (const b of bots)
+      out.push(
+        `| ${b.variant} | ${b.players} | ${b.level} | ${b.n} | ${b.p50.toFixed(1)} | ${b.p99.toFixed(1)} | ${b.max.toFixed(1)} |`,
+      );
   }
   process.stdout.write(`${out.join("\n")}\n`);
 } finally {

@@ -29,7 +29,10 @@ export async function offlineAssets() {
     ["pyodide/remi-python.zip", python["remi-python.zip"]],
   ];
   for (const size of [192, 512]) {
-    out.push([`icons/icon-${size}.png`, readFileSync(join(REPO, "web", "icons", `icon-${size}.png`))]);
+    out.push([
+      `icons/icon-${size}.png`,
+      readFileSync(join(REPO, "web", "icons", `icon-${size}.png`)),
+    ]);
   }
   out.push(["manifest.webmanifest", Buffer.from(JSON.stringify(MANIFEST, null, 2))]);
   return out;
@@ -55,7 +58,9 @@ export const MANIFEST = {
 
 /** sw.js for the built files `{path: contents}` (paths under dist, `/`-separated). */
 export function serviceWorker(files) {
-  const paths = Object.keys(files).filter((p) => p !== "sw.js").sort();
+  const paths = Object.keys(files)
+    .filter((p) => p !== "sw.js")
+    .sort();
   const hash = createHash("sha256");
   for (const p of paths) hash.update(p).update(files[p]);
   const version = hash.digest("hex").slice(0, 16);

@@ -31,7 +31,8 @@ export const REMI_ZIP_PATH = "/lib/remi-python.zip";
 export function packedPaths(repo = REPO) {
   const paths = [...FILES];
   for (const pkg of PACKAGES) {
-    for (const name of readdirSync(join(repo, pkg))) if (name.endsWith(".py")) paths.push(`${pkg}/${name}`);
+    for (const name of readdirSync(join(repo, pkg)))
+      if (name.endsWith(".py")) paths.push(`${pkg}/${name}`);
   }
   return paths.sort();
 }
@@ -53,10 +54,21 @@ export async function pythonBundle(repo = REPO) {
     py.FS.mkdirTree(`/src/${path.split("/").slice(0, -1).join("/")}`);
     py.FS.writeFile(`/src/${path}`, source);
   }
-  py.FS.writeFile("/tmp/bytecode_build.py", readFileSync(join(REPO, "web", "scripts", "bytecode.py")));
+  py.FS.writeFile(
+    "/tmp/bytecode_build.py",
+    readFileSync(join(REPO, "web", "scripts", "bytecode.py")),
+  );
   py.runPython("import sys\nsys.path.insert(0, '/tmp')");
   const build = py.pyimport("bytecode_build").build;
-  const summary = JSON.parse(build("/src", JSON.stringify(Object.keys(files)), "/tmp/remi-python.zip", REMI_ZIP_PATH, "/tmp/python_stdlib.zip"));
+  const summary = JSON.parse(
+    build(
+      "/src",
+      JSON.stringify(Object.keys(files)),
+      "/tmp/remi-python.zip",
+      REMI_ZIP_PATH,
+      "/tmp/python_stdlib.zip",
+    ),
+  );
   return {
     "remi-python.zip": Buffer.from(py.FS.readFile("/tmp/remi-python.zip")),
     "python_stdlib.zip": Buffer.from(py.FS.readFile("/tmp/python_stdlib.zip")),

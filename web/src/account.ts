@@ -8,19 +8,37 @@ import { failureText, reason, translated, t } from "./i18n";
 
 function showError(err: unknown): void {
   // The server's English is shown only when the page has no words of its own for the code.
-  if (err instanceof api.ApiError) toast(reason(err.code, err.message), "error", translated(err.code) ? undefined : err.message);
+  if (err instanceof api.ApiError)
+    toast(reason(err.code, err.message), "error", translated(err.code) ? undefined : err.message);
   else toast(failureText(err));
 }
 
-function field(id: string, label: string, type: string, autocomplete: string): [HTMLElement, HTMLInputElement] {
-  const input = h("input", { id, name: id, type, required: true, autocomplete, "data-testid": id }) as HTMLInputElement;
+function field(
+  id: string,
+  label: string,
+  type: string,
+  autocomplete: string,
+): [HTMLElement, HTMLInputElement] {
+  const input = h("input", {
+    id,
+    name: id,
+    type,
+    required: true,
+    autocomplete,
+    "data-testid": id,
+  }) as HTMLInputElement;
   return [h("label", { class: "field" }, h("span", null, label), input), input];
 }
 
 /** Sign in on this device with a username and a password. */
 export function signInCard(onSignedIn: (p: api.Player) => void): HTMLElement {
   const [userRow, user] = field("login-username", t("account.username"), "text", "username");
-  const [passRow, pass] = field("login-password", t("account.password"), "password", "current-password");
+  const [passRow, pass] = field(
+    "login-password",
+    t("account.password"),
+    "password",
+    "current-password",
+  );
   return h(
     "form",
     {
@@ -40,7 +58,11 @@ export function signInCard(onSignedIn: (p: api.Player) => void): HTMLElement {
     h("h2", null, t("account.signIn")),
     userRow,
     passRow,
-    h("button", { type: "submit", class: "primary", "data-testid": "login-submit" }, t("account.signIn")),
+    h(
+      "button",
+      { type: "submit", class: "primary", "data-testid": "login-submit" },
+      t("account.signIn"),
+    ),
   );
 }
 
@@ -53,7 +75,19 @@ export function accountCard(): HTMLElement {
   const card = h(
     "section",
     { class: "card account", "data-testid": "account" },
-    h("p", { class: "account-sums" }, t("account.balance"), " ", balance, " · ", t("account.credits"), " ", credits, " ", who),
+    h(
+      "p",
+      { class: "account-sums" },
+      t("account.balance"),
+      " ",
+      balance,
+      " · ",
+      t("account.credits"),
+      " ",
+      credits,
+      " ",
+      who,
+    ),
     body,
   );
 
@@ -62,7 +96,9 @@ export function accountCard(): HTMLElement {
     window.dispatchEvent(new CustomEvent<api.Account>(ACCOUNT_EVENT, { detail: acc }));
     balance.textContent = String(acc.balance);
     credits.textContent = String(acc.joker_credits);
-    who.textContent = acc.username ? t("account.signedInAs", { name: acc.username }) : t("account.guest");
+    who.textContent = acc.username
+      ? t("account.signedInAs", { name: acc.username })
+      : t("account.guest");
     body.replaceChildren(
       buyRow(acc, show),
       acc.username ? passwordForm() : claimForm(show),
@@ -98,7 +134,12 @@ function buyRow(acc: api.Account, show: (a: api.Account) => void): HTMLElement {
 
 function claimForm(show: (a: api.Account) => void): HTMLElement {
   const [userRow, user] = field("claim-username", t("account.username"), "text", "username");
-  const [passRow, pass] = field("claim-password", t("account.password"), "password", "new-password");
+  const [passRow, pass] = field(
+    "claim-password",
+    t("account.password"),
+    "password",
+    "new-password",
+  );
   return h(
     "form",
     {
@@ -120,13 +161,27 @@ function claimForm(show: (a: api.Account) => void): HTMLElement {
     h("p", { class: "muted" }, t("account.claim.hint")),
     userRow,
     passRow,
-    h("button", { type: "submit", class: "primary", "data-testid": "claim-submit" }, t("account.claim")),
+    h(
+      "button",
+      { type: "submit", class: "primary", "data-testid": "claim-submit" },
+      t("account.claim"),
+    ),
   );
 }
 
 function passwordForm(): HTMLElement {
-  const [curRow, cur] = field("password-current", t("account.password.current"), "password", "current-password");
-  const [newRow, next] = field("password-new", t("account.password.new"), "password", "new-password");
+  const [curRow, cur] = field(
+    "password-current",
+    t("account.password.current"),
+    "password",
+    "current-password",
+  );
+  const [newRow, next] = field(
+    "password-new",
+    t("account.password.new"),
+    "password",
+    "new-password",
+  );
   return h(
     "details",
     { class: "account-password" },
@@ -157,7 +212,11 @@ function passwordForm(): HTMLElement {
 function ledgerBox(): HTMLElement {
   const list = h("ul", { class: "ledger", "data-testid": "ledger" });
   let next: number | null | undefined;
-  const more = h("button", { type: "button", class: "small", hidden: true }, t("account.ledger.more"));
+  const more = h(
+    "button",
+    { type: "button", class: "small", hidden: true },
+    t("account.ledger.more"),
+  );
   const load = async () => {
     try {
       const page = await api.ledger(next ?? undefined);
@@ -184,7 +243,13 @@ function ledgerBox(): HTMLElement {
     }
   };
   more.addEventListener("click", () => void load());
-  const box = h("details", { class: "account-ledger" }, h("summary", null, t("account.ledger")), list, more);
+  const box = h(
+    "details",
+    { class: "account-ledger" },
+    h("summary", null, t("account.ledger")),
+    list,
+    more,
+  );
   box.addEventListener("toggle", () => {
     if ((box as HTMLDetailsElement).open && next === undefined) void load();
   });
@@ -197,7 +262,11 @@ export function accountChip(): HTMLElement {
   const credits = h("span", { "data-testid": "chip-credits" }, "…");
   const chip = h(
     "span",
-    { class: "chip", "data-testid": "account-chip", title: `${t("account.balance")} · ${t("account.credits")}` },
+    {
+      class: "chip",
+      "data-testid": "account-chip",
+      title: `${t("account.balance")} · ${t("account.credits")}`,
+    },
     h("span", { class: "sr-only" }, t("account.balance"), " "),
     balance,
     " · ★",

@@ -68,7 +68,8 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
   }
   if (!res.ok) {
     const d = (data ?? {}) as { code?: string; detail?: unknown };
-    const detail = typeof d.detail === "string" ? d.detail : JSON.stringify(d.detail ?? res.statusText);
+    const detail =
+      typeof d.detail === "string" ? d.detail : JSON.stringify(d.detail ?? res.statusText);
     // The server refuses this page's origin: the page says why (main.ts), not each caller.
     if (d.code === "origin_refused") window.dispatchEvent(new CustomEvent(ORIGIN_REFUSED_EVENT));
     throw new ApiError(res.status, d.code ?? `http_${res.status}`, detail);
@@ -185,7 +186,8 @@ export async function signOutEverywhere(): Promise<void> {
 }
 
 export const sessions = () => call<gen.SessionList>("GET", "/api/sessions");
-export const signOutDevice = (id: string) => call<void>("DELETE", `/api/sessions/${encodeURIComponent(id)}`);
+export const signOutDevice = (id: string) =>
+  call<void>("DELETE", `/api/sessions/${encodeURIComponent(id)}`);
 
 export const getVariants = () => call<Catalogue>("GET", "/api/variants");
 /** Public rooms waiting for players, or (`playing`) the tables being played, to watch. */
@@ -194,15 +196,28 @@ export const lobby = (status: "waiting" | "playing" = "waiting") =>
 /** The rooms not finished where this player holds a seat (practice included), playing first. */
 export const myRooms = () => call<gen.YourRooms>("GET", "/api/players/me/rooms");
 export const createRoom = (s: Partial<RoomSettings>) => call<RoomView>("POST", "/api/rooms", s);
-export const joinByCode = (code: string) => call<RoomView>("POST", "/api/rooms/join-by-code", { code });
+export const joinByCode = (code: string) =>
+  call<RoomView>("POST", "/api/rooms/join-by-code", { code });
 export const getRoom = (id: string, code?: string | null) =>
-  call<RoomView>("GET", `/api/rooms/${encodeURIComponent(id)}${code ? `?code=${encodeURIComponent(code)}` : ""}`);
+  call<RoomView>(
+    "GET",
+    `/api/rooms/${encodeURIComponent(id)}${code ? `?code=${encodeURIComponent(code)}` : ""}`,
+  );
 export const takeSeat = (id: string, seat: number, code?: string | null) =>
-  call<RoomView>("POST", `/api/rooms/${encodeURIComponent(id)}/seats/${seat}`, code ? { code } : {});
-export const leaveSeat = (id: string) => call<RoomView>("POST", `/api/rooms/${encodeURIComponent(id)}/leave`);
-export const startRoom = (id: string) => call<RoomView>("POST", `/api/rooms/${encodeURIComponent(id)}/start`);
+  call<RoomView>(
+    "POST",
+    `/api/rooms/${encodeURIComponent(id)}/seats/${seat}`,
+    code ? { code } : {},
+  );
+export const leaveSeat = (id: string) =>
+  call<RoomView>("POST", `/api/rooms/${encodeURIComponent(id)}/leave`);
+export const startRoom = (id: string) =>
+  call<RoomView>("POST", `/api/rooms/${encodeURIComponent(id)}/start`);
 export const scores = (id: string, code?: string | null) =>
-  call<ScoreSheet>("GET", `/api/rooms/${encodeURIComponent(id)}/scores${code ? `?code=${encodeURIComponent(code)}` : ""}`);
+  call<ScoreSheet>(
+    "GET",
+    `/api/rooms/${encodeURIComponent(id)}/scores${code ? `?code=${encodeURIComponent(code)}` : ""}`,
+  );
 
 // ------------------------------------------------------------------ accounts, the "cont"
 
@@ -228,10 +243,7 @@ export const changePassword = (current: string, next: string) =>
   call<void>("POST", "/api/account/password", { current_password: current, new_password: next });
 
 export const ledger = (before?: number) =>
-  call<gen.LedgerPage>(
-    "GET",
-    `/api/account/ledger?limit=20${before ? `&before=${before}` : ""}`,
-  );
+  call<gen.LedgerPage>("GET", `/api/account/ledger?limit=20${before ? `&before=${before}` : ""}`);
 
 /** Buy joker credits with the balance (`request_id`: a retry buys nothing more). */
 export const buyJokers = (count: number) =>
@@ -300,8 +312,10 @@ export interface RoundRecord {
 }
 
 const roundPath = (room: string, n: number) => `/api/rooms/${encodeURIComponent(room)}/rounds/${n}`;
-export const replay = (room: string, n: number) => call<Replay>("GET", `${roundPath(room, n)}/replay`);
-export const roundRecord = (room: string, n: number) => call<RoundRecord>("GET", `${roundPath(room, n)}/verify`);
+export const replay = (room: string, n: number) =>
+  call<Replay>("GET", `${roundPath(room, n)}/replay`);
+export const roundRecord = (room: string, n: number) =>
+  call<RoundRecord>("GET", `${roundPath(room, n)}/verify`);
 /** The round as a scenario file (a download). */
 export const scenarioUrl = (room: string, n: number) => `${roundPath(room, n)}/scenario`;
 /** The round's published record (a download, for `python -m server.cli verify`). */
@@ -319,7 +333,10 @@ const pageQuery = (cursor: string | null | undefined, limit: number) =>
 
 /** A page of a variant's rating leaderboard (best first). */
 export const ratingBoard = (variant: string, cursor?: string | null, limit = 20) =>
-  call<gen.RatingBoard>("GET", `/api/leaderboards/rating/${encodeURIComponent(variant)}${pageQuery(cursor, limit)}`);
+  call<gen.RatingBoard>(
+    "GET",
+    `/api/leaderboards/rating/${encodeURIComponent(variant)}${pageQuery(cursor, limit)}`,
+  );
 
 /** A page of the balance leaderboard (highest first). */
 export const balanceBoard = (cursor?: string | null, limit = 20) =>

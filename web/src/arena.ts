@@ -20,17 +20,33 @@ function split(payout: number[] | null | undefined): string {
 export function arenaBox(app: App): { box: HTMLElement; update(rooms: api.RoomView[]): void } {
   const list = h("ul", { class: "rooms arena", "data-testid": "arena-rooms" });
   const stake = h("select", { id: "a-stake", "data-testid": "a-stake" });
-  const variant = h("select", { id: "a-variant", "data-testid": "a-variant" }, variants().map((v) => h("option", { value: v.id }, variantName(v.id))));
+  const variant = h(
+    "select",
+    { id: "a-variant", "data-testid": "a-variant" },
+    variants().map((v) => h("option", { value: v.id }, variantName(v.id))),
+  );
   const seats = h("select", { id: "a-seats", "data-testid": "a-seats" });
-  const rounds = h("input", { type: "number", id: "a-rounds", min: 1, max: 50, value: 3, "data-testid": "a-rounds" });
+  const rounds = h("input", {
+    type: "number",
+    id: "a-rounds",
+    min: 1,
+    max: 50,
+    value: 3,
+    "data-testid": "a-rounds",
+  });
   const payoutNote = h("p", { class: "muted" });
   let info: ArenaInfo | null = null;
   const sync = () => {
     const facts = variantFacts(variant.value) ?? variants()[0];
     const want = Number(seats.value) || facts.players.max;
     clear(seats);
-    for (let n = facts.players.min; n <= facts.players.max; n++) seats.append(h("option", { value: n, selected: n === Math.min(facts.players.max, want) }, String(n)));
-    payoutNote.textContent = info ? t("arena.split", { split: split(info.payouts[seats.value]) }) : "";
+    for (let n = facts.players.min; n <= facts.players.max; n++)
+      seats.append(
+        h("option", { value: n, selected: n === Math.min(facts.players.max, want) }, String(n)),
+      );
+    payoutNote.textContent = info
+      ? t("arena.split", { split: split(info.payouts[seats.value]) })
+      : "";
   };
   variant.addEventListener("change", sync);
   seats.addEventListener("change", sync);
@@ -43,7 +59,8 @@ export function arenaBox(app: App): { box: HTMLElement; update(rooms: api.RoomVi
     },
     () => undefined,
   );
-  const field = (id: string, label: string, control: HTMLElement) => h("div", { class: "field" }, h("label", { for: id }, label), control);
+  const field = (id: string, label: string, control: HTMLElement) =>
+    h("div", { class: "field" }, h("label", { for: id }, label), control);
   const form = h(
     "form",
     {
@@ -68,15 +85,35 @@ export function arenaBox(app: App): { box: HTMLElement; update(rooms: api.RoomVi
         }
       },
     },
-    h("div", { class: "grid" }, field("a-stake", t("arena.stake"), stake), field("a-variant", t("settings.variant"), variant), field("a-seats", t("settings.seats"), seats), field("a-rounds", t("arena.rounds"), rounds)),
+    h(
+      "div",
+      { class: "grid" },
+      field("a-stake", t("arena.stake"), stake),
+      field("a-variant", t("settings.variant"), variant),
+      field("a-seats", t("settings.seats"), seats),
+      field("a-rounds", t("arena.rounds"), rounds),
+    ),
     payoutNote,
-    h("button", { type: "submit", class: "primary", "data-testid": "arena-create" }, t("arena.create")),
+    h(
+      "button",
+      { type: "submit", class: "primary", "data-testid": "arena-create" },
+      t("arena.create"),
+    ),
   );
-  const box = h("section", { class: "card arena-box", "aria-label": t("arena.title") }, h("h2", null, t("arena.title")), h("p", { class: "muted" }, t("arena.hint")), list, form);
+  const box = h(
+    "section",
+    { class: "card arena-box", "aria-label": t("arena.title") },
+    h("h2", null, t("arena.title")),
+    h("p", { class: "muted" }, t("arena.hint")),
+    list,
+    form,
+  );
 
   const update = (rooms: api.RoomView[]) => {
     clear(list);
-    const tables = rooms.filter((r) => r.settings.kind === "arena").sort((a, b) => (a.settings.stake ?? 0) - (b.settings.stake ?? 0));
+    const tables = rooms
+      .filter((r) => r.settings.kind === "arena")
+      .sort((a, b) => (a.settings.stake ?? 0) - (b.settings.stake ?? 0));
     if (!tables.length) list.append(h("li", { class: "muted" }, t("arena.none")));
     for (const r of tables) {
       const st = r.settings.stake ?? 0;
@@ -87,9 +124,21 @@ export function arenaBox(app: App): { box: HTMLElement; update(rooms: api.RoomVi
           { class: "room-item", "data-testid": `arena-${r.id}` },
           h("span", { class: "room-state playing" }, t("arena.stake.n", { n: st })),
           h("span", { class: "room-name" }, variantName(r.settings.variant)),
-          h("span", { class: "muted" }, tParts("lobby.room.by", { name: nameEl(r.owner.display_name) })),
+          h(
+            "span",
+            { class: "muted" },
+            tParts("lobby.room.by", { name: nameEl(r.owner.display_name) }),
+          ),
           h("span", { class: "muted" }, t("lobby.room.seats", { taken, seats: r.seats.length })),
-          h("span", { class: "muted" }, [endText(r.settings.end), t("arena.pot", { n: st * r.seats.length }), t("arena.split", { split: split(r.settings.payout) })].join(" · ")),
+          h(
+            "span",
+            { class: "muted" },
+            [
+              endText(r.settings.end),
+              t("arena.pot", { n: st * r.seats.length }),
+              t("arena.split", { split: split(r.settings.payout) }),
+            ].join(" · "),
+          ),
           joinButton(app, r),
         ),
       );

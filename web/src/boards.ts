@@ -18,7 +18,17 @@ function topbar(app: App, title: string): HTMLElement {
   return h(
     "header",
     { class: "topbar" },
-    h("button", { type: "button", class: "icon back", "aria-label": t("common.back"), "data-testid": "back", onclick: () => app.go("#/") }, "←"),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "icon back",
+        "aria-label": t("common.back"),
+        "data-testid": "back",
+        onclick: () => app.go("#/"),
+      },
+      "←",
+    ),
     h("h1", null, title),
     h("span", { class: "spacer" }),
     app.player ? accountChip() : null,
@@ -59,7 +69,7 @@ export function renderLeaderboard(app: App, which: string): Page {
   const draw = () => {
     clear(app.root);
     const ids = variants().map((v) => v.id);
-    const tab = which === "balance" || ids.includes(which) ? which : ids[0] ?? "balance";
+    const tab = which === "balance" || ids.includes(which) ? which : (ids[0] ?? "balance");
     const tabs = h(
       "nav",
       { class: "tabs", "aria-label": t("board.tabs"), "data-testid": "board-tabs" },
@@ -77,8 +87,16 @@ export function renderLeaderboard(app: App, which: string): Page {
       ),
     );
     const body = h("tbody", { "data-testid": "board-rows" });
-    const more = h("button", { type: "button", hidden: true, "data-testid": "board-more" }, t("board.more"));
-    const empty = h("p", { class: "muted", hidden: true, "data-testid": "board-empty" }, t("board.empty"));
+    const more = h(
+      "button",
+      { type: "button", hidden: true, "data-testid": "board-more" },
+      t("board.more"),
+    );
+    const empty = h(
+      "p",
+      { class: "muted", hidden: true, "data-testid": "board-empty" },
+      t("board.empty"),
+    );
     const head =
       tab === "balance"
         ? [t("board.place"), t("board.player"), t("board.balanceCol")]
@@ -86,22 +104,35 @@ export function renderLeaderboard(app: App, which: string): Page {
     const table = h(
       "table",
       { class: "board", "data-testid": "board" },
-      h("caption", null, tab === "balance" ? t("board.balance.caption") : t("board.rating.caption", { variant: variantName(tab) })),
-      h("thead", null, h("tr", null, head.map((x) => h("th", { scope: "col" }, x)))),
+      h(
+        "caption",
+        null,
+        tab === "balance"
+          ? t("board.balance.caption")
+          : t("board.rating.caption", { variant: variantName(tab) }),
+      ),
+      h(
+        "thead",
+        null,
+        h(
+          "tr",
+          null,
+          head.map((x) => h("th", { scope: "col" }, x)),
+        ),
+      ),
       body,
     );
     let cursor: string | null = null;
     const load = async () => {
       more.disabled = true;
       try {
-        const page = tab === "balance" ? await api.balanceBoard(cursor) : await api.ratingBoard(tab, cursor);
+        const page =
+          tab === "balance" ? await api.balanceBoard(cursor) : await api.ratingBoard(tab, cursor);
         if (disposed) return;
         for (const row of page.rows as (api.RatingRow | api.BalanceRow)[]) {
           const me = app.player?.id === row.player_id;
           const cells =
-            "balance" in row
-              ? [String(row.balance)]
-              : [fmtRating(row.rating), String(row.matches)];
+            "balance" in row ? [String(row.balance)] : [fmtRating(row.rating), String(row.matches)];
           body.append(
             h(
               "tr",
@@ -128,7 +159,14 @@ export function renderLeaderboard(app: App, which: string): Page {
         { class: "lobby boards", "data-testid": "leaderboard" },
         topbar(app, t("board.title")),
         tabs,
-        h("section", { class: "card" }, table, empty, more, tab === "balance" ? null : h("p", { class: "muted small" }, t("board.rating.hint"))),
+        h(
+          "section",
+          { class: "card" },
+          table,
+          empty,
+          more,
+          tab === "balance" ? null : h("p", { class: "muted small" }, t("board.rating.hint")),
+        ),
       ),
     );
     void load();
@@ -157,7 +195,10 @@ function ratingLine(points: api.RatingPoint[]): SVGElement {
   const lo = Math.min(...values);
   const hi = Math.max(...values);
   const span = hi - lo || 1;
-  const xy = values.map((v, i) => [(i / Math.max(1, values.length - 1)) * (w - 8) + 4, hgt - 4 - ((v - lo) / span) * (hgt - 8)]);
+  const xy = values.map((v, i) => [
+    (i / Math.max(1, values.length - 1)) * (w - 8) + 4,
+    hgt - 4 - ((v - lo) / span) * (hgt - 8),
+  ]);
   const line = document.createElementNS(ns, "polyline");
   line.setAttribute("points", xy.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" "));
   svg.append(line);
@@ -169,7 +210,11 @@ export function renderProfile(app: App, playerId: string): Page {
   let disposed = false;
   const draw = () => {
     clear(app.root);
-    const main = h("main", { class: "lobby profile", "data-testid": "profile" }, topbar(app, t("profile.title")));
+    const main = h(
+      "main",
+      { class: "lobby profile", "data-testid": "profile" },
+      topbar(app, t("profile.title")),
+    );
     app.root.append(main);
     api.profile(playerId).then(
       (p) => {
@@ -179,14 +224,30 @@ export function renderProfile(app: App, playerId: string): Page {
             "section",
             { class: "card" },
             h("h2", { "data-testid": "profile-name" }, nameEl(p.display_name)),
-            h("p", { class: "muted" }, t("profile.since", { date: new Date(p.created_at).toLocaleDateString() }), " · ", t("account.balance"), " ", h("strong", { "data-testid": "profile-balance" }, String(p.balance))),
+            h(
+              "p",
+              { class: "muted" },
+              t("profile.since", { date: new Date(p.created_at).toLocaleDateString() }),
+              " · ",
+              t("account.balance"),
+              " ",
+              h("strong", { "data-testid": "profile-balance" }, String(p.balance)),
+            ),
           ),
         );
-        if (!p.variants.length) main.append(h("section", { class: "card muted", "data-testid": "profile-none" }, t("profile.none")));
+        if (!p.variants.length)
+          main.append(
+            h("section", { class: "card muted", "data-testid": "profile-none" }, t("profile.none")),
+          );
         for (const v of p.variants) {
           const history = p.history.filter((x) => x.variant === v.variant).reverse();
           const fig = (key: string, value: string) =>
-            h("div", { class: "fig", "data-testid": `fig-${v.variant}-${key}` }, h("dt", null, t(`profile.${key}`)), h("dd", null, value));
+            h(
+              "div",
+              { class: "fig", "data-testid": `fig-${v.variant}-${key}` },
+              h("dt", null, t(`profile.${key}`)),
+              h("dd", null, value),
+            );
           main.append(
             h(
               "section",
@@ -199,7 +260,10 @@ export function renderProfile(app: App, playerId: string): Page {
                 fig("matches", String(v.matches)),
                 fig("wins", String(v.wins)),
                 fig("rounds", String(v.rounds)),
-                fig("average", v.average_round_score === null ? "—" : v.average_round_score.toFixed(1)),
+                fig(
+                  "average",
+                  v.average_round_score === null ? "—" : v.average_round_score.toFixed(1),
+                ),
                 fig("openings", pct(v.opening_rate)),
                 fig("goingOut", pct(v.going_out_rate)),
               ),
@@ -208,7 +272,11 @@ export function renderProfile(app: App, playerId: string): Page {
                 ? h(
                     "p",
                     { class: "muted small spark-caption" },
-                    t("profile.history.aria", { from: fmtRating(history[0].rating_before), to: fmtRating(history[history.length - 1].rating), n: history.length }),
+                    t("profile.history.aria", {
+                      from: fmtRating(history[0].rating_before),
+                      to: fmtRating(history[history.length - 1].rating),
+                      n: history.length,
+                    }),
                   )
                 : null,
             ),
@@ -234,7 +302,11 @@ export function renderProfile(app: App, playerId: string): Page {
 
 function matchesBox(playerId: string, gone: () => boolean): HTMLElement {
   const list = h("ul", { class: "matches", "data-testid": "profile-matches" });
-  const more = h("button", { type: "button", hidden: true, "data-testid": "matches-more" }, t("board.more"));
+  const more = h(
+    "button",
+    { type: "button", hidden: true, "data-testid": "matches-more" },
+    t("board.more"),
+  );
   let cursor: string | null = null;
   const load = async () => {
     more.disabled = true;
@@ -250,13 +322,27 @@ function matchesBox(playerId: string, gone: () => boolean): HTMLElement {
           h(
             "li",
             { "data-testid": "match" },
-            h("span", { class: `badge ${m.won ? "won" : ""}` }, m.won ? t("profile.won") : t("profile.lost")),
+            h(
+              "span",
+              { class: `badge ${m.won ? "won" : ""}` },
+              m.won ? t("profile.won") : t("profile.lost"),
+            ),
             " ",
             h("strong", null, variantName(m.variant)),
             " ",
-            h("span", null, t("profile.match.score", { total: m.totals[m.seat] ?? 0, rounds: m.rounds_played })),
+            h(
+              "span",
+              null,
+              t("profile.match.score", { total: m.totals[m.seat] ?? 0, rounds: m.rounds_played }),
+            ),
             " ",
-            h("span", { class: "muted" }, t("profile.match.with", { others }), " · ", new Date(m.finished_at).toLocaleDateString()),
+            h(
+              "span",
+              { class: "muted" },
+              t("profile.match.with", { others }),
+              " · ",
+              new Date(m.finished_at).toLocaleDateString(),
+            ),
             // Each finished round's replay (replay.ts).
             m.rounds_played > 0
               ? h(
@@ -265,14 +351,24 @@ function matchesBox(playerId: string, gone: () => boolean): HTMLElement {
                   " · ",
                   t("profile.match.replays"),
                   Array.from({ length: m.rounds_played }, (_, i) =>
-                    h("a", { href: replayHash(m.room_id, i + 1), "data-testid": `match-replay-${m.room_id}-${i + 1}`, "aria-label": t("scores.replay", { n: i + 1 }), title: t("scores.replay", { n: i + 1 }) }, String(i + 1)),
+                    h(
+                      "a",
+                      {
+                        href: replayHash(m.room_id, i + 1),
+                        "data-testid": `match-replay-${m.room_id}-${i + 1}`,
+                        "aria-label": t("scores.replay", { n: i + 1 }),
+                        title: t("scores.replay", { n: i + 1 }),
+                      },
+                      String(i + 1),
+                    ),
                   ),
                 )
               : null,
           ),
         );
       }
-      if (!list.children.length) list.append(h("li", { class: "muted" }, t("profile.matches.none")));
+      if (!list.children.length)
+        list.append(h("li", { class: "muted" }, t("profile.matches.none")));
       cursor = page.next_cursor;
       more.hidden = cursor === null;
     } catch (err) {
@@ -285,4 +381,3 @@ function matchesBox(playerId: string, gone: () => boolean): HTMLElement {
   void load();
   return h("section", { class: "card" }, h("h3", null, t("profile.matches")), list, more);
 }
-

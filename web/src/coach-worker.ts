@@ -45,7 +45,13 @@ export type CoachFromWorker =
   | { kind: "coach_start"; id: number; total: number; round: CoachRound }
   | { kind: "coach_decision"; id: number; decision: CoachDecision; done: number; total: number }
   | { kind: "coach_end"; id: number; stopped: boolean }
-  | { kind: "coach_hint"; id: number; action: Record<string, unknown>; text: { en: string; ro: string }; marked: { en: string; ro: string } }
+  | {
+      kind: "coach_hint";
+      id: number;
+      action: Record<string, unknown>;
+      text: { en: string; ro: string };
+      marked: { en: string; ro: string };
+    }
   | { kind: "coach_failed"; id: number; code: string; message: string };
 
 /** What the worker lends the coach. */
@@ -69,7 +75,10 @@ export function coachMessage(m: { kind: string }, host: CoachHost): boolean {
   return true;
 }
 
-function practiceRound(coach: { practice_round(session: unknown): string | undefined | null }, host: CoachHost): CoachRound | null {
+function practiceRound(
+  coach: { practice_round(session: unknown): string | undefined | null },
+  host: CoachHost,
+): CoachRound | null {
   const session = host.session();
   if (!session) return null;
   const text = coach.practice_round(session);
@@ -78,18 +87,31 @@ function practiceRound(coach: { practice_round(session: unknown): string | undef
 
 const pause = () => new Promise((r) => setTimeout(r, 0));
 
-async function review(m: Extract<CoachToWorker, { kind: "coach" }>, host: CoachHost): Promise<void> {
+async function review(
+  m: Extract<CoachToWorker, { kind: "coach" }>,
+  host: CoachHost,
+): Promise<void> {
   try {
     const api = await host.api();
     const coach = api.pyimport("server.bots.coach");
     const round = m.round ?? practiceRound(coach, host);
     if (!round) {
       coach.destroy();
-      host.post({ kind: "coach_failed", id: m.id, code: "no_round", message: "no finished round to review" });
+      host.post({
+        kind: "coach_failed",
+        id: m.id,
+        code: "no_round",
+        message: "no finished round to review",
+      });
       return;
     }
     const total = round.log.filter(([s]) => s === m.seat).length;
-    const gen = coach.review_json(JSON.stringify(round), m.seat, () => performance.now() / 1000, m.budget);
+    const gen = coach.review_json(
+      JSON.stringify(round),
+      m.seat,
+      () => performance.now() / 1000,
+      m.budget,
+    );
     host.post({ kind: "coach_start", id: m.id, total, round });
     let done = 0;
     try {
@@ -99,7 +121,13 @@ async function review(m: Extract<CoachToWorker, { kind: "coach" }>, host: CoachH
         const r = gen.next() as { done: boolean; value: string };
         if (r.done) break;
         done += 1;
-        host.post({ kind: "coach_decision", id: m.id, decision: JSON.parse(r.value) as CoachDecision, done, total });
+        host.post({
+          kind: "coach_decision",
+          id: m.id,
+          decision: JSON.parse(r.value) as CoachDecision,
+          done,
+          total,
+        });
       }
     } finally {
       gen.destroy();
@@ -108,18 +136,35 @@ async function review(m: Extract<CoachToWorker, { kind: "coach" }>, host: CoachH
     host.post({ kind: "coach_end", id: m.id, stopped: stopped.delete(m.id) });
   } catch (err) {
     const text = String(err).split("\n").filter(Boolean).pop() ?? "";
-    host.post({ kind: "coach_failed", id: m.id, code: text.includes("round_not_finished") ? "round_not_finished" : "internal_error", message: text });
+    host.post({
+      kind: "coach_failed",
+      id: m.id,
+      code: text.includes("round_not_finished") ? "round_not_finished" : "internal_error",
+      message: text,
+    });
   }
 }
 
-async function hint(m: Extract<CoachToWorker, { kind: "coach_hint" }>, host: CoachHost): Promise<void> {
+async function hint(
+  m: Extract<CoachToWorker, { kind: "coach_hint" }>,
+  host: CoachHost,
+): Promise<void> {
   try {
     const api = await host.api();
     const coach = api.pyimport("server.bots.coach");
-    const out = JSON.parse(coach.hint_json(JSON.stringify(m.view)) as string) as { action: Record<string, unknown>; text: { en: string; ro: string }; marked: { en: string; ro: string } };
+    const out = JSON.parse(coach.hint_json(JSON.stringify(m.view)) as string) as {
+      action: Record<string, unknown>;
+      text: { en: string; ro: string };
+      marked: { en: string; ro: string };
+    };
     coach.destroy();
     host.post({ kind: "coach_hint", id: m.id, ...out });
   } catch (err) {
-    host.post({ kind: "coach_failed", id: m.id, code: "internal_error", message: String(err).split("\n").filter(Boolean).pop() ?? "" });
+    host.post({
+      kind: "coach_failed",
+      id: m.id,
+      code: "internal_error",
+      message: String(err).split("\n").filter(Boolean).pop() ?? "",
+    });
   }
 }

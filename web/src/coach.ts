@@ -66,7 +66,11 @@ export class CoachRun {
 }
 
 /** Python's words in the page's language, tiles written as the page writes them. */
-function words(text: { en?: string; ro?: string }, marked: { en?: string; ro?: string } | undefined, faces: Faces): string {
+function words(
+  text: { en?: string; ro?: string },
+  marked: { en?: string; ro?: string } | undefined,
+  faces: Faces,
+): string {
   const m = getLang() === "en" ? marked?.en : marked?.ro;
   if (m) return m.replace(/\{t:(\d+)\}/g, (_, id: string) => tileShort(faces, Number(id)));
   return (getLang() === "en" ? text.en : text.ro) ?? "";
@@ -80,7 +84,11 @@ function sentence(d: CoachDecision, faces: Faces): string {
 /** The review panel: seat, start/stop, progress, the flagged decisions. `jump(d)` shows a
  * decision; `changed()` after each new flag (the timeline's marks). */
 class ReviewPanel {
-  readonly el = h("section", { class: "card coach", "data-testid": "coach", "aria-live": "polite" });
+  readonly el = h("section", {
+    class: "card coach",
+    "data-testid": "coach",
+    "aria-live": "polite",
+  });
   flags: CoachDecision[] = [];
   private run: CoachRun | null = null;
   private status = "";
@@ -136,12 +144,17 @@ class ReviewPanel {
       end: (stopped) => {
         this.run = null;
         this.finished = true;
-        this.status = stopped ? t("coach.stopped", { done: this.done, total: this.total }) : this.flags.length ? t("coach.done", { n: this.flags.length }) : t("coach.none");
+        this.status = stopped
+          ? t("coach.stopped", { done: this.done, total: this.total })
+          : this.flags.length
+            ? t("coach.done", { n: this.flags.length })
+            : t("coach.none");
         this.draw();
       },
       failed: (code, message) => {
         this.run = null;
-        this.status = code === "round_not_finished" ? t("replay.notFinished") : t("coach.failed", { message });
+        this.status =
+          code === "round_not_finished" ? t("replay.notFinished") : t("coach.failed", { message });
         this.draw();
       },
     });
@@ -175,11 +188,20 @@ class ReviewPanel {
                   this.opts.seat = Number((e.target as HTMLSelectElement).value);
                 },
               },
-              this.opts.seats.map((s) => h("option", { value: String(s.seat), selected: s.seat === this.opts.seat }, s.name)),
+              this.opts.seats.map((s) =>
+                h("option", { value: String(s.seat), selected: s.seat === this.opts.seat }, s.name),
+              ),
             ),
           )
         : null;
-    const progress = this.total ? h("progress", { class: "coach-progress", max: this.total, value: this.done, "data-testid": "coach-progress" }) : null;
+    const progress = this.total
+      ? h("progress", {
+          class: "coach-progress",
+          max: this.total,
+          value: this.done,
+          "data-testid": "coach-progress",
+        })
+      : null;
     el.append(
       h("h2", { hidden: this.opts.showPosition }, t("coach.title")), // the practice's dialog has its own
       h("p", { class: "muted small-print" }, t("coach.about")),
@@ -188,28 +210,67 @@ class ReviewPanel {
         { class: "row coach-controls" },
         seatSelect,
         this.running
-          ? h("button", { type: "button", "data-testid": "coach-stop", onclick: () => this.stop() }, t("coach.stop"))
-          : h("button", { type: "button", class: "primary", "data-testid": "coach-start", onclick: () => void this.begin() }, this.finished ? t("coach.again") : t("coach.start")),
+          ? h(
+              "button",
+              { type: "button", "data-testid": "coach-stop", onclick: () => this.stop() },
+              t("coach.stop"),
+            )
+          : h(
+              "button",
+              {
+                type: "button",
+                class: "primary",
+                "data-testid": "coach-start",
+                onclick: () => void this.begin(),
+              },
+              this.finished ? t("coach.again") : t("coach.start"),
+            ),
         progress,
         h("span", { class: "muted", "data-testid": "coach-status" }, this.status),
       ),
     );
     if (this.flags.length) {
       el.append(
-          h(
-            "ol",
-            { class: "coach-flags", "data-testid": "coach-flags" },
-            this.flags.map((d) =>
+        h(
+          "ol",
+          { class: "coach-flags", "data-testid": "coach-flags" },
+          this.flags.map((d) =>
+            h(
+              "li",
+              {
+                class: "coach-flag",
+                "data-testid": `coach-flag-${d.index}`,
+                "data-step": d.index + 1,
+              },
               h(
-                "li",
-                { class: "coach-flag", "data-testid": `coach-flag-${d.index}`, "data-step": d.index + 1 },
-                h("p", null, h("strong", null, t("coach.move", { n: d.index + 1 })), " ", sentence(d, this.opts.faces())),
-                h("p", { class: "muted small-print" }, t("coach.points", { cost: Math.round(d.cost), se: Math.round(d.se), worlds: d.worlds })),
-                this.opts.showPosition ? position(d, this.opts.faces()) : null,
-                h("button", { type: "button", "data-testid": `coach-go-${d.index}`, onclick: () => this.opts.jump(d) }, t("coach.go")),
+                "p",
+                null,
+                h("strong", null, t("coach.move", { n: d.index + 1 })),
+                " ",
+                sentence(d, this.opts.faces()),
+              ),
+              h(
+                "p",
+                { class: "muted small-print" },
+                t("coach.points", {
+                  cost: Math.round(d.cost),
+                  se: Math.round(d.se),
+                  worlds: d.worlds,
+                }),
+              ),
+              this.opts.showPosition ? position(d, this.opts.faces()) : null,
+              h(
+                "button",
+                {
+                  type: "button",
+                  "data-testid": `coach-go-${d.index}`,
+                  onclick: () => this.opts.jump(d),
+                },
+                t("coach.go"),
               ),
             ),
           ),
+        ),
       );
     }
   }
@@ -220,13 +281,40 @@ function position(d: CoachDecision, faces: Faces): HTMLElement {
   return h(
     "div",
     { class: "coach-position" },
-    h("div", null, h("span", { class: "muted" }, t("coach.hand")), " ", h("span", { class: "tiles-line" }, d.hand.map((x) => tileEl(faces, x, { small: true })))),
-    h("div", null, h("span", { class: "muted" }, t("table.row")), " ", h("span", { class: "tiles-line" }, d.row.length ? d.row.map((x) => tileEl(faces, x, { small: true })) : "—")),
+    h(
+      "div",
+      null,
+      h("span", { class: "muted" }, t("coach.hand")),
+      " ",
+      h(
+        "span",
+        { class: "tiles-line" },
+        d.hand.map((x) => tileEl(faces, x, { small: true })),
+      ),
+    ),
+    h(
+      "div",
+      null,
+      h("span", { class: "muted" }, t("table.row")),
+      " ",
+      h(
+        "span",
+        { class: "tiles-line" },
+        d.row.length ? d.row.map((x) => tileEl(faces, x, { small: true })) : "—",
+      ),
+    ),
   );
 }
 
 /** Marks of flagged decisions along a timeline of `last` steps; a click jumps there. */
-function marksEl(el: HTMLElement, flags: CoachDecision[], last: number, current: number, jump: (d: CoachDecision) => void, faces: Faces): void {
+function marksEl(
+  el: HTMLElement,
+  flags: CoachDecision[],
+  last: number,
+  current: number,
+  jump: (d: CoachDecision) => void,
+  faces: Faces,
+): void {
   clear(el);
   el.hidden = flags.length === 0;
   for (const d of flags) {
@@ -269,7 +357,13 @@ export class ReplayCoach {
       seat: mySeat,
       round: async () => {
         const r = await record();
-        return { variant: data.variant, players: data.players, deal: r.deal, options: data.options, log: r.actions };
+        return {
+          variant: data.variant,
+          players: data.players,
+          deal: r.deal,
+          options: data.options,
+          log: r.actions,
+        };
       },
       jump: (d) => this.go(d.index + 1),
       changed: () => this.drawMarks(),
@@ -293,7 +387,14 @@ export class ReplayCoach {
   }
 
   private drawMarks(): void {
-    marksEl(this.marks, this.panel.flags, this.last, this.current, (d) => this.go(d.index + 1), this.faces());
+    marksEl(
+      this.marks,
+      this.panel.flags,
+      this.last,
+      this.current,
+      (d) => this.go(d.index + 1),
+      this.faces(),
+    );
   }
 }
 
@@ -301,21 +402,52 @@ export class ReplayCoach {
 
 /** The practice table's coach buttons (room.ts, offline practice only, never online):
  * the hint on the player's turn, the review once the round is over. */
-export function practiceCoachButtons(view: () => import("./types").SeatView | null, faces: () => Faces): HTMLElement[] {
+export function practiceCoachButtons(
+  view: () => import("./types").SeatView | null,
+  faces: () => Faces,
+): HTMLElement[] {
   const v = view();
   if (!v || v.seat === null) return [];
   const mine = !v.over && v.turn === v.seat;
   const out: HTMLElement[] = [];
   if (mine) {
-    out.push(h("button", { type: "button", class: "coach-hint-btn", "data-testid": "coach-hint", title: t("coach.hint.title"), onclick: () => void showHint(v, faces()) }, `💡 ${t("coach.hint")}`));
+    out.push(
+      h(
+        "button",
+        {
+          type: "button",
+          class: "coach-hint-btn",
+          "data-testid": "coach-hint",
+          title: t("coach.hint.title"),
+          onclick: () => void showHint(v, faces()),
+        },
+        `💡 ${t("coach.hint")}`,
+      ),
+    );
   }
   if (v.over) {
-    out.push(h("button", { type: "button", class: "coach-review-btn", "data-testid": "coach-review", onclick: () => openPracticeReview(v.seat ?? 0, faces()) }, t("coach.review")));
+    out.push(
+      h(
+        "button",
+        {
+          type: "button",
+          class: "coach-review-btn",
+          "data-testid": "coach-review",
+          onclick: () => openPracticeReview(v.seat ?? 0, faces()),
+        },
+        t("coach.review"),
+      ),
+    );
   }
   return out;
 }
 
-function overlay(id: string, title: string, body: HTMLElement, onClose: () => void = () => undefined): HTMLElement {
+function overlay(
+  id: string,
+  title: string,
+  body: HTMLElement,
+  onClose: () => void = () => undefined,
+): HTMLElement {
   document.getElementById(id)?.remove();
   const close = () => {
     box.remove();
@@ -324,7 +456,22 @@ function overlay(id: string, title: string, body: HTMLElement, onClose: () => vo
   const box = h(
     "div",
     { id, class: "coach-overlay", role: "dialog", "aria-label": title, "data-testid": id },
-    h("div", { class: "card coach-dialog" }, h("div", { class: "row" }, h("h2", null, title), h("span", { class: "spacer" }), h("button", { type: "button", "data-testid": `${id}-close`, onclick: close }, t("coach.close"))), body),
+    h(
+      "div",
+      { class: "card coach-dialog" },
+      h(
+        "div",
+        { class: "row" },
+        h("h2", null, title),
+        h("span", { class: "spacer" }),
+        h(
+          "button",
+          { type: "button", "data-testid": `${id}-close`, onclick: close },
+          t("coach.close"),
+        ),
+      ),
+      body,
+    ),
   );
   document.body.append(box);
   return box;
@@ -340,7 +487,8 @@ async function showHint(view: import("./types").SeatView, faces: Faces): Promise
     if (!("id" in m) || m.id !== id) return;
     w.removeEventListener("message", on);
     if (m.kind === "coach_hint") text.textContent = words(m.text, m.marked, faces);
-    else if (m.kind === "coach_failed") text.textContent = t("coach.failed", { message: m.message });
+    else if (m.kind === "coach_failed")
+      text.textContent = t("coach.failed", { message: m.message });
   };
   w.addEventListener("message", on);
   w.postMessage({ kind: "coach_hint", id, view } satisfies CoachToWorker);
@@ -353,7 +501,9 @@ function openPracticeReview(seat: number, faces: Faces): void {
   const jump = (d: CoachDecision) => {
     shown = d;
     marksEl(marks, panel.flags, last, d.index + 1, jump, faces);
-    document.querySelector(`[data-testid="coach-flag-${d.index}"]`)?.scrollIntoView({ block: "nearest" });
+    document
+      .querySelector(`[data-testid="coach-flag-${d.index}"]`)
+      ?.scrollIntoView({ block: "nearest" });
   };
   const panel = new ReviewPanel({
     faces: () => faces,

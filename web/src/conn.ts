@@ -13,7 +13,15 @@
 // is left at once for a new one, which the load balancer gives to another node.
 
 import { reconnectDelay } from "./backoff";
-import type { Ack, ActionMessage, ClientMessage, QueryMessage, QueryResult, RackMessage, ServerMessage } from "./protocol.gen";
+import type {
+  Ack,
+  ActionMessage,
+  ClientMessage,
+  QueryMessage,
+  QueryResult,
+  RackMessage,
+  ServerMessage,
+} from "./protocol.gen";
 
 export interface ServerError {
   code: string;
@@ -26,7 +34,10 @@ export interface ServerError {
 export const RETRY_TRIES = 4;
 
 /** A message that gets an answer for its seq (the seq is added here). */
-export type Request = Omit<ActionMessage, "seq"> | Omit<RackMessage, "seq"> | Omit<QueryMessage, "seq">;
+export type Request =
+  | Omit<ActionMessage, "seq">
+  | Omit<RackMessage, "seq">
+  | Omit<QueryMessage, "seq">;
 export type Answer = Ack | QueryResult;
 
 interface Waiter {
@@ -58,7 +69,10 @@ let fallbackDevice: string | null = null;
 function randomId(): string {
   const bytes = new Uint8Array(12);
   crypto.getRandomValues(bytes);
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 /** This tab's device id: random, kept in sessionStorage (each tab has its own; a reload
@@ -238,16 +252,19 @@ export class RoomConnection implements Transport {
   }
 
   private dispatch(msg: ServerMessage): void {
-    if ((msg.type === "ack" || msg.type === "error" || msg.type === "query_result") && typeof msg.seq === "number") {
+    if (
+      (msg.type === "ack" || msg.type === "error" || msg.type === "query_result") &&
+      typeof msg.seq === "number"
+    ) {
       const w = this.waiters.get(msg.seq);
       if (w) {
         this.waiters.delete(msg.seq);
         window.clearTimeout(w.timer);
         if (msg.type === "error") {
-          const hint = typeof msg.retry_after_ms === "number" ? { retryAfterMs: msg.retry_after_ms } : {};
+          const hint =
+            typeof msg.retry_after_ms === "number" ? { retryAfterMs: msg.retry_after_ms } : {};
           w.reject({ code: msg.code, message: msg.message ?? "", ...hint });
-        }
-        else w.resolve(msg);
+        } else w.resolve(msg);
         return; // the requester handles its answer
       }
       if (msg.type !== "error") return;

@@ -22,7 +22,10 @@ export function h<K extends keyof HTMLElementTagNameMap>(
         Object.assign(el.style, v);
       } else if (v === true) {
         el.setAttribute(k, "");
-      } else if (k === "value" && (el instanceof HTMLInputElement || el instanceof HTMLSelectElement)) {
+      } else if (
+        k === "value" &&
+        (el instanceof HTMLInputElement || el instanceof HTMLSelectElement)
+      ) {
         el.value = String(v);
       } else {
         el.setAttribute(k, String(v));
@@ -73,5 +76,8 @@ export function toast(text: string, kind: "error" | "info" = "error", detail?: s
   el.appendChild(h("div", { class: "toast-text" }, text));
   if (detail && detail !== text) el.appendChild(h("div", { class: "toast-detail" }, detail));
   window.clearTimeout(toastTimer);
-  toastTimer = window.setTimeout(() => el!.classList.remove("show"), kind === "error" ? 6000 : 2500);
+  toastTimer = window.setTimeout(
+    () => el!.classList.remove("show"),
+    kind === "error" ? 6000 : 2500,
+  );
 }

@@ -28,8 +28,20 @@ export function showElsewhere(takeBack: () => void): void {
   document.body.append(
     h(
       "div",
-      { id: ID, class: "elsewhere", role: "alertdialog", "aria-live": "assertive", "data-testid": "played-elsewhere" },
-      h("div", { class: "card" }, h("p", null, t("room.elsewhere")), h("p", { class: "muted" }, t("room.elsewhere.hint")), button),
+      {
+        id: ID,
+        class: "elsewhere",
+        role: "alertdialog",
+        "aria-live": "assertive",
+        "data-testid": "played-elsewhere",
+      },
+      h(
+        "div",
+        { class: "card" },
+        h("p", null, t("room.elsewhere")),
+        h("p", { class: "muted" }, t("room.elsewhere.hint")),
+        button,
+      ),
     ),
   );
   button.focus();
@@ -42,8 +54,19 @@ export function showOriginRefused(): void {
   document.body.append(
     h(
       "div",
-      { id: ID, class: "elsewhere", role: "alertdialog", "aria-live": "assertive", "data-testid": "origin-refused" },
-      h("div", { class: "card" }, h("p", null, t("room.origin")), h("p", { class: "muted" }, t("room.origin.hint", { origin: location.origin }))),
+      {
+        id: ID,
+        class: "elsewhere",
+        role: "alertdialog",
+        "aria-live": "assertive",
+        "data-testid": "origin-refused",
+      },
+      h(
+        "div",
+        { class: "card" },
+        h("p", null, t("room.origin")),
+        h("p", { class: "muted" }, t("room.origin.hint", { origin: location.origin })),
+      ),
     ),
   );
 }

@@ -6,7 +6,8 @@ type Dict = Record<string, string>;
 
 const ro: Dict = {
   "practice.title": "Antrenament pe acest dispozitiv",
-  "practice.hint": "Se joacă în întregime pe dispozitivul tău, împotriva unor boți, fără nicio conexiune. Regulile și boții sunt aceiași ca pe server.",
+  "practice.hint":
+    "Se joacă în întregime pe dispozitivul tău, împotriva unor boți, fără nicio conexiune. Regulile și boții sunt aceiași ca pe server.",
   "practice.players": "Jucători",
   "practice.bot": "Bot {n}",
   "practice.bot.level": "Nivelul botului {n}",
@@ -25,7 +26,8 @@ const ro: Dict = {
   "err.no_game": "Niciun meci de antrenament nu e păstrat pe acest dispozitiv.",
   // The Arena and tournaments (web/src/arena.ts, web/src/tournament.ts).
   "arena.title": "Arena",
-  "arena.hint": "Fiecare loc pune o miză din cont când începe meciul. Rundele contează doar pentru clasament; potul merge la cei mai buni.",
+  "arena.hint":
+    "Fiecare loc pune o miză din cont când începe meciul. Rundele contează doar pentru clasament; potul merge la cei mai buni.",
   "arena.none": "Nicio masă de Arena nu așteaptă acum.",
   "arena.stake": "Miza",
   "arena.stake.n": "Miză {n}",
@@ -34,7 +36,8 @@ const ro: Dict = {
   "arena.create": "Deschide o masă de Arena",
   "arena.rounds": "Runde",
   "tour.title": "Turnee",
-  "tour.hint": "Taxa de intrare se ia din cont. Rundele contează doar pentru clasamentul turneului; premiile se dau la final, din taxe.",
+  "tour.hint":
+    "Taxa de intrare se ia din cont. Rundele contează doar pentru clasamentul turneului; premiile se dau la final, din taxe.",
   "tour.none": "Niciun turneu deschis acum.",
   "tour.sitngo": "Sit & Go · {n} jucători",
   "tour.scheduled": "Turneul de la {time}",
@@ -71,7 +74,8 @@ const ro: Dict = {
   "tour.entries": "Jucători înscriși",
   "tour.entries.none": "Nimeni nu s-a înscris încă.",
   "tour.tables": "{variant} · mese de {seats} · runde pe masă: {rounds}",
-  "tour.rules": "Rundele contează doar pentru clasamentul turneului, niciodată pentru cont. Un jucător care nu vine la masă e jucat de un bot.",
+  "tour.rules":
+    "Rundele contează doar pentru clasamentul turneului, niciodată pentru cont. Un jucător care nu vine la masă e jucat de un bot.",
   "tour.you": "tu",
   "account.reason.arena_stake": "Miză în Arena",
   "account.reason.arena_pot": "Pot câștigat în Arena",
@@ -82,7 +86,8 @@ const ro: Dict = {
   "err.registration_closed": "Înscrierile la acest turneu s-au încheiat.",
   "err.tournament_full": "Toate locurile turneului sunt ocupate.",
   "offline.title": "Fără conexiune",
-  "offline.text": "Jocurile online, camerele și identitatea au nevoie de conexiune la server. Antrenamentul de mai jos merge și fără.",
+  "offline.text":
+    "Jocurile online, camerele și identitatea au nevoie de conexiune la server. Antrenamentul de mai jos merge și fără.",
   "offline.retry": "Încearcă din nou",
   "app.title": "Remi online",
   "lang.toggle": "English",
@@ -119,7 +124,8 @@ const ro: Dict = {
   "lobby.room.seats": "{taken}/{seats} locuri",
   "lobby.room.by": "de {name}",
   "lobby.identity": "Același jucător pe alt dispozitiv",
-  "lobby.identity.hint": "Păstrează acest cod secret: deschis pe alt dispozitiv, te face același jucător.",
+  "lobby.identity.hint":
+    "Păstrează acest cod secret: deschis pe alt dispozitiv, te face același jucător.",
   "lobby.identity.use": "Folosește un cod",
   "lobby.identity.show": "Arată codul meu",
   "session.signOut": "Deconectează-te",
@@ -138,7 +144,8 @@ const ro: Dict = {
   "account.signedInAs": "(cont {name})",
   "account.buyJoker": "Cumpără un joker ({price} puncte)",
   "account.claim": "Creează un cont",
-  "account.claim.hint": "Cu un utilizator și o parolă intri de pe orice dispozitiv; camerele, istoricul și contul rămân ale tale.",
+  "account.claim.hint":
+    "Cu un utilizator și o parolă intri de pe orice dispozitiv; camerele, istoricul și contul rămân ale tale.",
   "account.claimed": "Contul a fost creat.",
   "account.password.change": "Schimbă parola",
   "account.password.current": "Parola actuală",
@@ -153,8 +160,10 @@ const ro: Dict = {
   "account.reason.joker_bought": "Jokeri cumpărați",
   "lobby.nav": "Pagini",
   "quick.title": "Start rapid",
-  "quick.waiting": "Start rapid: dacă nu mai vine nimeni, boții ocupă locurile libere în câteva secunde; când toate locurile sunt ocupate, meciul începe imediat.",
-  "quick.hint": "Te așază la o masă care așteaptă jucători; dacă nu mai vine nimeni în câteva secunde, boții ocupă locurile libere. Rezultatul fiecărei runde intră în cont.",
+  "quick.waiting":
+    "Start rapid: dacă nu mai vine nimeni, boții ocupă locurile libere în câteva secunde; când toate locurile sunt ocupate, meciul începe imediat.",
+  "quick.hint":
+    "Te așază la o masă care așteaptă jucători; dacă nu mai vine nimeni în câteva secunde, boții ocupă locurile libere. Rezultatul fiecărei runde intră în cont.",
   "board.title": "Clasament",
   "board.tabs": "Clasamente",
   "board.balance": "Cont",
@@ -167,7 +176,8 @@ const ro: Dict = {
   "board.empty": "Nimeni încă.",
   "board.balance.caption": "Jucătorii după cont",
   "board.rating.caption": "Jucătorii după rating la {variant}",
-  "board.rating.hint": "Fiecare jucător nou pornește de la 1500. Ratingul urcă sau coboară după fiecare meci terminat (normal, start rapid, Arena, turneu), după locul tău și puterea celorlalți; antrenamentul nu contează.",
+  "board.rating.hint":
+    "Fiecare jucător nou pornește de la 1500. Ratingul urcă sau coboară după fiecare meci terminat (normal, start rapid, Arena, turneu), după locul tău și puterea celorlalți; antrenamentul nu contează.",
   "profile.title": "Profil",
   "profile.mine": "Profilul meu",
   "profile.since": "Joacă din {date}",
@@ -195,7 +205,8 @@ const ro: Dict = {
   "room.elsewhere": "Locul tău este jucat acum pe alt dispozitiv sau în alt tab.",
   "room.elsewhere.hint": "Aici nu mai primești mutările, ca să nu joci din două locuri deodată.",
   "room.origin": "Serverul nu acceptă conexiuni de la adresa acestei pagini.",
-  "room.origin.hint": "Deschide jocul de la adresa serverului, sau adaugă {origin} în REMI_ALLOWED_ORIGINS pe server.",
+  "room.origin.hint":
+    "Deschide jocul de la adresa serverului, sau adaugă {origin} în REMI_ALLOWED_ORIGINS pe server.",
   "room.elsewhere.take": "Joacă aici",
 
   "settings.variant": "Varianta",
@@ -221,7 +232,6 @@ const ro: Dict = {
   "settings.rowDepth.all": "tot rândul",
   "settings.jokerButton": "Butonul de joker",
   "settings.create": "Creează camera",
-
 
   "room.waiting": "Camera așteaptă jucători",
   "room.invite": "Link de invitație",
@@ -288,7 +298,8 @@ const ro: Dict = {
   "table.lay.opening": "Deschide cu {value}",
   "table.lay.missing.points": "Lipsesc {missing} puncte ({value}/{threshold})",
   "table.lay.missing.run": "Lipsește scara",
-  "table.lay.missing.doubles": "Lipsesc punctele ({value}/{threshold}) sau dublele ({doubles}/{needed})",
+  "table.lay.missing.doubles":
+    "Lipsesc punctele ({value}/{threshold}) sau dublele ({doubles}/{needed})",
   "table.lay.notturn": "Poți etala doar în rândul tău",
   "table.sort.suit": "După culoare",
   "table.sort.rank": "După valoare",
@@ -323,7 +334,8 @@ const ro: Dict = {
   "table.lay.withDoubles": "{label} · duble: {n}",
   "table.lay.opening.doubles": "Deschide cu duble: {n}",
   "table.lay.checking": "Se verifică formațiile…",
-  "table.lay.none.kinds": "Pune pe tăbliță, una lângă alta: scări sau grupe de {run} sau mai multe piese, duble de {double}",
+  "table.lay.none.kinds":
+    "Pune pe tăbliță, una lângă alta: scări sau grupe de {run} sau mai multe piese, duble de {double}",
   "table.seat.opened": "deschis · {n} p",
   "table.seat.notopened": "nedeschis",
   "table.seat.openedLong": "a deschis; {n} puncte puse pe masă în runda asta",
@@ -368,16 +380,19 @@ const ro: Dict = {
   "replay.stock": "Talonul ({n})",
   "replay.stock.hint": "În ordine: prima piesă este cea de deasupra, trasă prima.",
   "replay.share": "Linkul rundei",
-  "replay.share.hint": "Oricine are linkul poate urmări runda; runda unei camere private o văd doar jucătorii ei.",
+  "replay.share.hint":
+    "Oricine are linkul poate urmări runda; runda unei camere private o văd doar jucătorii ei.",
   "replay.download": "Descarcă scenariul (JSON)",
-  "replay.download.hint": "Fișierul păstrează runda mutare cu mutare: rejucat de motorul jocului, ajunge la același rezultat.",
+  "replay.download.hint":
+    "Fișierul păstrează runda mutare cu mutare: rejucat de motorul jocului, ajunge la același rezultat.",
   "replay.verify": "Verifică împărțirea",
   "replay.notFinished": "Runda se joacă încă: reluarea și sămânța ei apar după ce se încheie.",
   "replay.notFound": "Camera nu are o rundă cu acest număr.",
 
   "verify.title": "Verificarea împărțirii: {variant}, runda {n}",
   "verify.title.short": "Verificarea rundei {n}",
-  "verify.intro": "Înainte de împărțire, serverul a trimis fiecărui loc angajamentul: SHA-256 al seminței secrete a rundei. La sfârșitul rundei a dezvăluit sămânța. Această pagină recalculează, cu codul ei, angajamentul și împărțirea.",
+  "verify.intro":
+    "Înainte de împărțire, serverul a trimis fiecărui loc angajamentul: SHA-256 al seminței secrete a rundei. La sfârșitul rundei a dezvăluit sămânța. Această pagină recalculează, cu codul ei, angajamentul și împărțirea.",
   "verify.verdict.ok": "Împărțirea este corectă",
   "verify.verdict.bad": "Verificarea a eșuat",
   "verify.here": "verificat aici",
@@ -385,20 +400,24 @@ const ro: Dict = {
   "verify.commitment": "Angajamentul este SHA-256 al seminței",
   "verify.commitment.ok": "SHA-256(sămânța) = {hash}",
   "verify.commitment.bad": "SHA-256(sămânța) este {hash}, dar angajamentul rundei este {given}",
-  "verify.commitment.none": "Runda a fost împărțită fără angajament (înainte de această verificare).",
+  "verify.commitment.none":
+    "Runda a fost împărțită fără angajament (înainte de această verificare).",
   "verify.yours": "Angajamentul primit de tine la împărțire",
-  "verify.yours.unknown": "Acest browser nu a văzut runda împărțită: compară angajamentul cu cel notat de tine.",
+  "verify.yours.unknown":
+    "Acest browser nu a văzut runda împărțită: compară angajamentul cu cel notat de tine.",
   "verify.yours.ok": "Este cel primit de acest browser la împărțire.",
   "verify.yours.bad": "Acest browser a primit la împărțire {given}: altul decât al rundei!",
   "verify.hand": "Mâna ta de la împărțire",
   "verify.hand.ok": "Mâna locului {n} din jurnal este cea primită de tine.",
   "verify.hand.bad": "Mâna locului {n} din jurnal nu este cea primită de tine!",
   "verify.deal": "Amestecarea seminței dă împărțirea din jurnal",
-  "verify.deal.ok": "Cele {n} piese, amestecate din sămânță, dau exact mâinile, atuul și talonul din jurnal.",
+  "verify.deal.ok":
+    "Cele {n} piese, amestecate din sămânță, dau exact mâinile, atuul și talonul din jurnal.",
   "verify.deal.bad": "Amestecarea seminței dă altă împărțire decât cea din jurnal!",
   "verify.deal.variant": "Varianta {id} nu este în catalog.",
   "verify.log": "Mutările din jurnal sunt toate permise",
-  "verify.log.ok": "Toate cele {n} mutări sunt permise, pornind de la împărțirea seminței, și încheie runda.",
+  "verify.log.ok":
+    "Toate cele {n} mutări sunt permise, pornind de la împărțirea seminței, și încheie runda.",
   "verify.result": "Jurnalul duce la rezultatul înregistrat",
   "verify.result.ok": "Reluarea se încheie ca în înregistrare: scorurile {scores}.",
   "verify.data": "Datele rundei",
@@ -406,7 +425,8 @@ const ro: Dict = {
   "verify.commitmentLabel": "Angajamentul (SHA-256)",
   "verify.scheme": "Schema",
   "verify.scheme.other": "alta decât a acestei pagini",
-  "verify.how": "Poți verifica și pe calculatorul tău: descarcă înregistrarea rundei și rulează, în depozitul proiectului:",
+  "verify.how":
+    "Poți verifica și pe calculatorul tău: descarcă înregistrarea rundei și rulează, în depozitul proiectului:",
   "verify.download": "Descarcă înregistrarea (JSON)",
   "verify.replay": "Vezi reluarea",
 
@@ -473,11 +493,27 @@ const ro: Dict = {
   "move.matchAbandoned": "Meciul s-a oprit: niciun jucător la masă",
   "move.byBot": "(bot)",
   "tile.label": "{rank} de {suit}",
-  "rank.1": "as", "rank.2": "2", "rank.3": "3", "rank.4": "4", "rank.5": "5", "rank.6": "6",
-  "rank.7": "7", "rank.8": "8", "rank.9": "9", "rank.10": "10", "rank.11": "valet",
-  "rank.12": "damă", "rank.13": "rege",
-  "suit.0": "pică ♠", "suit.1": "cupă ♥", "suit.2": "caro ♦", "suit.3": "treflă ♣",
-  "colour.0": "roșu ●", "colour.1": "albastru ■", "colour.2": "negru ▲", "colour.3": "galben ◆",
+  "rank.1": "as",
+  "rank.2": "2",
+  "rank.3": "3",
+  "rank.4": "4",
+  "rank.5": "5",
+  "rank.6": "6",
+  "rank.7": "7",
+  "rank.8": "8",
+  "rank.9": "9",
+  "rank.10": "10",
+  "rank.11": "valet",
+  "rank.12": "damă",
+  "rank.13": "rege",
+  "suit.0": "pică ♠",
+  "suit.1": "cupă ♥",
+  "suit.2": "caro ♦",
+  "suit.3": "treflă ♣",
+  "colour.0": "roșu ●",
+  "colour.1": "albastru ■",
+  "colour.2": "negru ▲",
+  "colour.3": "galben ◆",
 
   "err.not_your_turn": "Nu este rândul tău.",
   "err.wrong_phase": "Nu acum: întâi trage (sau ia din rând), apoi construiește și aruncă.",
@@ -519,9 +555,12 @@ const ro: Dict = {
   "err.invalid_request": "Date greșite",
   "err.seq_reused": "Mesaj repetat.",
   "err.internal_error": "Serverul nu a putut salva mutarea; nu s-a schimbat nimic.",
-  "err.database_unavailable": "Baza de date nu răspunde: mutarea nu a fost jucată. Încearcă din nou peste câteva clipe; mutările confirmate se păstrează.",
-  "err.busy": "Serverul este ocupat: mutarea nu a fost jucată. Încearcă din nou peste câteva clipe.",
-  "err.room_unreachable": "Masa este jucată pe alt server, iar legătura cu el s-a întrerupt. Jocul e în pauză până revine legătura; reconectarea se face singură.",
+  "err.database_unavailable":
+    "Baza de date nu răspunde: mutarea nu a fost jucată. Încearcă din nou peste câteva clipe; mutările confirmate se păstrează.",
+  "err.busy":
+    "Serverul este ocupat: mutarea nu a fost jucată. Încearcă din nou peste câteva clipe.",
+  "err.room_unreachable":
+    "Masa este jucată pe alt server, iar legătura cu el s-a întrerupt. Jocul e în pauză până revine legătura; reconectarea se face singură.",
   "err.invite_not_found": "Nicio cameră nu are acest cod.",
   "err.room_full": "Toate locurile camerei sunt ocupate.",
   "err.seat_taken": "Locul este ocupat.",
@@ -561,10 +600,14 @@ const ro: Dict = {
   "table.tiles#other": "{n} de piese",
   "table.seat.openedLong#one": "a deschis; {n} punct pus pe masă în runda asta",
   "table.seat.openedLong#other": "a deschis; {n} de puncte puse pe masă în runda asta",
-  "verify.deal.ok#other": "Cele {n} de piese, amestecate din sămânță, dau exact mâinile, atuul și talonul din jurnal.",
-  "verify.log.ok#one": "Singura mutare este permisă, pornind de la împărțirea seminței, și încheie runda.",
-  "verify.log.ok#other": "Toate cele {n} de mutări sunt permise, pornind de la împărțirea seminței, și încheie runda.",
-  "move.takeRow.deep#other": "{name} a rupt rândul: {n} de piese, până la {tile}, și a etalat {melds}{open}",
+  "verify.deal.ok#other":
+    "Cele {n} de piese, amestecate din sămânță, dau exact mâinile, atuul și talonul din jurnal.",
+  "verify.log.ok#one":
+    "Singura mutare este permisă, pornind de la împărțirea seminței, și încheie runda.",
+  "verify.log.ok#other":
+    "Toate cele {n} de mutări sunt permise, pornind de la împărțirea seminței, și încheie runda.",
+  "move.takeRow.deep#other":
+    "{name} a rupt rândul: {n} de piese, până la {tile}, și a etalat {melds}{open}",
   "table.open.done#one": "Ai deschis · {n} punct pe masă",
   "table.open.done#other": "Ai deschis · {n} de puncte pe masă",
   "howto.title": "Cum se joacă: {variant}",
@@ -572,13 +615,17 @@ const ro: Dict = {
   "howto.variants": "Variantele",
   "howto.or": " sau ",
   "howto.deal": "Jucători și împărțire",
-  "howto.deal.text": "{min}–{max} jucători, {tiles} de piese. Primul jucător primește {first} piese, ceilalți câte {others} ({rule}).",
+  "howto.deal.text":
+    "{min}–{max} jucători, {tiles} de piese. Primul jucător primește {first} piese, ceilalți câte {others} ({rule}).",
   "howto.deal.short": "Jocul scurt, în {players}: {tiles} de piese, {first} și {others} în mână.",
   "howto.turn": "O tură",
-  "howto.turn.text": "Iei o piesă: {take}. Apoi poți etala formații și adăuga la cele de pe masă; închei aruncând o piesă ({rule}). Mereu păstrezi o piesă de aruncat.",
-  "howto.turn.first": "În prima ta tură a rundei nu pui nimic pe masă: doar iei și arunci; primul jucător doar aruncă (A.4).",
+  "howto.turn.text":
+    "Iei o piesă: {take}. Apoi poți etala formații și adăuga la cele de pe masă; închei aruncând o piesă ({rule}). Mereu păstrezi o piesă de aruncat.",
+  "howto.turn.first":
+    "În prima ta tură a rundei nu pui nimic pe masă: doar iei și arunci; primul jucător doar aruncă (A.4).",
   "howto.take.draw": "tragi din talon",
-  "howto.take.take_row": "rupi rândul aruncărilor: iei o piesă și tot ce e după ea, folosind-o imediat într-o formație nouă (A.9)",
+  "howto.take.take_row":
+    "rupi rândul aruncărilor: iei o piesă și tot ce e după ea, folosind-o imediat într-o formație nouă (A.9)",
   "howto.take.take_discard": "iei ultima piesă aruncată, folosind-o imediat (B.4)",
   "howto.take.joker_button": "apeși butonul de joker, o dată pe rundă (B.9)",
   "howto.melds": "Formațiile",
@@ -591,29 +638,39 @@ const ro: Dict = {
   "howto.meld.jokers": "jokerul ține locul oricărei piese",
   "howto.meld.jokersMax": "jokerul ține locul oricărei piese, cel mult {n} într-o formație",
   "howto.open": "Deschiderea",
-  "howto.open.text": "Prima etalare a rundei trebuie să aibă {what} ({rule}). Tabla îți arată mereu cât ai strâns.",
+  "howto.open.text":
+    "Prima etalare a rundei trebuie să aibă {what} ({rule}). Tabla îți arată mereu cât ai strâns.",
   "howto.open.points": "cel puțin {n} de puncte",
   "howto.open.run": "o scară",
   "howto.open.doubles": "sau {n} duble",
-  "howto.open.rising": "și fiecare deschidere pe puncte trebuie să o întreacă pe cea dinainte (B.8)",
+  "howto.open.rising":
+    "și fiecare deschidere pe puncte trebuie să o întreacă pe cea dinainte (B.8)",
   "howto.open.join": ", ",
   "howto.open.none": "nimic anume",
   "howto.atu": "Atuul",
-  "howto.atu.text": "Piesa întoarsă după împărțire. Nimeni nu o trage; în tura în care închizi o poți folosi într-o formație. Cine a primit perechea atuului primește 50; un atu joker sau as dublează scorurile rundei (A.12, A.16).",
+  "howto.atu.text":
+    "Piesa întoarsă după împărțire. Nimeni nu o trage; în tura în care închizi o poți folosi într-o formație. Cine a primit perechea atuului primește 50; un atu joker sau as dublează scorurile rundei (A.12, A.16).",
   "howto.row": "Rândul aruncărilor",
-  "howto.row.text": "Piesele aruncate rămân la rând. După ce ai deschis poți lua mai adânc în rând; înainte, doar ultima piesă (A.9).",
+  "howto.row.text":
+    "Piesele aruncate rămân la rând. După ce ai deschis poți lua mai adânc în rând; înainte, doar ultima piesă (A.9).",
   "howto.row.depth": "Camera poate limita cât de adânc se vede rândul.",
   "howto.jokers": "Jokerii",
-  "howto.joker.buy": "După deschidere poți cumpăra un joker de pe masă cu piesa pe care o ține; jokerul cumpărat se folosește o singură dată (A.11).",
-  "howto.joker.recover": "După deschidere poți lua un joker de pe masă dând piesa pe care o ține (B.10).",
+  "howto.joker.buy":
+    "După deschidere poți cumpăra un joker de pe masă cu piesa pe care o ține; jokerul cumpărat se folosește o singură dată (A.11).",
+  "howto.joker.recover":
+    "După deschidere poți lua un joker de pe masă dând piesa pe care o ține (B.10).",
   "howto.joker.layoff": "Un joker se poate și adăuga la o formație de pe masă.",
-  "howto.joker.button": "Butonul de joker (dacă masa îl are): o dată pe rundă iei un joker nou în loc să tragi (B.9).",
+  "howto.joker.button":
+    "Butonul de joker (dacă masa îl are): o dată pe rundă iei un joker nou în loc să tragi (B.9).",
   "howto.score": "Scorul",
-  "howto.score.A": "Valori: 2–9 câte 5; 10, J, Q, K câte 10; asul 25 în terță, 5 la începutul scării, 10 după rege; jokerul pe masă cât piesa ținută, în mână 50 (A.6). Cine închide: ce a pus pe masă plus 50 (100 cu joker în ultima formație sau aruncat la final; la Etalat 100). Cine a deschis: ce a pus minus ce are în mână. Cine n-a pus nimic: −100 (A.16).",
-  "howto.score.B": "Piesele valorează cât numărul lor; jokerul în mână 101 (B.5). Cine închide: +101 (+202 cu jokerul aruncat la final, iar penalitățile se dublează; din mână, fără deschidere înainte: +202 și −404 pentru fiecare adversar). Ceilalți: 202 dacă n-au deschis, altfel suma pieselor din mână (de două ori pentru deschiderea pe duble) (B.11, B.12).",
+  "howto.score.A":
+    "Valori: 2–9 câte 5; 10, J, Q, K câte 10; asul 25 în terță, 5 la începutul scării, 10 după rege; jokerul pe masă cât piesa ținută, în mână 50 (A.6). Cine închide: ce a pus pe masă plus 50 (100 cu joker în ultima formație sau aruncat la final; la Etalat 100). Cine a deschis: ce a pus minus ce are în mână. Cine n-a pus nimic: −100 (A.16).",
+  "howto.score.B":
+    "Piesele valorează cât numărul lor; jokerul în mână 101 (B.5). Cine închide: +101 (+202 cu jokerul aruncat la final, iar penalitățile se dublează; din mână, fără deschidere înainte: +202 și −404 pentru fiecare adversar). Ceilalți: 202 dacă n-au deschis, altfel suma pieselor din mână (de două ori pentru deschiderea pe duble) (B.11, B.12).",
   // The coach (web/src/coach.ts): the round's review and the practice's hint.
   "coach.title": "Antrenorul",
-  "coach.about": "Analiza rulează pe acest dispozitiv și folosește la fiecare decizie doar ce vedea locul ales atunci: joacă runda mai departe de multe ori, cu piesele ascunse împărțite la întâmplare, și arată deciziile care au costat clar puncte.",
+  "coach.about":
+    "Analiza rulează pe acest dispozitiv și folosește la fiecare decizie doar ce vedea locul ales atunci: joacă runda mai departe de multe ori, cu piesele ascunse împărțite la întâmplare, și arată deciziile care au costat clar puncte.",
   "coach.seat": "Locul analizat",
   "coach.start": "Analizează runda",
   "coach.again": "Analizează din nou",
@@ -637,7 +694,8 @@ const ro: Dict = {
 
 const en: Dict = {
   "practice.title": "Practice on this device",
-  "practice.hint": "Runs entirely on your device, against bots, with no connection. The same rules and bots as on the server.",
+  "practice.hint":
+    "Runs entirely on your device, against bots, with no connection. The same rules and bots as on the server.",
   "practice.players": "Players",
   "practice.bot": "Bot {n}",
   "practice.bot.level": "Level of bot {n}",
@@ -656,7 +714,8 @@ const en: Dict = {
   "err.no_game": "No practice match is kept on this device.",
   // The Arena and tournaments (web/src/arena.ts, web/src/tournament.ts).
   "arena.title": "Arena",
-  "arena.hint": "Each seat puts a stake from its balance when the match starts. Rounds count for the standings only; the pot goes to the best.",
+  "arena.hint":
+    "Each seat puts a stake from its balance when the match starts. Rounds count for the standings only; the pot goes to the best.",
   "arena.none": "No Arena table is waiting now.",
   "arena.stake": "Stake",
   "arena.stake.n": "Stake {n}",
@@ -665,7 +724,8 @@ const en: Dict = {
   "arena.create": "Open an Arena table",
   "arena.rounds": "Rounds",
   "tour.title": "Tournaments",
-  "tour.hint": "The entry fee comes from your balance. Rounds count for the tournament's standings only; prizes are paid at the end, from the fees.",
+  "tour.hint":
+    "The entry fee comes from your balance. Rounds count for the tournament's standings only; prizes are paid at the end, from the fees.",
   "tour.none": "No tournament is open now.",
   "tour.sitngo": "Sit & Go · {n} players",
   "tour.scheduled": "The {time} tournament",
@@ -702,7 +762,8 @@ const en: Dict = {
   "tour.entries": "Registered players",
   "tour.entries.none": "Nobody has registered yet.",
   "tour.tables": "{variant} · tables of {seats} · rounds a table: {rounds}",
-  "tour.rules": "Rounds count for the tournament's standings only, never for the balance. A player who does not come to the table is played by a bot.",
+  "tour.rules":
+    "Rounds count for the tournament's standings only, never for the balance. A player who does not come to the table is played by a bot.",
   "tour.you": "you",
   "account.reason.arena_stake": "Arena stake",
   "account.reason.arena_pot": "Arena pot won",
@@ -713,7 +774,8 @@ const en: Dict = {
   "err.registration_closed": "Registration for this tournament is over.",
   "err.tournament_full": "Every place of the tournament is taken.",
   "offline.title": "No connection",
-  "offline.text": "Online games, rooms and your identity need a connection to the server. The practice below works without one.",
+  "offline.text":
+    "Online games, rooms and your identity need a connection to the server. The practice below works without one.",
   "offline.retry": "Try again",
   "app.title": "Remi online",
   "lang.toggle": "Română",
@@ -750,7 +812,8 @@ const en: Dict = {
   "lobby.room.seats": "{taken}/{seats} seats",
   "lobby.room.by": "by {name}",
   "lobby.identity": "The same player on another device",
-  "lobby.identity.hint": "Keep this code secret: opened on another device, it makes you the same player.",
+  "lobby.identity.hint":
+    "Keep this code secret: opened on another device, it makes you the same player.",
   "lobby.identity.use": "Use a code",
   "lobby.identity.show": "Show my code",
   "session.signOut": "Sign out",
@@ -769,7 +832,8 @@ const en: Dict = {
   "account.signedInAs": "(account {name})",
   "account.buyJoker": "Buy a joker ({price} points)",
   "account.claim": "Create an account",
-  "account.claim.hint": "With a username and a password you sign in on any device; your rooms, history and balance stay yours.",
+  "account.claim.hint":
+    "With a username and a password you sign in on any device; your rooms, history and balance stay yours.",
   "account.claimed": "Your account is created.",
   "account.password.change": "Change the password",
   "account.password.current": "Current password",
@@ -784,8 +848,10 @@ const en: Dict = {
   "account.reason.joker_bought": "Jokers bought",
   "lobby.nav": "Pages",
   "quick.title": "Quick start",
-  "quick.waiting": "Quick start: if nobody else comes, bots take the free seats within seconds; the match starts at once when every seat is taken.",
-  "quick.hint": "Seats you at a table waiting for players; if nobody else comes within a few seconds, bots take the free seats. Each round's result goes into your balance.",
+  "quick.waiting":
+    "Quick start: if nobody else comes, bots take the free seats within seconds; the match starts at once when every seat is taken.",
+  "quick.hint":
+    "Seats you at a table waiting for players; if nobody else comes within a few seconds, bots take the free seats. Each round's result goes into your balance.",
   "board.title": "Rankings",
   "board.tabs": "Rankings",
   "board.balance": "Balance",
@@ -798,7 +864,8 @@ const en: Dict = {
   "board.empty": "Nobody yet.",
   "board.balance.caption": "Players by balance",
   "board.rating.caption": "Players by rating in {variant}",
-  "board.rating.hint": "Every new player starts at 1500. The rating goes up or down after each finished match (normal, quick start, Arena, tournament), by your place and the others' strength; practice does not count.",
+  "board.rating.hint":
+    "Every new player starts at 1500. The rating goes up or down after each finished match (normal, quick start, Arena, tournament), by your place and the others' strength; practice does not count.",
   "profile.title": "Profile",
   "profile.mine": "My profile",
   "profile.since": "Playing since {date}",
@@ -824,9 +891,11 @@ const en: Dict = {
   "err.balance_too_low": "This room asks for a higher balance.",
   "err.no_joker_credit": "You have no joker in your account.",
   "room.elsewhere": "Your seat is now played on another device or in another tab.",
-  "room.elsewhere.hint": "This page no longer gets the moves, so that you never play from two places at once.",
+  "room.elsewhere.hint":
+    "This page no longer gets the moves, so that you never play from two places at once.",
   "room.origin": "The server does not accept connections from this page's address.",
-  "room.origin.hint": "Open the game from the server's own address, or add {origin} to REMI_ALLOWED_ORIGINS on the server.",
+  "room.origin.hint":
+    "Open the game from the server's own address, or add {origin} to REMI_ALLOWED_ORIGINS on the server.",
   "room.elsewhere.take": "Play here",
 
   "settings.variant": "Variant",
@@ -852,7 +921,6 @@ const en: Dict = {
   "settings.rowDepth.all": "the whole row",
   "settings.jokerButton": "Joker button",
   "settings.create": "Create the room",
-
 
   "room.waiting": "The room is waiting for players",
   "room.invite": "Invite link",
@@ -919,7 +987,8 @@ const en: Dict = {
   "table.lay.opening": "Open with {value}",
   "table.lay.missing.points": "{missing} points missing ({value}/{threshold})",
   "table.lay.missing.run": "A run is missing",
-  "table.lay.missing.doubles": "Points ({value}/{threshold}) or doubles ({doubles}/{needed}) missing",
+  "table.lay.missing.doubles":
+    "Points ({value}/{threshold}) or doubles ({doubles}/{needed}) missing",
   "table.lay.notturn": "You can lay only in your turn",
   "table.sort.suit": "By suit",
   "table.sort.rank": "By rank",
@@ -954,7 +1023,8 @@ const en: Dict = {
   "table.lay.withDoubles": "{label} · doubles: {n}",
   "table.lay.opening.doubles": "Open with doubles: {n}",
   "table.lay.checking": "Checking the formations…",
-  "table.lay.none.kinds": "Put side by side on the rack: runs or sets of {run} or more tiles, doubles of {double}",
+  "table.lay.none.kinds":
+    "Put side by side on the rack: runs or sets of {run} or more tiles, doubles of {double}",
   "table.seat.opened": "opened · {n} pts",
   "table.seat.notopened": "not opened",
   "table.seat.openedLong": "opened; {n} points laid this round",
@@ -999,16 +1069,20 @@ const en: Dict = {
   "replay.stock": "Stock ({n})",
   "replay.stock.hint": "In order: the first tile is the top one, drawn first.",
   "replay.share": "Link to this round",
-  "replay.share.hint": "Anyone with the link can watch the round; a private room's rounds are for its players only.",
+  "replay.share.hint":
+    "Anyone with the link can watch the round; a private room's rounds are for its players only.",
   "replay.download": "Download the scenario (JSON)",
-  "replay.download.hint": "The file keeps the round move by move: replayed by the game's engine, it reaches the same result.",
+  "replay.download.hint":
+    "The file keeps the round move by move: replayed by the game's engine, it reaches the same result.",
   "replay.verify": "Check the deal",
-  "replay.notFinished": "The round is still being played: its replay and its seed come once it is over.",
+  "replay.notFinished":
+    "The round is still being played: its replay and its seed come once it is over.",
   "replay.notFound": "The room has no round with this number.",
 
   "verify.title": "Deal check: {variant}, round {n}",
   "verify.title.short": "Check of round {n}",
-  "verify.intro": "Before the deal, the server sent every seat the commitment: SHA-256 of the round's secret seed. When the round ended it revealed the seed. This page recomputes the commitment and the deal with its own code.",
+  "verify.intro":
+    "Before the deal, the server sent every seat the commitment: SHA-256 of the round's secret seed. When the round ended it revealed the seed. This page recomputes the commitment and the deal with its own code.",
   "verify.verdict.ok": "The deal is fair",
   "verify.verdict.bad": "The check failed",
   "verify.here": "checked here",
@@ -1018,14 +1092,16 @@ const en: Dict = {
   "verify.commitment.bad": "SHA-256(seed) is {hash}, but the round's commitment is {given}",
   "verify.commitment.none": "The round was dealt without a commitment (before this check existed).",
   "verify.yours": "The commitment you were given at the deal",
-  "verify.yours.unknown": "This browser did not see the round dealt: compare the commitment with the one you noted.",
+  "verify.yours.unknown":
+    "This browser did not see the round dealt: compare the commitment with the one you noted.",
   "verify.yours.ok": "It is the one this browser was given at the deal.",
   "verify.yours.bad": "This browser was given {given} at the deal: not the round's!",
   "verify.hand": "Your hand as dealt",
   "verify.hand.ok": "Seat {n}'s hand in the log is the one you were dealt.",
   "verify.hand.bad": "Seat {n}'s hand in the log is not the one you were dealt!",
   "verify.deal": "The seed's shuffle gives the logged deal",
-  "verify.deal.ok": "The {n} tiles, shuffled from the seed, give exactly the logged hands, atu and stock.",
+  "verify.deal.ok":
+    "The {n} tiles, shuffled from the seed, give exactly the logged hands, atu and stock.",
   "verify.deal.bad": "The seed's shuffle gives another deal than the logged one!",
   "verify.deal.variant": "The variant {id} is not in the catalogue.",
   "verify.log": "Every logged move is legal",
@@ -1037,7 +1113,8 @@ const en: Dict = {
   "verify.commitmentLabel": "Commitment (SHA-256)",
   "verify.scheme": "Scheme",
   "verify.scheme.other": "not this page's",
-  "verify.how": "You can check it on your own computer too: download the round's record and run, in the project's repository:",
+  "verify.how":
+    "You can check it on your own computer too: download the round's record and run, in the project's repository:",
   "verify.download": "Download the record (JSON)",
   "verify.replay": "Watch the replay",
 
@@ -1080,7 +1157,8 @@ const en: Dict = {
   "move.atu": " (with the atu)",
   "move.opening": " (opening)",
   "move.takeRow.top": "{name} took {tile} from the row and laid {melds}{open}",
-  "move.takeRow.deep": "{name} broke the row {n} tiles deep, down to {tile}, and laid {melds}{open}",
+  "move.takeRow.deep":
+    "{name} broke the row {n} tiles deep, down to {tile}, and laid {melds}{open}",
   "move.takeDiscard": "{name} took the last discard, {tile}: {what}{open}",
   "move.laid": "laid {melds}",
   "move.laidOff": "laid off {tile} on meld {n}",
@@ -1098,11 +1176,27 @@ const en: Dict = {
   "move.matchAbandoned": "The match stopped: no player at the table",
   "move.byBot": "(bot)",
   "tile.label": "{rank} of {suit}",
-  "rank.1": "ace", "rank.2": "2", "rank.3": "3", "rank.4": "4", "rank.5": "5", "rank.6": "6",
-  "rank.7": "7", "rank.8": "8", "rank.9": "9", "rank.10": "10", "rank.11": "jack",
-  "rank.12": "queen", "rank.13": "king",
-  "suit.0": "spades ♠", "suit.1": "hearts ♥", "suit.2": "diamonds ♦", "suit.3": "clubs ♣",
-  "colour.0": "red ●", "colour.1": "blue ■", "colour.2": "black ▲", "colour.3": "yellow ◆",
+  "rank.1": "ace",
+  "rank.2": "2",
+  "rank.3": "3",
+  "rank.4": "4",
+  "rank.5": "5",
+  "rank.6": "6",
+  "rank.7": "7",
+  "rank.8": "8",
+  "rank.9": "9",
+  "rank.10": "10",
+  "rank.11": "jack",
+  "rank.12": "queen",
+  "rank.13": "king",
+  "suit.0": "spades ♠",
+  "suit.1": "hearts ♥",
+  "suit.2": "diamonds ♦",
+  "suit.3": "clubs ♣",
+  "colour.0": "red ●",
+  "colour.1": "blue ■",
+  "colour.2": "black ▲",
+  "colour.3": "yellow ◆",
 
   "err.network": "The server does not answer.",
   "err.not_authenticated": "Choose a name first.",
@@ -1110,9 +1204,11 @@ const en: Dict = {
   "err.room_not_found": "The room does not exist.",
   "err.invalid_request": "Invalid input",
   "err.stale_version": "The table changed meanwhile; try again.",
-  "err.database_unavailable": "The database does not answer: your move was not played. Try again in a moment; acknowledged moves are kept.",
+  "err.database_unavailable":
+    "The database does not answer: your move was not played. Try again in a moment; acknowledged moves are kept.",
   "err.busy": "The server is busy: your move was not played. Try again in a moment.",
-  "err.room_unreachable": "This table is played on another server and the link to it is down. The game is paused until the link returns; you will be reconnected automatically.",
+  "err.room_unreachable":
+    "This table is played on another server and the link to it is down. The game is paused until the link returns; you will be reconnected automatically.",
   // The table on a phone: arrange, states, how to play (web/src/table, web/src/howto.ts).
   "table.melds.more": "more melds",
   "table.open.progress": "Opening: {value} of {threshold}",
@@ -1138,10 +1234,12 @@ const en: Dict = {
   "table.tiles#other": "{n} tiles",
   "table.seat.openedLong#one": "opened; {n} point laid this round",
   "table.seat.openedLong#other": "opened; {n} points laid this round",
-  "verify.deal.ok#other": "The {n} tiles, shuffled from the seed, give exactly the logged hands, atu and stock.",
+  "verify.deal.ok#other":
+    "The {n} tiles, shuffled from the seed, give exactly the logged hands, atu and stock.",
   "verify.log.ok#one": "The {n} move is legal from the seed's deal and ends the round.",
   "verify.log.ok#other": "All {n} moves are legal from the seed's deal and end the round.",
-  "move.takeRow.deep#other": "{name} broke the row {n} tiles deep, down to {tile}, and laid {melds}{open}",
+  "move.takeRow.deep#other":
+    "{name} broke the row {n} tiles deep, down to {tile}, and laid {melds}{open}",
   "table.open.done#one": "You have opened · {n} point laid",
   "table.open.done#other": "You have opened · {n} points laid",
   "howto.title": "How to play: {variant}",
@@ -1149,13 +1247,17 @@ const en: Dict = {
   "howto.variants": "The variants",
   "howto.or": " or ",
   "howto.deal": "Players and the deal",
-  "howto.deal.text": "{min}–{max} players, {tiles} tiles. The first player gets {first} tiles, the others {others} each ({rule}).",
+  "howto.deal.text":
+    "{min}–{max} players, {tiles} tiles. The first player gets {first} tiles, the others {others} each ({rule}).",
   "howto.deal.short": "The short game, for {players}: {tiles} tiles, {first} and {others} in hand.",
   "howto.turn": "A turn",
-  "howto.turn.text": "Take a tile: {take}. Then you may lay melds and add to those on the table; you end by discarding a tile ({rule}). You always keep one tile to discard.",
-  "howto.turn.first": "In your first turn of the round nothing goes on the table: you only take and discard; the first player only discards (A.4).",
+  "howto.turn.text":
+    "Take a tile: {take}. Then you may lay melds and add to those on the table; you end by discarding a tile ({rule}). You always keep one tile to discard.",
+  "howto.turn.first":
+    "In your first turn of the round nothing goes on the table: you only take and discard; the first player only discards (A.4).",
   "howto.take.draw": "draw from the stock",
-  "howto.take.take_row": "break the discard row: take a tile and all after it, using it at once in a new meld (A.9)",
+  "howto.take.take_row":
+    "break the discard row: take a tile and all after it, using it at once in a new meld (A.9)",
   "howto.take.take_discard": "take the last discard, using it at once (B.4)",
   "howto.take.joker_button": "press the joker button, once a round (B.9)",
   "howto.melds": "Melds",
@@ -1168,7 +1270,8 @@ const en: Dict = {
   "howto.meld.jokers": "a joker stands for any tile",
   "howto.meld.jokersMax": "a joker stands for any tile, at most {n} in a meld",
   "howto.open": "Opening",
-  "howto.open.text": "Your first lay of the round needs {what} ({rule}). The table always shows how far you are.",
+  "howto.open.text":
+    "Your first lay of the round needs {what} ({rule}). The table always shows how far you are.",
   "howto.open.points": "at least {n} points",
   "howto.open.run": "a run",
   "howto.open.doubles": "or {n} doubles",
@@ -1176,21 +1279,29 @@ const en: Dict = {
   "howto.open.join": ", ",
   "howto.open.none": "nothing in particular",
   "howto.atu": "The atu",
-  "howto.atu.text": "The tile turned up after the deal. Nobody draws it; in the turn you go out you may use it in a meld. The seat dealt the atu's pair gets 50; a joker or ace atu doubles the round's scores (A.12, A.16).",
+  "howto.atu.text":
+    "The tile turned up after the deal. Nobody draws it; in the turn you go out you may use it in a meld. The seat dealt the atu's pair gets 50; a joker or ace atu doubles the round's scores (A.12, A.16).",
   "howto.row": "The discard row",
-  "howto.row.text": "Discards stay in a row. Once you have opened you may take deeper into the row; before, only the last tile (A.9).",
+  "howto.row.text":
+    "Discards stay in a row. Once you have opened you may take deeper into the row; before, only the last tile (A.9).",
   "howto.row.depth": "A room may limit how deep the row can be seen.",
   "howto.jokers": "Jokers",
-  "howto.joker.buy": "After opening you may buy a table joker back with the tile it stands for; a bought joker is used once (A.11).",
-  "howto.joker.recover": "After opening you may take a table joker back by giving the tile it stands for (B.10).",
+  "howto.joker.buy":
+    "After opening you may buy a table joker back with the tile it stands for; a bought joker is used once (A.11).",
+  "howto.joker.recover":
+    "After opening you may take a table joker back by giving the tile it stands for (B.10).",
   "howto.joker.layoff": "A joker may also be added to a meld on the table.",
-  "howto.joker.button": "The joker button (if the room has it): once a round you take a new joker instead of drawing (B.9).",
+  "howto.joker.button":
+    "The joker button (if the room has it): once a round you take a new joker instead of drawing (B.9).",
   "howto.score": "Scoring",
-  "howto.score.A": "Values: 2–9 are 5 each; 10, J, Q, K 10; the ace 25 in a set, 5 at a run's low end, 10 after the king; a joker on the table as the tile it stands for, 50 in hand (A.6). Going out: what you laid plus 50 (100 with a joker in the last meld or as the last discard; Etalat 100). Opened: laid minus your hand. Laid nothing: −100 (A.16).",
-  "howto.score.B": "Tiles count their number; a joker in hand 101 (B.5). Going out: +101 (+202 when the last discard is a joker, and penalties double; from hand, nobody opened before: +202 and −404 for each opponent). The others: 202 if they never opened, else the sum of their hand (twice for a doubles opening) (B.11, B.12).",
+  "howto.score.A":
+    "Values: 2–9 are 5 each; 10, J, Q, K 10; the ace 25 in a set, 5 at a run's low end, 10 after the king; a joker on the table as the tile it stands for, 50 in hand (A.6). Going out: what you laid plus 50 (100 with a joker in the last meld or as the last discard; Etalat 100). Opened: laid minus your hand. Laid nothing: −100 (A.16).",
+  "howto.score.B":
+    "Tiles count their number; a joker in hand 101 (B.5). Going out: +101 (+202 when the last discard is a joker, and penalties double; from hand, nobody opened before: +202 and −404 for each opponent). The others: 202 if they never opened, else the sum of their hand (twice for a doubles opening) (B.11, B.12).",
   // The coach (web/src/coach.ts): the round's review and the practice's hint.
   "coach.title": "Coach",
-  "coach.about": "The review runs on this device and uses, at each decision, only what the chosen seat could see then: it plays the round on many times with the hidden tiles dealt at random, and shows the decisions that clearly cost points.",
+  "coach.about":
+    "The review runs on this device and uses, at each decision, only what the chosen seat could see then: it plays the round on many times with the hidden tiles dealt at random, and shows the decisions that clearly cost points.",
   "coach.seat": "Seat reviewed",
   "coach.start": "Review the round",
   "coach.again": "Review again",
@@ -1276,7 +1387,10 @@ export function t(key: string, params: Record<string, string | number> = {}): st
 
 /** `t` with parameters that are not text (a name's element): the translation as its
  * pieces, each parameter in its place, for an element builder to append. */
-export function tParts<T>(key: string, params: Record<string, string | number | T>): (string | T)[] {
+export function tParts<T>(
+  key: string,
+  params: Record<string, string | number | T>,
+): (string | T)[] {
   const text = lookup(key, params);
   const out: (string | T)[] = [];
   let last = 0;
@@ -1307,7 +1421,10 @@ export function failureText(err: unknown): string {
   return err instanceof TypeError ? t("err.network") : t("common.error");
 }
 
-export function reason(code: string | null | undefined, message: string | null | undefined): string {
+export function reason(
+  code: string | null | undefined,
+  message: string | null | undefined,
+): string {
   if (lang === "ro" && code && `err.${code}` in ro) {
     return ro[`err.${code}`];
   }

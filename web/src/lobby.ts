@@ -12,7 +12,8 @@ const TURN_TIMES = [15, 30, 60, 120];
 
 export function showApiError(err: unknown): void {
   // The server's English is shown only when the page has no words of its own for the code.
-  if (err instanceof api.ApiError) toast(reason(err.code, err.message), "error", translated(err.code) ? undefined : err.message);
+  if (err instanceof api.ApiError)
+    toast(reason(err.code, err.message), "error", translated(err.code) ? undefined : err.message);
   else toast(failureText(err));
 }
 
@@ -26,7 +27,10 @@ export function parseInvite(text: string): { code?: string; room?: string } {
   return { code: s };
 }
 
-export function renderLobby(app: App, opts: { joinCode?: string }): { dispose(): void; relabel(): void } {
+export function renderLobby(
+  app: App,
+  opts: { joinCode?: string },
+): { dispose(): void; relabel(): void } {
   let timer = 0;
   let disposed = false;
   // Lobby changes arrive as Server-Sent Events (from any server instance, over the bus);
@@ -42,17 +46,31 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
   let identityForms: HTMLElement[] | undefined;
 
   const draw = () => {
-    const focused = document.activeElement instanceof HTMLElement && root.contains(document.activeElement) ? document.activeElement : null;
+    const focused =
+      document.activeElement instanceof HTMLElement && root.contains(document.activeElement)
+        ? document.activeElement
+        : null;
     clear(root);
     const page = h("main", { class: "lobby", "data-testid": "lobby" });
     page.append(
-      h("header", { class: "topbar" }, h("h1", null, t("app.title")), h("span", { class: "spacer" }), app.player && !app.offline ? accountChip() : null, app.langButton()),
+      h(
+        "header",
+        { class: "topbar" },
+        h("h1", null, t("app.title")),
+        h("span", { class: "spacer" }),
+        app.player && !app.offline ? accountChip() : null,
+        app.langButton(),
+      ),
     );
     if (app.offline) {
       // Without the server: the practice on this device plays; the rest says it needs a
       // connection (and can be retried) instead of hanging.
       page.append(offlineCard());
-      page.append(variants().length ? localPracticeBox((hash) => app.go(hash)) : h("p", { class: "muted" }, t("common.loading")));
+      page.append(
+        variants().length
+          ? localPracticeBox((hash) => app.go(hash))
+          : h("p", { class: "muted" }, t("common.loading")),
+      );
     } else if (!app.player) {
       identityForms ??= [
         nameForm(),
@@ -73,7 +91,19 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       } else {
         const arena = arenaBox(app); // the Arena's waiting tables come with the public rooms
         // The most used first (quick start, the practice on this device, your games).
-        page.append(quickStartBox(), localPracticeBox((hash) => app.go(hash)), yourGames(), accountCard(), practiceBox(), joinBox(), tournamentsBox(app), arena.box, publicRooms(arena.update), createForm(), identityBox());
+        page.append(
+          quickStartBox(),
+          localPracticeBox((hash) => app.go(hash)),
+          yourGames(),
+          accountCard(),
+          practiceBox(),
+          joinBox(),
+          tournamentsBox(app),
+          arena.box,
+          publicRooms(arena.update),
+          createForm(),
+          identityBox(),
+        );
       }
     }
     root.append(page);
@@ -122,7 +152,16 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
         },
       },
       h("label", { for: "display-name" }, t("lobby.name")),
-      h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary", "data-testid": "name-save" }, t("lobby.name.save"))),
+      h(
+        "div",
+        { class: "row" },
+        input,
+        h(
+          "button",
+          { type: "submit", class: "primary", "data-testid": "name-save" },
+          t("lobby.name.save"),
+        ),
+      ),
     );
     setTimeout(() => input.focus(), 0);
     return form;
@@ -134,12 +173,20 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       { class: "card offline", role: "status", "data-testid": "offline" },
       h("h2", null, t("offline.title")),
       h("p", null, t("offline.text")),
-      h("button", { type: "button", "data-testid": "offline-retry", onclick: () => app.retryOnline() }, t("offline.retry")),
+      h(
+        "button",
+        { type: "button", "data-testid": "offline-retry", onclick: () => app.retryOnline() },
+        t("offline.retry"),
+      ),
     );
   }
 
   function welcome(): HTMLElement {
-    return h("p", { class: "hello", "data-testid": "hello" }, tParts("lobby.hello", { name: nameEl(app.player!.display_name) }));
+    return h(
+      "p",
+      { class: "hello", "data-testid": "hello" },
+      tParts("lobby.hello", { name: nameEl(app.player!.display_name) }),
+    );
   }
 
   // The lobby's links to the pages of their own (kept off the lobby: it is long on a phone).
@@ -148,7 +195,11 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       "nav",
       { class: "lobby-nav", "aria-label": t("lobby.nav") },
       h("a", { href: "#/leaderboard", "data-testid": "nav-leaderboard" }, t("board.title")),
-      h("a", { href: `#/player/${encodeURIComponent(app.player!.id)}`, "data-testid": "nav-profile" }, t("profile.mine")),
+      h(
+        "a",
+        { href: `#/player/${encodeURIComponent(app.player!.id)}`, "data-testid": "nav-profile" },
+        t("profile.mine"),
+      ),
     );
   }
 
@@ -160,7 +211,11 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       "section",
       { class: "card quick", "data-testid": "quick-start", "aria-labelledby": "quick-title" },
       h("h2", { id: "quick-title" }, t("quick.title")),
-      h("p", { class: "small" }, h("a", { href: "#/howto/remi", "data-testid": "howto-lobby" }, t("howto.link"))),
+      h(
+        "p",
+        { class: "small" },
+        h("a", { href: "#/howto/remi", "data-testid": "howto-lobby" }, t("howto.link")),
+      ),
       h(
         "div",
         { class: "quick-buttons" },
@@ -201,7 +256,9 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     return h(
       "section",
       { class: "card practice" },
-      h("div", { class: "row" },
+      h(
+        "div",
+        { class: "row" },
         h(
           "button",
           {
@@ -237,7 +294,12 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
   let loadMine: () => void = () => undefined;
   function yourGames(): HTMLElement {
     const list = h("ul", { class: "rooms mine", "data-testid": "your-games" });
-    const box = h("section", { class: "card your-games", "aria-label": t("lobby.mine") }, h("h2", null, t("lobby.mine")), list);
+    const box = h(
+      "section",
+      { class: "card your-games", "aria-label": t("lobby.mine") },
+      h("h2", null, t("lobby.mine")),
+      list,
+    );
     const load = async () => {
       try {
         const { rooms } = await api.myRooms();
@@ -248,18 +310,42 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
           // The server's kind, never a guess from the seats: a private room of bots that
           // settles is a normal room.
           const practice = r.kind === "practice";
-          const state = r.status === "playing" ? t("lobby.mine.playing") : r.status === "waiting" ? t("lobby.mine.waiting") : r.status;
+          const state =
+            r.status === "playing"
+              ? t("lobby.mine.playing")
+              : r.status === "waiting"
+                ? t("lobby.mine.waiting")
+                : r.status;
           list.append(
             h(
               "li",
-              { class: `room-item mine-item status-${r.status}`, "data-testid": `mine-${r.id}`, "data-status": r.status },
+              {
+                class: `room-item mine-item status-${r.status}`,
+                "data-testid": `mine-${r.id}`,
+                "data-status": r.status,
+              },
               h("span", { class: "room-name" }, variantName(r.settings.variant)),
               h("span", { class: `room-state ${r.status}` }, state),
-              h("span", { class: "muted" }, r.your_seat !== null ? t("lobby.mine.seat", { n: r.your_seat + 1 }) : ""),
-              practice ? h("span", { class: "badge", "data-testid": `kind-${r.id}` }, t("lobby.mine.practice")) : null,
+              h(
+                "span",
+                { class: "muted" },
+                r.your_seat !== null ? t("lobby.mine.seat", { n: r.your_seat + 1 }) : "",
+              ),
+              practice
+                ? h(
+                    "span",
+                    { class: "badge", "data-testid": `kind-${r.id}` },
+                    t("lobby.mine.practice"),
+                  )
+                : null,
               h(
                 "button",
-                { type: "button", class: "primary", "data-testid": `back-${r.id}`, onclick: () => app.go(`#/room/${encodeURIComponent(r.id)}`) },
+                {
+                  type: "button",
+                  class: "primary",
+                  "data-testid": `back-${r.id}`,
+                  onclick: () => app.go(`#/room/${encodeURIComponent(r.id)}`),
+                },
                 t("lobby.mine.back"),
               ),
             ),
@@ -274,7 +360,11 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
   }
 
   function joinBox(): HTMLElement {
-    const input = h("input", { placeholder: t("lobby.code.placeholder"), "aria-label": t("lobby.code"), "data-testid": "code-input" });
+    const input = h("input", {
+      placeholder: t("lobby.code.placeholder"),
+      "aria-label": t("lobby.code"),
+      "data-testid": "code-input",
+    });
     return h(
       "form",
       {
@@ -306,7 +396,9 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
     const box = h(
       "section",
       { class: "card" },
-      h("div", { class: "row between" },
+      h(
+        "div",
+        { class: "row between" },
         h("h2", null, t("lobby.public")),
         h("button", { type: "button", onclick: () => load() }, t("lobby.refresh")),
       ),
@@ -326,9 +418,21 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
               "li",
               { class: "room-item" },
               h("span", { class: "room-name" }, variantName(r.settings.variant)),
-              h("span", { class: "muted" }, tParts("lobby.room.by", { name: nameEl(r.owner.display_name) })),
+              h(
+                "span",
+                { class: "muted" },
+                tParts("lobby.room.by", { name: nameEl(r.owner.display_name) }),
+              ),
               h("span", { class: "muted" }, endText(r.settings.end)),
-              h("button", { type: "button", "data-testid": `watch-${r.id}`, onclick: () => app.go(`#/room/${encodeURIComponent(r.id)}`) }, r.your_seat === null ? t("lobby.watch") : t("lobby.back")),
+              h(
+                "button",
+                {
+                  type: "button",
+                  "data-testid": `watch-${r.id}`,
+                  onclick: () => app.go(`#/room/${encodeURIComponent(r.id)}`),
+                },
+                r.your_seat === null ? t("lobby.watch") : t("lobby.back"),
+              ),
             ),
           );
         }
@@ -353,8 +457,16 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
               "li",
               { class: "room-item" },
               h("span", { class: "room-name" }, variantName(r.settings.variant)),
-              h("span", { class: "muted" }, tParts("lobby.room.by", { name: nameEl(r.owner.display_name) })),
-              h("span", { class: "muted" }, t("lobby.room.seats", { taken, seats: r.seats.length })),
+              h(
+                "span",
+                { class: "muted" },
+                tParts("lobby.room.by", { name: nameEl(r.owner.display_name) }),
+              ),
+              h(
+                "span",
+                { class: "muted" },
+                t("lobby.room.seats", { taken, seats: r.seats.length }),
+              ),
               h("span", { class: "muted" }, endText(r.settings.end)),
               joinButton(app, r),
             ),
@@ -379,7 +491,11 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
 
   function createForm(): HTMLElement {
     const f = {
-      variant: h("select", { id: "s-variant", "data-testid": "s-variant" }, variants().map((v) => h("option", { value: v.id }, variantName(v.id)))),
+      variant: h(
+        "select",
+        { id: "s-variant", "data-testid": "s-variant" },
+        variants().map((v) => h("option", { value: v.id }, variantName(v.id))),
+      ),
       seats: h("select", { id: "s-seats", "data-testid": "s-seats" }),
       short: h("input", { type: "checkbox", id: "s-short", "data-testid": "s-short" }),
       end: h(
@@ -389,9 +505,29 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
         h("option", { value: "rounds" }, t("settings.end.rounds")),
         h("option", { value: "target" }, t("settings.end.target")),
       ),
-      rounds: h("input", { type: "number", id: "s-rounds", min: 1, max: 1000, value: 5, "data-testid": "s-rounds" }),
-      target: h("input", { type: "number", id: "s-target", min: 1, max: 1000000, value: 500, "data-testid": "s-target" }),
-      turn: h("select", { id: "s-turn", "data-testid": "s-turn" }, TURN_TIMES.map((n) => h("option", { value: n, selected: n === 60 }, t("settings.turn.s", { n })))),
+      rounds: h("input", {
+        type: "number",
+        id: "s-rounds",
+        min: 1,
+        max: 1000,
+        value: 5,
+        "data-testid": "s-rounds",
+      }),
+      target: h("input", {
+        type: "number",
+        id: "s-target",
+        min: 1,
+        max: 1000000,
+        value: 500,
+        "data-testid": "s-target",
+      }),
+      turn: h(
+        "select",
+        { id: "s-turn", "data-testid": "s-turn" },
+        TURN_TIMES.map((n) =>
+          h("option", { value: n, selected: n === 60 }, t("settings.turn.s", { n })),
+        ),
+      ),
       visibility: h(
         "select",
         { id: "s-vis", "data-testid": "s-vis" },
@@ -399,8 +535,21 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
         h("option", { value: "private" }, t("settings.private")),
       ),
       bots: h("input", { type: "checkbox", id: "s-bots", checked: true, "data-testid": "s-bots" }),
-      level: h("select", { id: "s-level", "data-testid": "s-level" }, ["easy", "normal", "hard"].map((l) => h("option", { value: l, selected: l === "normal" }, t(`settings.bot.${l}`)))),
-      depth: h("input", { type: "number", id: "s-depth", min: 1, max: 200, placeholder: t("settings.rowDepth.all"), "data-testid": "s-depth" }),
+      level: h(
+        "select",
+        { id: "s-level", "data-testid": "s-level" },
+        ["easy", "normal", "hard"].map((l) =>
+          h("option", { value: l, selected: l === "normal" }, t(`settings.bot.${l}`)),
+        ),
+      ),
+      depth: h("input", {
+        type: "number",
+        id: "s-depth",
+        min: 1,
+        max: 200,
+        placeholder: t("settings.rowDepth.all"),
+        "data-testid": "s-depth",
+      }),
       joker: h("input", { type: "checkbox", id: "s-joker", "data-testid": "s-joker" }),
     };
     const field = (id: string, label: string, control: HTMLElement, cls = "") =>
@@ -418,9 +567,16 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       const { min, max } = facts().players;
       const want = Number(f.seats.value) || max;
       const counts = Array.from({ length: max - min + 1 }, (_, k) => min + k);
-      if (f.seats.options.length === counts.length && counts.every((n, k) => f.seats.options[k].value === String(n))) return;
+      if (
+        f.seats.options.length === counts.length &&
+        counts.every((n, k) => f.seats.options[k].value === String(n))
+      )
+        return;
       clear(f.seats);
-      for (const n of counts) f.seats.append(h("option", { value: n, selected: n === Math.min(max, Math.max(min, want)) }, String(n)));
+      for (const n of counts)
+        f.seats.append(
+          h("option", { value: n, selected: n === Math.min(max, Math.max(min, want)) }, String(n)),
+        );
     };
     const sync = () => {
       const v = facts();
@@ -490,7 +646,11 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
         shortField,
         jokerField,
       ),
-      h("button", { type: "submit", class: "primary", "data-testid": "create-room" }, t("settings.create")),
+      h(
+        "button",
+        { type: "submit", class: "primary", "data-testid": "create-room" },
+        t("settings.create"),
+      ),
     );
     return form;
   }
@@ -514,20 +674,28 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
               { "data-testid": s.current ? "session-current" : "session" },
               h("span", null, s.label ?? "—"),
               " ",
-              h("span", { class: "muted" }, s.current ? t("session.this") : new Date(used).toLocaleString()),
+              h(
+                "span",
+                { class: "muted" },
+                s.current ? t("session.this") : new Date(used).toLocaleString(),
+              ),
               s.current
                 ? null
-                : h("button", {
-                    type: "button",
-                    onclick: async () => {
-                      try {
-                        await api.signOutDevice(s.id);
-                        await fill();
-                      } catch (err) {
-                        showApiError(err);
-                      }
+                : h(
+                    "button",
+                    {
+                      type: "button",
+                      onclick: async () => {
+                        try {
+                          await api.signOutDevice(s.id);
+                          await fill();
+                        } catch (err) {
+                          showApiError(err);
+                        }
+                      },
                     },
-                  }, t("session.signOutDevice")),
+                    t("session.signOutDevice"),
+                  ),
             ),
           );
         }
@@ -541,32 +709,44 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       h(
         "div",
         { class: "row" },
-        h("button", {
-          type: "button",
-          "data-testid": "sign-out",
-          onclick: async () => {
-            try {
-              await api.signOut();
-            } catch (err) {
-              if (!(err instanceof api.ApiError && err.status === 401)) return showApiError(err);
-            }
-            signedOutHere();
+        h(
+          "button",
+          {
+            type: "button",
+            "data-testid": "sign-out",
+            onclick: async () => {
+              try {
+                await api.signOut();
+              } catch (err) {
+                if (!(err instanceof api.ApiError && err.status === 401)) return showApiError(err);
+              }
+              signedOutHere();
+            },
           },
-        }, t("session.signOut")),
-        h("button", {
-          type: "button",
-          "data-testid": "sign-out-others",
-          onclick: async () => {
-            try {
-              await api.signOutEverywhere();
-              toast(t("session.othersSignedOut"), "info");
-              await fill();
-            } catch (err) {
-              showApiError(err);
-            }
+          t("session.signOut"),
+        ),
+        h(
+          "button",
+          {
+            type: "button",
+            "data-testid": "sign-out-others",
+            onclick: async () => {
+              try {
+                await api.signOutEverywhere();
+                toast(t("session.othersSignedOut"), "info");
+                await fill();
+              } catch (err) {
+                showApiError(err);
+              }
+            },
           },
-        }, t("session.signOutOthers")),
-        h("button", { type: "button", "data-testid": "sessions-show", onclick: () => void fill() }, t("session.list")),
+          t("session.signOutOthers"),
+        ),
+        h(
+          "button",
+          { type: "button", "data-testid": "sessions-show", onclick: () => void fill() },
+          t("session.list"),
+        ),
       ),
       list,
     );
@@ -581,8 +761,14 @@ export function renderLobby(app: App, opts: { joinCode?: string }): { dispose():
       h("summary", null, t("lobby.identity")),
       h("p", { class: "muted" }, t("lobby.identity.hint")),
       app.player
-        ? h("div", { class: "row" },
-            h("button", { type: "button", onclick: () => (out.textContent = api.savedToken() ?? "—") }, t("lobby.identity.show")),
+        ? h(
+            "div",
+            { class: "row" },
+            h(
+              "button",
+              { type: "button", onclick: () => (out.textContent = api.savedToken() ?? "—") },
+              t("lobby.identity.show"),
+            ),
             out,
           )
         : null,

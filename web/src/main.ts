@@ -78,7 +78,9 @@ function route(): void {
     const fresh = sessionStorage.getItem(NEW_KEY);
     sessionStorage.removeItem(NEW_KEY);
     const delay = Number(localStorage.getItem("remi.practice.bot_delay") ?? "0.8");
-    const seed = Array.from(crypto.getRandomValues(new Uint32Array(2)), (x) => x.toString(36)).join("");
+    const seed = Array.from(crypto.getRandomValues(new Uint32Array(2)), (x) => x.toString(36)).join(
+      "",
+    );
     const page = new RoomPage(app, "practice", {
       settings: fresh ? (JSON.parse(fresh) as PracticeSettings) : null,
       name: app.player?.display_name ?? null,
@@ -99,7 +101,10 @@ function route(): void {
     const [room = "", round = "", step = "0"] = r.arg.split("/");
     const n = Number(round);
     if (room && Number.isInteger(n) && n >= 1) {
-      const page = r.name === "replay" ? new ReplayPage(app, room, n, Number(step) || 0) : new VerifyPage(app, room, n);
+      const page =
+        r.name === "replay"
+          ? new ReplayPage(app, room, n, Number(step) || 0)
+          : new VerifyPage(app, room, n);
       current = page;
       page.start();
       return;
@@ -132,7 +137,11 @@ function route(): void {
 
 onLangChange(() => {
   // Pages that keep live state re-render themselves; others are rebuilt.
-  if (current && "relabel" in current && typeof (current as { relabel: unknown }).relabel === "function") {
+  if (
+    current &&
+    "relabel" in current &&
+    typeof (current as { relabel: unknown }).relabel === "function"
+  ) {
     (current as unknown as { relabel(): void }).relabel();
   } else {
     route();

@@ -83,7 +83,8 @@ export class Rack {
   freeSlot(): number {
     const n = this.slots.length;
     const isFree = (i: number) => i >= 0 && i < n && this.slots[i] === null;
-    const sameRow = (a: number, b: number) => Math.floor(a / this.cols) === Math.floor(b / this.cols);
+    const sameRow = (a: number, b: number) =>
+      Math.floor(a / this.cols) === Math.floor(b / this.cols);
     for (let i = n - 1; i >= 0; i--) {
       if (!isFree(i)) continue;
       const leftOk = !sameRow(i, i - 1) || isFree(i - 1);
@@ -134,11 +135,21 @@ export class Rack {
           continue;
         }
         const start = c;
-        while (c < this.cols && this.slots[r * this.cols + c] !== null && this.slots[r * this.cols + c] !== undefined) c++;
+        while (
+          c < this.cols &&
+          this.slots[r * this.cols + c] !== null &&
+          this.slots[r * this.cols + c] !== undefined
+        )
+          c++;
         if (c - start >= minLen) {
           const slots: number[] = [];
           for (let k = start; k < c; k++) slots.push(r * this.cols + k);
-          out.push({ row: r, start: r * this.cols + start, slots, tiles: slots.map((s) => this.slots[s] as number) });
+          out.push({
+            row: r,
+            start: r * this.cols + start,
+            slots,
+            tiles: slots.map((s) => this.slots[s] as number),
+          });
         }
       }
     }
@@ -165,7 +176,12 @@ export class Rack {
   /** Arrange the tiles in groups, one empty slot between groups, a group never split
    * across rows when it can be helped. `splits` are tried in order (finest grouping first):
    * each says whether two neighbours in the sorted order belong to different groups. */
-  arrange(ids: number[], key: (id: number) => number, splits: Array<(a: number, b: number) => boolean>, minRows: number): void {
+  arrange(
+    ids: number[],
+    key: (id: number) => number,
+    splits: Array<(a: number, b: number) => boolean>,
+    minRows: number,
+  ): void {
     const sorted = [...ids].sort((a, b) => key(a) - key(b));
     for (const split of splits) {
       const groups: number[][] = [];
@@ -188,7 +204,12 @@ export class Rack {
   }
 }
 
-function layoutGroups(groups: number[][], cols: number, rows: number, gaps: boolean): (number | null)[] | null {
+function layoutGroups(
+  groups: number[][],
+  cols: number,
+  rows: number,
+  gaps: boolean,
+): (number | null)[] | null {
   const slots: (number | null)[] = new Array(cols * rows).fill(null);
   let r = 0;
   let c = 0;
@@ -222,7 +243,11 @@ export function sameLayout(a: (number | null)[], b: (number | null)[]): boolean 
 }
 
 /** The groups of one row of a layout: each run of adjacent tiles with its first column. */
-function rowGroups(slots: (number | null)[], from: number, cols: number): { col: number; tiles: number[] }[] {
+function rowGroups(
+  slots: (number | null)[],
+  from: number,
+  cols: number,
+): { col: number; tiles: number[] }[] {
   const out: { col: number; tiles: number[] }[] = [];
   for (let c = 0; c < cols; c++) {
     const id = slots[from + c] ?? null;
@@ -246,7 +271,9 @@ export function reflow(slots: (number | null)[], from: number, to: number): (num
   const blank = () => new Array<number | null>(to).fill(null);
   for (let start = 0; start < slots.length; start += from) {
     const groups = rowGroups(slots, start, from);
-    const end = groups.length ? groups[groups.length - 1].col + groups[groups.length - 1].tiles.length : 0;
+    const end = groups.length
+      ? groups[groups.length - 1].col + groups[groups.length - 1].tiles.length
+      : 0;
     if (end <= to) {
       const row = blank();
       for (const g of groups) g.tiles.forEach((id, k) => (row[g.col + k] = id));

@@ -75,8 +75,17 @@ export class ReplayPage {
       if (this.disposed) return;
       this.data = data;
       this.step = Math.max(0, Math.min(this.startStep, data.steps.length - 1));
-      const mine = data.seats.find((x) => x.name !== null && x.name === this.app.player?.display_name) ?? data.seats.find((x) => x.name !== null);
-      this.coach = new ReplayCoach(data, () => api.roundRecord(this.roomId, this.round), mine?.seat ?? 0, (seat) => roundSeatName(data.seats, seat), () => variantFacts(data.variant)?.faces ?? "cards", (step) => (this.stop(), this.go(step)));
+      const mine =
+        data.seats.find((x) => x.name !== null && x.name === this.app.player?.display_name) ??
+        data.seats.find((x) => x.name !== null);
+      this.coach = new ReplayCoach(
+        data,
+        () => api.roundRecord(this.roomId, this.round),
+        mine?.seat ?? 0,
+        (seat) => roundSeatName(data.seats, seat),
+        () => variantFacts(data.variant)?.faces ?? "cards",
+        (step) => (this.stop(), this.go(step)),
+      );
       this.render();
     } catch (err) {
       if (!this.disposed) this.renderShell(roundError(err));
@@ -108,11 +117,14 @@ export class ReplayPage {
 
   private schedule(): void {
     window.clearInterval(this.timer);
-    this.timer = window.setInterval(() => {
-      if (this.step >= this.last) this.stop();
-      else this.step += 1;
-      this.render();
-    }, 1000 / (BASE_STEPS_PER_SECOND * this.speed));
+    this.timer = window.setInterval(
+      () => {
+        if (this.step >= this.last) this.stop();
+        else this.step += 1;
+        this.render();
+      },
+      1000 / (BASE_STEPS_PER_SECOND * this.speed),
+    );
   }
 
   private stop(): void {
@@ -122,7 +134,14 @@ export class ReplayPage {
 
   private key(e: KeyboardEvent): void {
     const target = e.target as HTMLElement | null;
-    if (!this.data || e.altKey || e.ctrlKey || e.metaKey || target?.closest("input, select, textarea")) return;
+    if (
+      !this.data ||
+      e.altKey ||
+      e.ctrlKey ||
+      e.metaKey ||
+      target?.closest("input, select, textarea")
+    )
+      return;
     const moves: Record<string, () => void> = {
       ArrowLeft: () => this.go(this.step - 1),
       ArrowRight: () => this.go(this.step + 1),
@@ -145,11 +164,22 @@ export class ReplayPage {
   }
 
   private header(): HTMLElement {
-    const title = this.data ? t("replay.title", { variant: variantName(this.data.variant), n: this.round }) : t("replay.title.short", { n: this.round });
+    const title = this.data
+      ? t("replay.title", { variant: variantName(this.data.variant), n: this.round })
+      : t("replay.title.short", { n: this.round });
     return h(
       "header",
       { class: "topbar" },
-      h("a", { class: "icon back button-like", href: "#/", "aria-label": t("common.back"), title: t("common.back") }, "←"),
+      h(
+        "a",
+        {
+          class: "icon back button-like",
+          href: "#/",
+          "aria-label": t("common.back"),
+          title: t("common.back"),
+        },
+        "←",
+      ),
       h("h1", null, title),
       h("span", { class: "spacer" }),
       this.app.langButton(),
@@ -170,20 +200,44 @@ export class ReplayPage {
         "main",
         { class: `lobby replay faces-${faces}`, "data-testid": "replay", "data-step": this.step },
         this.header(),
-        h("div", { class: "replay-sticky" }, this.controls(), this.coach?.marksFor(this.step), this.moveLine(d, s, faces, name)),
-        h("section", { class: "card replay-seats", "aria-label": t("replay.hands") }, h("h2", null, t("replay.hands")), this.hands(d, s, faces, name)),
+        h(
+          "div",
+          { class: "replay-sticky" },
+          this.controls(),
+          this.coach?.marksFor(this.step),
+          this.moveLine(d, s, faces, name),
+        ),
+        h(
+          "section",
+          { class: "card replay-seats", "aria-label": t("replay.hands") },
+          h("h2", null, t("replay.hands")),
+          this.hands(d, s, faces, name),
+        ),
         this.middle(d, s, faces, name),
         this.step === this.last && d.result ? this.result(d, name) : null,
         this.coach?.element,
         this.links(d),
       ),
     );
-    if (focused) root.querySelector<HTMLElement>(`[data-testid="${focused}"]`)?.focus({ preventScroll: true });
+    if (focused)
+      root.querySelector<HTMLElement>(`[data-testid="${focused}"]`)?.focus({ preventScroll: true });
   }
 
   private controls(): HTMLElement {
     const button = (id: string, label: string, symbol: string, fn: () => void, disabled: boolean) =>
-      h("button", { type: "button", class: "replay-btn", "data-testid": `replay-${id}`, "aria-label": label, title: label, disabled, onclick: fn }, symbol);
+      h(
+        "button",
+        {
+          type: "button",
+          class: "replay-btn",
+          "data-testid": `replay-${id}`,
+          "aria-label": label,
+          title: label,
+          disabled,
+          onclick: fn,
+        },
+        symbol,
+      );
     const playing = this.playing();
     const speed = h(
       "select",
@@ -217,23 +271,56 @@ export class ReplayPage {
         "div",
         { class: "row" },
         button("first", t("replay.first"), "|◀", () => (this.stop(), this.go(0)), this.step === 0),
-        button("prev", t("replay.prev"), "◀", () => (this.stop(), this.go(this.step - 1)), this.step === 0),
-        button("next", t("replay.next"), "▶", () => (this.stop(), this.go(this.step + 1)), this.step >= this.last),
-        button("last", t("replay.last"), "▶|", () => (this.stop(), this.go(this.last)), this.step >= this.last),
+        button(
+          "prev",
+          t("replay.prev"),
+          "◀",
+          () => (this.stop(), this.go(this.step - 1)),
+          this.step === 0,
+        ),
+        button(
+          "next",
+          t("replay.next"),
+          "▶",
+          () => (this.stop(), this.go(this.step + 1)),
+          this.step >= this.last,
+        ),
+        button(
+          "last",
+          t("replay.last"),
+          "▶|",
+          () => (this.stop(), this.go(this.last)),
+          this.step >= this.last,
+        ),
         h(
           "button",
-          { type: "button", class: "replay-play primary", "data-testid": "replay-play", "aria-label": playing ? t("replay.pause") : t("replay.play"), onclick: () => (playing ? (this.stop(), this.render()) : this.play()) },
+          {
+            type: "button",
+            class: "replay-play primary",
+            "data-testid": "replay-play",
+            "aria-label": playing ? t("replay.pause") : t("replay.play"),
+            onclick: () => (playing ? (this.stop(), this.render()) : this.play()),
+          },
           playing ? `❚❚ ${t("replay.pause")}` : `▶ ${t("replay.play")}`,
         ),
         h("label", { class: "replay-speed" }, t("replay.speed"), " ", speed),
-        h("span", { class: "replay-count", "data-testid": "replay-step" }, t("replay.step", { n: this.step, total: this.last })),
+        h(
+          "span",
+          { class: "replay-count", "data-testid": "replay-step" },
+          t("replay.step", { n: this.step, total: this.last }),
+        ),
       ),
       slider,
     );
   }
 
   /** The step's move in words, as the table's move log says it. */
-  private moveLine(d: api.Replay, s: api.ReplayStep, faces: Faces, name: (seat: number) => string): HTMLElement {
+  private moveLine(
+    d: api.Replay,
+    s: api.ReplayStep,
+    faces: Faces,
+    name: (seat: number) => string,
+  ): HTMLElement {
     let key: string;
     let params: Record<string, string | number | HTMLElement>;
     let plain: string;
@@ -245,21 +332,37 @@ export class ReplayPage {
       const humans = new Set(d.seats.filter((x) => x.name !== null).map((x) => x.seat));
       const described = describe(s.event, { faces, humanSeats: humans });
       key = described?.key ?? "replay.move.unknown";
-      params = { ...(described?.params ?? {}), ...(described?.seat !== null && described?.seat !== undefined ? { name: nameEl(name(described.seat)) } : {}) };
+      params = {
+        ...(described?.params ?? {}),
+        ...(described?.seat !== null && described?.seat !== undefined
+          ? { name: nameEl(name(described.seat)) }
+          : {}),
+      };
       plain = described ? describeText(described, name) : t(key);
     }
     const seat = s.event && typeof s.event.seat === "number" ? s.event.seat : null;
     return h(
       "section",
       { class: "card replay-move", "aria-live": "polite" },
-      h("span", { class: "muted" }, this.step === 0 ? t("replay.deal") : t("replay.move.n", { n: this.step })),
+      h(
+        "span",
+        { class: "muted" },
+        this.step === 0 ? t("replay.deal") : t("replay.move.n", { n: this.step }),
+      ),
       " ",
-      seat !== null ? h("span", { class: `owner-dot owner${seat}`, "aria-hidden": "true" }, String(seat + 1)) : null,
+      seat !== null
+        ? h("span", { class: `owner-dot owner${seat}`, "aria-hidden": "true" }, String(seat + 1))
+        : null,
       h("strong", { "data-testid": "replay-move", title: plain }, tParts(key, params)),
     );
   }
 
-  private hands(d: api.Replay, s: api.ReplayStep, faces: Faces, name: (seat: number) => string): HTMLElement {
+  private hands(
+    d: api.Replay,
+    s: api.ReplayStep,
+    faces: Faces,
+    name: (seat: number) => string,
+  ): HTMLElement {
     const list = h("ol", { class: "replay-hands" });
     const over = s.phase === "over";
     for (let seat = 0; seat < d.players; seat++) {
@@ -268,7 +371,12 @@ export class ReplayPage {
       list.append(
         h(
           "li",
-          { class: `replay-hand${turn ? " turn" : ""}`, "data-testid": `replay-hand-${seat}`, "data-tiles": hand.join(" "), "aria-current": turn ? "true" : null },
+          {
+            class: `replay-hand${turn ? " turn" : ""}`,
+            "data-testid": `replay-hand-${seat}`,
+            "data-tiles": hand.join(" "),
+            "aria-current": turn ? "true" : null,
+          },
           h(
             "div",
             { class: "replay-hand-head" },
@@ -278,36 +386,70 @@ export class ReplayPage {
             s.opened[seat] ? h("span", { class: "badge" }, t("replay.opened")) : null,
             turn ? h("span", { class: "badge turn-badge" }, t("replay.turn")) : null,
           ),
-          h("div", { class: "tiles-line" }, hand.map((x) => tileEl(faces, x, { small: true }))),
+          h(
+            "div",
+            { class: "tiles-line" },
+            hand.map((x) => tileEl(faces, x, { small: true })),
+          ),
         ),
       );
     }
     return list;
   }
 
-  private middle(d: api.Replay, s: api.ReplayStep, faces: Faces, name: (seat: number) => string): HTMLElement {
+  private middle(
+    d: api.Replay,
+    s: api.ReplayStep,
+    faces: Faces,
+    name: (seat: number) => string,
+  ): HTMLElement {
     const consumed = new Set(s.consumed);
-    const atu = variantFacts(d.variant)?.atu && s.atu !== null
-      ? h(
-          "div",
-          { class: "replay-atu", "data-testid": "replay-atu", "data-tile": s.atu },
-          h("h3", null, t("table.atu")),
-          tileEl(faces, s.atu, { small: true }),
-          s.atu_taken_by !== null ? h("span", { class: "muted" }, " ", tParts("table.atu.taken", { name: nameEl(name(s.atu_taken_by)) })) : null,
-        )
-      : null;
+    const atu =
+      variantFacts(d.variant)?.atu && s.atu !== null
+        ? h(
+            "div",
+            { class: "replay-atu", "data-testid": "replay-atu", "data-tile": s.atu },
+            h("h3", null, t("table.atu")),
+            tileEl(faces, s.atu, { small: true }),
+            s.atu_taken_by !== null
+              ? h(
+                  "span",
+                  { class: "muted" },
+                  " ",
+                  tParts("table.atu.taken", { name: nameEl(name(s.atu_taken_by)) }),
+                )
+              : null,
+          )
+        : null;
     const stock = h(
       "div",
       { class: "replay-stock", "data-testid": "replay-stock", "data-tiles": s.stock.join(" ") },
       h("h3", null, t("replay.stock", { n: s.stock.length })),
       h("p", { class: "muted small-print" }, t("replay.stock.hint")),
-      h("div", { class: "tiles-line" }, s.stock.length ? s.stock.map((x) => tileEl(faces, x, { small: true })) : h("span", { class: "muted" }, "—")),
+      h(
+        "div",
+        { class: "tiles-line" },
+        s.stock.length
+          ? s.stock.map((x) => tileEl(faces, x, { small: true }))
+          : h("span", { class: "muted" }, "—"),
+      ),
     );
     const row = h(
       "div",
       { class: "replay-row", "data-testid": "replay-row", "data-tiles": s.row.join(" ") },
       h("h3", null, t("table.row")),
-      h("div", { class: "tiles-line" }, s.row.length ? s.row.map((x, i) => tileEl(faces, x, { small: true, owner: s.row_by[i - (s.row.length - s.row_by.length)] ?? null })) : h("span", { class: "muted" }, t("table.row.empty"))),
+      h(
+        "div",
+        { class: "tiles-line" },
+        s.row.length
+          ? s.row.map((x, i) =>
+              tileEl(faces, x, {
+                small: true,
+                owner: s.row_by[i - (s.row.length - s.row_by.length)] ?? null,
+              }),
+            )
+          : h("span", { class: "muted" }, t("table.row.empty")),
+      ),
     );
     const melds = h(
       "div",
@@ -320,14 +462,33 @@ export class ReplayPage {
             s.table.map((m, k) =>
               h(
                 "li",
-                { class: `meld kind-${m.kind}`, "aria-label": t("table.meld", { n: k + 1, kind: t(`table.kind.${m.kind}`) }) + ": " + m.tiles.map((x) => tileShort(faces, x)).join(" ") },
-                m.tiles.map((x, i) => tileEl(faces, x, { small: true, consumed: consumed.has(x), owner: m.owners[i], stands: m.stands_for?.[i] ?? null })),
+                {
+                  class: `meld kind-${m.kind}`,
+                  "aria-label":
+                    t("table.meld", { n: k + 1, kind: t(`table.kind.${m.kind}`) }) +
+                    ": " +
+                    m.tiles.map((x) => tileShort(faces, x)).join(" "),
+                },
+                m.tiles.map((x, i) =>
+                  tileEl(faces, x, {
+                    small: true,
+                    consumed: consumed.has(x),
+                    owner: m.owners[i],
+                    stands: m.stands_for?.[i] ?? null,
+                  }),
+                ),
               ),
             ),
           )
         : h("p", { class: "muted" }, t("table.melds.empty")),
     );
-    return h("section", { class: "card replay-middle" }, h("div", { class: "replay-top" }, atu, stock), row, melds);
+    return h(
+      "section",
+      { class: "card replay-middle" },
+      h("div", { class: "replay-top" }, atu, stock),
+      row,
+      melds,
+    );
   }
 
   private result(d: api.Replay, name: (seat: number) => string): HTMLElement {
@@ -336,18 +497,37 @@ export class ReplayPage {
       "section",
       { class: "card replay-result", "data-testid": "replay-result" },
       h("h2", null, t("summary.title")),
-      h("p", null, res.out !== null ? tParts("summary.out", { name: nameEl(name(res.out)) }) : t("summary.stock")),
+      h(
+        "p",
+        null,
+        res.out !== null
+          ? tParts("summary.out", { name: nameEl(name(res.out)) })
+          : t("summary.stock"),
+      ),
       h(
         "ol",
         { class: "replay-scores" },
-        res.scores.map((x, seat) => h("li", { "data-testid": `replay-score-${seat}` }, nameEl(name(seat)), ": ", h("strong", { class: x < 0 ? "neg" : "pos" }, x > 0 ? `+${x}` : String(x)))),
+        res.scores.map((x, seat) =>
+          h(
+            "li",
+            { "data-testid": `replay-score-${seat}` },
+            nameEl(name(seat)),
+            ": ",
+            h("strong", { class: x < 0 ? "neg" : "pos" }, x > 0 ? `+${x}` : String(x)),
+          ),
+        ),
       ),
     );
   }
 
   private links(d: api.Replay): HTMLElement {
     const link = `${location.origin}${location.pathname}${replayHash(d.room_id, d.round)}`;
-    const input = h("input", { readonly: true, value: link, "data-testid": "replay-link", "aria-label": t("replay.share") });
+    const input = h("input", {
+      readonly: true,
+      value: link,
+      "data-testid": "replay-link",
+      "aria-label": t("replay.share"),
+    });
     return h(
       "section",
       { class: "card replay-links" },
@@ -377,8 +557,25 @@ export class ReplayPage {
       h(
         "div",
         { class: "row replay-actions" },
-        h("a", { class: "button-like", href: api.scenarioUrl(d.room_id, d.round), download: `remi-${d.room_id}-round-${d.round}.json`, "data-testid": "replay-download" }, t("replay.download")),
-        h("a", { class: "button-like", href: verifyHash(d.room_id, d.round), "data-testid": "replay-verify" }, t("replay.verify")),
+        h(
+          "a",
+          {
+            class: "button-like",
+            href: api.scenarioUrl(d.room_id, d.round),
+            download: `remi-${d.room_id}-round-${d.round}.json`,
+            "data-testid": "replay-download",
+          },
+          t("replay.download"),
+        ),
+        h(
+          "a",
+          {
+            class: "button-like",
+            href: verifyHash(d.room_id, d.round),
+            "data-testid": "replay-verify",
+          },
+          t("replay.verify"),
+        ),
       ),
       h("p", { class: "muted small-print" }, t("replay.download.hint")),
     );
@@ -395,5 +592,10 @@ export function roundError(err: unknown): HTMLElement {
     else if (err.status === 0) text = t("offline.text");
     else text = err.message;
   }
-  return h("section", { class: "card" }, h("p", { "data-testid": "round-error" }, text), h("a", { href: "#/" }, t("common.back")));
+  return h(
+    "section",
+    { class: "card" },
+    h("p", { "data-testid": "round-error" }, text),
+    h("a", { href: "#/" }, t("common.back")),
+  );
 }

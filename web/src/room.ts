@@ -86,12 +86,24 @@ export class RoomPage {
   private renderNameGate(): void {
     const root = this.app.root;
     clear(root);
-    const input = h("input", { id: "display-name", maxlength: 32, required: true, placeholder: t("lobby.name.placeholder"), "data-testid": "name-input" });
+    const input = h("input", {
+      id: "display-name",
+      maxlength: 32,
+      required: true,
+      placeholder: t("lobby.name.placeholder"),
+      "data-testid": "name-input",
+    });
     root.append(
       h(
         "main",
         { class: "lobby" },
-        h("header", { class: "topbar" }, h("h1", null, t("app.title")), h("span", { class: "spacer" }), this.app.langButton()),
+        h(
+          "header",
+          { class: "topbar" },
+          h("h1", null, t("app.title")),
+          h("span", { class: "spacer" }),
+          this.app.langButton(),
+        ),
         h(
           "form",
           {
@@ -107,7 +119,16 @@ export class RoomPage {
             },
           },
           h("label", { for: "display-name" }, t("lobby.name")),
-          h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary", "data-testid": "name-save" }, t("lobby.name.save"))),
+          h(
+            "div",
+            { class: "row" },
+            input,
+            h(
+              "button",
+              { type: "submit", class: "primary", "data-testid": "name-save" },
+              t("lobby.name.save"),
+            ),
+          ),
         ),
       ),
     );
@@ -121,7 +142,20 @@ export class RoomPage {
       if (this.disposed) return;
       clear(this.app.root);
       this.app.root.append(
-        h("main", { class: "lobby" }, h("p", { class: "card", "data-testid": "room-error" }, err instanceof api.ApiError && err.status === 404 ? t("room.notfound") : err instanceof api.ApiError && err.status === 0 ? t("offline.text") : String(err)), h("a", { href: "#/" }, t("common.back"))),
+        h(
+          "main",
+          { class: "lobby" },
+          h(
+            "p",
+            { class: "card", "data-testid": "room-error" },
+            err instanceof api.ApiError && err.status === 404
+              ? t("room.notfound")
+              : err instanceof api.ApiError && err.status === 0
+                ? t("offline.text")
+                : String(err),
+          ),
+          h("a", { href: "#/" }, t("common.back")),
+        ),
       );
       return;
     }
@@ -214,7 +248,12 @@ export class RoomPage {
   private onMessage(m: ServerMessage): void {
     if (m.type === "error") {
       // Told before a close that onFatal explains.
-      if (m.code === "played_elsewhere" || m.code === "session_revoked" || m.code === "origin_refused") return;
+      if (
+        m.code === "played_elsewhere" ||
+        m.code === "session_revoked" ||
+        m.code === "origin_refused"
+      )
+        return;
       toast(reason(m.code, m.message), "error", m.message);
       return;
     }
@@ -223,17 +262,29 @@ export class RoomPage {
       return;
     }
     const seen = { turn: this.state.view?.turn ?? null, seat: this.state.view?.seat ?? null };
-    const { room, version, refresh, scoresChanged } = applyMessage(this.state, m, Date.now() / 1000);
-    const now = { turn: room.view?.turn ?? null, seat: room.view?.seat ?? null, over: room.view?.over ?? false };
+    const { room, version, refresh, scoresChanged } = applyMessage(
+      this.state,
+      m,
+      Date.now() / 1000,
+    );
+    const now = {
+      turn: room.view?.turn ?? null,
+      seat: room.view?.seat ?? null,
+      over: room.view?.over ?? false,
+    };
     for (const cue of cuesOf(seen, now, m)) this.sounds.play(cue);
     this.state = room;
     if (version !== null) this.version = version;
     if (!this.local) this.noteDeal(m);
     if (m.type === "snapshot") this.conn?.noteLastSeq(m.last_seq);
-    if (m.type === "snapshot" || (m.type === "event" && (m.event.do === "round_start" || m.event.do === "joker_button"))) {
+    if (
+      m.type === "snapshot" ||
+      (m.type === "event" && (m.event.do === "round_start" || m.event.do === "joker_button"))
+    ) {
       void this.loadCredits();
     }
-    if (m.type === "event" && m.event.do === "room_changed" && room.status === "waiting") void this.poll();
+    if (m.type === "event" && m.event.do === "room_changed" && room.status === "waiting")
+      void this.poll();
     if (scoresChanged && this.scoresOpen) this.renderScores();
     if (refresh) this.refresh();
   }
@@ -285,11 +336,17 @@ export class RoomPage {
     const link = room.invite_code
       ? `${location.origin}${location.pathname}#/join/${encodeURIComponent(room.invite_code)}`
       : `${location.origin}${location.pathname}#/room/${encodeURIComponent(room.id)}`;
-    const linkInput = h("input", { readonly: true, value: link, "data-testid": "invite-link", "aria-label": t("room.invite") });
+    const linkInput = h("input", {
+      readonly: true,
+      value: link,
+      "data-testid": "invite-link",
+      "aria-label": t("room.invite"),
+    });
     const seats = h("ol", { class: "wait-seats" });
     for (const s of room.seats) {
       let who: (string | HTMLElement)[];
-      if (s.player) who = [nameEl(s.player.display_name), s.player.id === me ? ` (${t("room.seat.you")})` : ""];
+      if (s.player)
+        who = [nameEl(s.player.display_name), s.player.id === me ? ` (${t("room.seat.you")})` : ""];
       else if (s.bot_level) who = [t("room.seat.bot", { level: t(`settings.bot.${s.bot_level}`) })];
       else
         who = [
@@ -313,7 +370,14 @@ export class RoomPage {
             t("room.seat.take"),
           ),
         ];
-      seats.append(h("li", { "data-testid": `wait-seat-${s.seat}` }, h("strong", null, t("room.seat", { n: s.seat + 1 }), ": "), who));
+      seats.append(
+        h(
+          "li",
+          { "data-testid": `wait-seat-${s.seat}` },
+          h("strong", null, t("room.seat", { n: s.seat + 1 }), ": "),
+          who,
+        ),
+      );
     }
     const st = room.settings;
     root.append(
@@ -323,7 +387,16 @@ export class RoomPage {
         h(
           "header",
           { class: "topbar" },
-          h("button", { type: "button", class: "icon back", "aria-label": t("common.back"), onclick: () => this.leaveWaiting() }, "←"),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "icon back",
+              "aria-label": t("common.back"),
+              onclick: () => this.leaveWaiting(),
+            },
+            "←",
+          ),
           h("h1", null, variantName(st.variant)),
           h("span", { class: "spacer" }),
           this.app.player ? accountChip() : null,
@@ -333,11 +406,23 @@ export class RoomPage {
           "section",
           { class: "card" },
           h("h2", null, t("room.waiting")),
-          st.kind === "quick" ? h("p", { "data-testid": "quick-waiting" }, t("quick.waiting")) : null,
+          st.kind === "quick"
+            ? h("p", { "data-testid": "quick-waiting" }, t("quick.waiting"))
+            : null,
           h(
             "p",
             { class: "muted" },
-            [st.kind === "arena" ? `${t("arena.stake.n", { n: st.stake ?? 0 })} · ${t("arena.pot", { n: (st.stake ?? 0) * st.seats })}` : null, endText(st.end), t("settings.turn.s", { n: st.turn_seconds ?? "?" }), st.public ? t("settings.public") : t("settings.private"), st.fill_with_bots ? `${t("settings.bots")} (${t(`settings.bot.${st.bot_level}`)})` : null]
+            [
+              st.kind === "arena"
+                ? `${t("arena.stake.n", { n: st.stake ?? 0 })} · ${t("arena.pot", { n: (st.stake ?? 0) * st.seats })}`
+                : null,
+              endText(st.end),
+              t("settings.turn.s", { n: st.turn_seconds ?? "?" }),
+              st.public ? t("settings.public") : t("settings.private"),
+              st.fill_with_bots
+                ? `${t("settings.bots")} (${t(`settings.bot.${st.bot_level}`)})`
+                : null,
+            ]
               .filter(Boolean)
               .join(" · "),
           ),
@@ -362,7 +447,9 @@ export class RoomPage {
               t("common.copy"),
             ),
           ),
-          room.invite_code ? h("p", { class: "muted" }, t("room.code", { code: room.invite_code })) : null,
+          room.invite_code
+            ? h("p", { class: "muted" }, t("room.code", { code: room.invite_code }))
+            : null,
           seats,
           isOwner
             ? h(
@@ -384,7 +471,11 @@ export class RoomPage {
                 },
                 t("room.start"),
               )
-            : h("p", { class: "muted" }, seated !== null ? t("room.start.wait") : room.free_seats ? "" : t("room.full")),
+            : h(
+                "p",
+                { class: "muted" },
+                seated !== null ? t("room.start.wait") : room.free_seats ? "" : t("room.full"),
+              ),
         ),
       ),
     );
@@ -392,7 +483,8 @@ export class RoomPage {
 
   private async leaveWaiting(): Promise<void> {
     try {
-      if (this.room?.your_seat !== null && this.room?.owner.id !== this.app.player?.id) await api.leaveSeat(this.roomId);
+      if (this.room?.your_seat !== null && this.room?.owner.id !== this.app.player?.id)
+        await api.leaveSeat(this.roomId);
     } catch {
       /* leaving anyway */
     }
@@ -427,7 +519,13 @@ export class RoomPage {
         headerButtons: () =>
           this.local
             ? // The coach's hint and review: the practice on this device only (coach.ts).
-              [this.sounds.toggleButton(), ...practiceCoachButtons(() => this.state.view, () => variantFacts(this.state.view?.variant_id ?? null)?.faces ?? "cards")]
+              [
+                this.sounds.toggleButton(),
+                ...practiceCoachButtons(
+                  () => this.state.view,
+                  () => variantFacts(this.state.view?.variant_id ?? null)?.faces ?? "cards",
+                ),
+              ]
             : this.state.view?.seat == null
               ? [this.sounds.toggleButton()]
               : [this.sounds.toggleButton(), this.reactions.openButton()],
@@ -435,7 +533,10 @@ export class RoomPage {
       this.tickTimer = window.setInterval(() => this.tick(), 250);
       this.table.setConnection(this.conn?.isOpen ? "open" : "connecting");
     }
-    this.table.update({ ...this.state }, variantFacts(this.state.view?.variant_id ?? this.state.variantId));
+    this.table.update(
+      { ...this.state },
+      variantFacts(this.state.view?.variant_id ?? this.state.variantId),
+    );
   }
 
   /** The last 10 s of this seat's own turn: a tick a second. */
@@ -449,7 +550,7 @@ export class RoomPage {
     this.lastTick = left;
   }
 
-    private async sendAction(action: GameAction): Promise<void> {
+  private async sendAction(action: GameAction): Promise<void> {
     if (!this.conn) throw { code: "network", message: "not connected" } as ServerError;
     const before = this.state.view;
     try {
@@ -460,23 +561,45 @@ export class RoomPage {
       const e = err as ServerError;
       const v = this.state.view;
       const same =
-        before && v && v.turn === before.turn && v.phase === before.phase && v.hand.join() === before.hand.join() && v.row_length === before.row_length && v.table.length === before.table.length;
+        before &&
+        v &&
+        v.turn === before.turn &&
+        v.phase === before.phase &&
+        v.hand.join() === before.hand.join() &&
+        v.row_length === before.row_length &&
+        v.table.length === before.table.length;
       if (e.code !== "stale_version" || !same || !this.conn) throw err;
       await this.conn.request({ type: "action", base_version: this.version ?? 0, action });
     }
   }
 
-  private async queryFormations(formations: number[][], taken: number | null): Promise<{ answers: FormationAnswer[]; lock: OpeningLock | null }> {
+  private async queryFormations(
+    formations: number[][],
+    taken: number | null,
+  ): Promise<{ answers: FormationAnswer[]; lock: OpeningLock | null }> {
     if (!this.conn) throw { code: "network", message: "not connected" };
-    const res = await this.conn.request({ type: "query", query: "formations", formations: formations.slice(0, 30), taken });
-    const r = (res.type === "query_result" ? res.result : {}) as { formations?: FormationAnswer[]; lock?: OpeningLock };
+    const res = await this.conn.request({
+      type: "query",
+      query: "formations",
+      formations: formations.slice(0, 30),
+      taken,
+    });
+    const r = (res.type === "query_result" ? res.result : {}) as {
+      formations?: FormationAnswer[];
+      lock?: OpeningLock;
+    };
     return { answers: r.formations ?? [], lock: r.lock ?? null };
   }
 
-  private async queryRowPreview(index: number): Promise<{ tiles: number[]; block: ServerError | null }> {
+  private async queryRowPreview(
+    index: number,
+  ): Promise<{ tiles: number[]; block: ServerError | null }> {
     if (!this.conn) throw { code: "network", message: "not connected" };
     const res = await this.conn.request({ type: "query", query: "row_preview", index });
-    const r = (res.type === "query_result" ? res.result : {}) as { tiles?: number[]; block?: ServerError | null };
+    const r = (res.type === "query_result" ? res.result : {}) as {
+      tiles?: number[];
+      block?: ServerError | null;
+    };
     return { tiles: r.tiles ?? [], block: r.block ?? null };
   }
 
@@ -511,30 +634,111 @@ export class RoomPage {
       h(
         "td",
         { class: "round-links" },
-        h("a", { href: replayHash(this.roomId, k), target: "_blank", rel: "noopener", "data-testid": `scores-replay-${k}`, "aria-label": t("scores.replay", { n: k }), title: t("scores.replay", { n: k }) }, "▶"),
-        h("a", { href: verifyHash(this.roomId, k), target: "_blank", rel: "noopener", "data-testid": `scores-verify-${k}`, "aria-label": t("scores.verify", { n: k }), title: t("scores.verify", { n: k }) }, "✓"),
+        h(
+          "a",
+          {
+            href: replayHash(this.roomId, k),
+            target: "_blank",
+            rel: "noopener",
+            "data-testid": `scores-replay-${k}`,
+            "aria-label": t("scores.replay", { n: k }),
+            title: t("scores.replay", { n: k }),
+          },
+          "▶",
+        ),
+        h(
+          "a",
+          {
+            href: verifyHash(this.roomId, k),
+            target: "_blank",
+            rel: "noopener",
+            "data-testid": `scores-verify-${k}`,
+            "aria-label": t("scores.verify", { n: k }),
+            title: t("scores.verify", { n: k }),
+          },
+          "✓",
+        ),
       );
-    const head = h("tr", null, h("th", { scope: "col" }, t("scores.round")), Array.from({ length: n }, (_, i) => h("th", { scope: "col" }, nameEl(name(i)))), online ? h("th", { scope: "col", class: "links-col" }, t("scores.links")) : null);
+    const head = h(
+      "tr",
+      null,
+      h("th", { scope: "col" }, t("scores.round")),
+      Array.from({ length: n }, (_, i) => h("th", { scope: "col" }, nameEl(name(i)))),
+      online ? h("th", { scope: "col", class: "links-col" }, t("scores.links")) : null,
+    );
     const body = h("tbody");
     (s?.rounds ?? []).forEach((line, k) => {
-      body.append(h("tr", { "data-testid": `scores-round-${k + 1}` }, h("th", { scope: "row" }, String(k + 1)), line.map((x) => h("td", { class: (x ?? 0) < 0 ? "neg" : "pos" }, x === null ? "—" : x > 0 ? `+${x}` : String(x))), online ? links(k + 1) : null));
+      body.append(
+        h(
+          "tr",
+          { "data-testid": `scores-round-${k + 1}` },
+          h("th", { scope: "row" }, String(k + 1)),
+          line.map((x) =>
+            h(
+              "td",
+              { class: (x ?? 0) < 0 ? "neg" : "pos" },
+              x === null ? "—" : x > 0 ? `+${x}` : String(x),
+            ),
+          ),
+          online ? links(k + 1) : null,
+        ),
+      );
     });
-    const foot = h("tfoot", null, h("tr", { "data-testid": "scores-totals" }, h("th", { scope: "row" }, t("scores.total")), (s?.totals ?? []).map((x) => h("td", null, String(x))), online ? h("td", { class: "round-links" }) : null));
+    const foot = h(
+      "tfoot",
+      null,
+      h(
+        "tr",
+        { "data-testid": "scores-totals" },
+        h("th", { scope: "row" }, t("scores.total")),
+        (s?.totals ?? []).map((x) => h("td", null, String(x))),
+        online ? h("td", { class: "round-links" }) : null,
+      ),
+    );
     const close = () => {
       this.scoresOpen = false;
       this.renderScores();
     };
     const modal = h(
       "div",
-      { class: "modal-back", id: "scores-modal", onclick: (e: Event) => e.target === e.currentTarget && close(), onkeydown: (e: KeyboardEvent) => e.key === "Escape" && close() },
+      {
+        class: "modal-back",
+        id: "scores-modal",
+        onclick: (e: Event) => e.target === e.currentTarget && close(),
+        onkeydown: (e: KeyboardEvent) => e.key === "Escape" && close(),
+      },
       h(
         "div",
-        { class: "modal", role: "dialog", "aria-modal": "true", "aria-label": t("scores.title"), "data-testid": "scores" },
+        {
+          class: "modal",
+          role: "dialog",
+          "aria-modal": "true",
+          "aria-label": t("scores.title"),
+          "data-testid": "scores",
+        },
         h("h2", null, t("scores.title")),
         s && s.rounds.length ? null : h("p", { class: "muted" }, t("scores.none")),
-        h("div", { class: "scroll-x" }, h("table", { class: "score-table" }, h("thead", null, head), body, foot)),
-        s?.over && s.winners.length ? h("p", { class: "winners", "data-testid": "winners" }, tParts("scores.winners", { names: h("span", null, namesEl(s.winners.map(name))) })) : null,
-        h("div", { class: "row end" }, h("button", { type: "button", class: "primary", "data-testid": "scores-close", onclick: close }, t("common.close"))),
+        h(
+          "div",
+          { class: "scroll-x" },
+          h("table", { class: "score-table" }, h("thead", null, head), body, foot),
+        ),
+        s?.over && s.winners.length
+          ? h(
+              "p",
+              { class: "winners", "data-testid": "winners" },
+              tParts("scores.winners", { names: h("span", null, namesEl(s.winners.map(name))) }),
+            )
+          : null,
+        h(
+          "div",
+          { class: "row end" },
+          h(
+            "button",
+            { type: "button", class: "primary", "data-testid": "scores-close", onclick: close },
+            t("common.close"),
+          ),
+        ),
       ),
     );
     document.body.append(modal);

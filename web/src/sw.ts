@@ -16,7 +16,9 @@ function supported(): boolean {
 /** Register sw.js (once per page); null when it cannot be. */
 export function registerServiceWorker(): Promise<ServiceWorkerRegistration | null> {
   if (!supported()) return Promise.resolve(null);
-  registration ??= navigator.serviceWorker.register(`${import.meta.env.BASE_URL}sw.js`).catch(() => null);
+  registration ??= navigator.serviceWorker
+    .register(`${import.meta.env.BASE_URL}sw.js`)
+    .catch(() => null);
   return registration;
 }
 

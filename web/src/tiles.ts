@@ -44,7 +44,9 @@ export function tileShort(faces: Faces, id: number): string {
 
 /** The sort buttons' short labels: the suits (or colours) and the ranks. */
 export function sortSymbols(faces: Faces): { suit: string; rank: string } {
-  return cards(faces) ? { suit: SUIT_SYMBOLS.join(""), rank: "A‥K" } : { suit: COLOUR_SHAPES.join(""), rank: "1‥13" };
+  return cards(faces)
+    ? { suit: SUIT_SYMBOLS.join(""), rank: "A‥K" }
+    : { suit: COLOUR_SHAPES.join(""), rank: "1‥13" };
 }
 
 export interface TileOpts {
@@ -84,7 +86,11 @@ export function tileEl(faces: Faces, id: number, opts: TileOpts = {}): HTMLEleme
       const pre = cards(faces) ? "s" : "c";
       const st = part(`st${suits.length > 1 ? " many" : ""}`, "");
       for (const suit of suits) st.append(part(`sfs ${pre}${suit}`, symbol(faces, suit)));
-      el.append(part(suits.length === 1 ? `rk sfs ${pre}${first.suit}` : "rk", rankText(faces, first.rank)), st, part("jk-mark", "★"));
+      el.append(
+        part(suits.length === 1 ? `rk sfs ${pre}${first.suit}` : "rk", rankText(faces, first.rank)),
+        st,
+        part("jk-mark", "★"),
+      );
     } else {
       el.append(part("rk jk", "★"), part("st jl", "JOKER"));
     }
@@ -99,7 +105,9 @@ export function tileEl(faces: Faces, id: number, opts: TileOpts = {}): HTMLEleme
     mark.setAttribute("aria-hidden", "true");
     el.append(mark);
   }
-  let label = stands ? t("tile.jokerFor", { tiles: stands.map((x) => tileLabel(faces, x)).join(t("tile.jokerOr")) }) : tileLabel(faces, id);
+  let label = stands
+    ? t("tile.jokerFor", { tiles: stands.map((x) => tileLabel(faces, x)).join(t("tile.jokerOr")) })
+    : tileLabel(faces, id);
   if (opts.consumed) label += `, ${t("tile.consumed")}`;
   el.setAttribute("aria-label", label);
   el.title = label;

@@ -20,23 +20,32 @@ export type TournamentStage = gen.StageView;
 export type TournamentDetail = gen.TournamentDetail;
 
 export const listTournaments = () => call<gen.TournamentList>("GET", "/api/tournaments");
-export const getTournament = (id: string) => call<TournamentDetail>("GET", `/api/tournaments/${encodeURIComponent(id)}`);
-export const register = (id: string) => call<TournamentSummary>("POST", `/api/tournaments/${encodeURIComponent(id)}/register`);
-export const withdraw = (id: string) => call<TournamentSummary>("POST", `/api/tournaments/${encodeURIComponent(id)}/withdraw`);
+export const getTournament = (id: string) =>
+  call<TournamentDetail>("GET", `/api/tournaments/${encodeURIComponent(id)}`);
+export const register = (id: string) =>
+  call<TournamentSummary>("POST", `/api/tournaments/${encodeURIComponent(id)}/register`);
+export const withdraw = (id: string) =>
+  call<TournamentSummary>("POST", `/api/tournaments/${encodeURIComponent(id)}/withdraw`);
 
 function when(iso: string): string {
   const d = new Date(iso);
   const today = new Date().toDateString() === d.toDateString();
   const time = d.toLocaleTimeString(getLang(), { hour: "2-digit", minute: "2-digit" });
-  return today ? time : `${d.toLocaleDateString(getLang(), { day: "numeric", month: "short" })} ${time}`;
+  return today
+    ? time
+    : `${d.toLocaleDateString(getLang(), { day: "numeric", month: "short" })} ${time}`;
 }
 
 export function tournamentTitle(x: TournamentSummary): string {
-  return x.kind === "sitngo" ? t("tour.sitngo", { n: x.players }) : t("tour.scheduled", { time: x.starts_at ? when(x.starts_at) : "?" });
+  return x.kind === "sitngo"
+    ? t("tour.sitngo", { n: x.players })
+    : t("tour.scheduled", { time: x.starts_at ? when(x.starts_at) : "?" });
 }
 
 function statusText(x: TournamentSummary): string {
-  return x.status === "running" ? t("tour.status.running", { stage: x.stage, stages: x.stages }) : t(`tour.status.${x.status}`);
+  return x.status === "running"
+    ? t("tour.status.running", { stage: x.stage, stages: x.stages })
+    : t(`tour.status.${x.status}`);
 }
 
 /** "50% (400) · 30% (240) · 20% (160)": the prize table with what each place wins now. */
@@ -48,12 +57,19 @@ function facts(x: TournamentSummary): string[] {
   return [
     x.fee ? t("tour.fee", { n: x.fee }) : t("tour.free"),
     t("tour.players", { registered: x.registered, players: x.players }),
-    x.status === "registering" ? (x.kind === "sitngo" ? t("tour.whenFull", { n: x.players }) : t("tour.startsAt", { time: x.starts_at ? when(x.starts_at) : "?" })) : statusText(x),
+    x.status === "registering"
+      ? x.kind === "sitngo"
+        ? t("tour.whenFull", { n: x.players })
+        : t("tour.startsAt", { time: x.starts_at ? when(x.starts_at) : "?" })
+      : statusText(x),
     t("tour.pool", { n: x.pool }),
   ];
 }
 
-function entryButton(x: TournamentSummary, done: (x: TournamentSummary) => void): HTMLElement | null {
+function entryButton(
+  x: TournamentSummary,
+  done: (x: TournamentSummary) => void,
+): HTMLElement | null {
   if (x.status !== "registering") return null;
   const action = x.you ? withdraw : register;
   return h(
@@ -95,7 +111,10 @@ export function tournamentsBox(app: App): HTMLElement {
         list.append(
           h(
             "li",
-            { class: `room-item tour-item status-${x.status}`, "data-testid": `tournament-${x.id}` },
+            {
+              class: `room-item tour-item status-${x.status}`,
+              "data-testid": `tournament-${x.id}`,
+            },
             h("span", { class: "room-name" }, tournamentTitle(x)),
             h("span", { class: "muted" }, variantName(x.variant)),
             x.you ? h("span", { class: "room-state playing" }, t("tour.registered")) : null,
@@ -105,7 +124,15 @@ export function tournamentsBox(app: App): HTMLElement {
               "span",
               { class: "tour-actions" },
               entryButton(x, () => void load()),
-              h("button", { type: "button", "data-testid": `open-${x.id}`, onclick: () => app.go(`#/tournament/${encodeURIComponent(x.id)}`) }, t("tour.open")),
+              h(
+                "button",
+                {
+                  type: "button",
+                  "data-testid": `open-${x.id}`,
+                  onclick: () => app.go(`#/tournament/${encodeURIComponent(x.id)}`),
+                },
+                t("tour.open"),
+              ),
             ),
           ),
         );
@@ -136,7 +163,8 @@ export class TournamentPage {
   start(): void {
     void this.load();
     this.timer = window.setInterval(() => {
-      if (this.detail?.status !== "finished" && this.detail?.status !== "cancelled") void this.load();
+      if (this.detail?.status !== "finished" && this.detail?.status !== "cancelled")
+        void this.load();
     }, 3000);
   }
 
@@ -166,11 +194,24 @@ export class TournamentPage {
     const x = this.detail;
     const page = h(
       "main",
-      { class: "lobby tournament", "data-testid": "tournament-page", "data-status": x?.status ?? "" },
+      {
+        class: "lobby tournament",
+        "data-testid": "tournament-page",
+        "data-status": x?.status ?? "",
+      },
       h(
         "header",
         { class: "topbar" },
-        h("button", { type: "button", class: "icon back", "aria-label": t("common.back"), onclick: () => this.app.go("#/") }, "←"),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "icon back",
+            "aria-label": t("common.back"),
+            onclick: () => this.app.go("#/"),
+          },
+          "←",
+        ),
         h("h1", null, x ? tournamentTitle(x) : t("tour.title")),
         h("span", { class: "spacer" }),
         this.app.langButton(),
@@ -185,8 +226,21 @@ export class TournamentPage {
       h(
         "section",
         { class: "card" },
-        h("div", { class: "row between" }, h("h2", null, statusText(x)), x.you ? h("span", { class: "room-state playing" }, t("tour.registered")) : null),
-        h("p", null, t("tour.tables", { variant: variantName(x.variant), seats: x.table_seats, rounds: x.rounds })),
+        h(
+          "div",
+          { class: "row between" },
+          h("h2", null, statusText(x)),
+          x.you ? h("span", { class: "room-state playing" }, t("tour.registered")) : null,
+        ),
+        h(
+          "p",
+          null,
+          t("tour.tables", {
+            variant: variantName(x.variant),
+            seats: x.table_seats,
+            rounds: x.rounds,
+          }),
+        ),
         h("p", { "data-testid": "tour-facts" }, facts(x).join(" · ")),
         h("p", { "data-testid": "tour-prizes" }, t("tour.prizes", { list: prizeList(x) })),
         h("p", { class: "muted" }, t("tour.rules")),
@@ -213,15 +267,33 @@ export class TournamentPage {
           const over = table.status === "finished";
           return h(
             "div",
-            { class: `tour-table${mine ? " mine" : ""}`, "data-testid": `table-${stage.number}-${table.number}`, "data-status": table.status },
+            {
+              class: `tour-table${mine ? " mine" : ""}`,
+              "data-testid": `table-${stage.number}-${table.number}`,
+              "data-status": table.status,
+            },
             h(
               "div",
               { class: "row between" },
               h("h3", null, t("tour.table", { n: table.number + 1 })),
-              h("span", { class: `room-state ${over ? "" : "playing"}` }, over ? t("tour.over") : t("tour.rounds", { played: Math.min(table.rounds_played + 1, x.rounds), rounds: x.rounds })),
+              h(
+                "span",
+                { class: `room-state ${over ? "" : "playing"}` },
+                over
+                  ? t("tour.over")
+                  : t("tour.rounds", {
+                      played: Math.min(table.rounds_played + 1, x.rounds),
+                      rounds: x.rounds,
+                    }),
+              ),
               h(
                 "button",
-                { type: "button", class: mine && !over ? "primary" : "", "data-testid": `go-${table.room_id}`, onclick: () => this.app.go(`#/room/${encodeURIComponent(table.room_id)}`) },
+                {
+                  type: "button",
+                  class: mine && !over ? "primary" : "",
+                  "data-testid": `go-${table.room_id}`,
+                  onclick: () => this.app.go(`#/room/${encodeURIComponent(table.room_id)}`),
+                },
                 mine && !over ? t("tour.play") : t("tour.watch"),
               ),
             ),
@@ -239,16 +311,37 @@ export class TournamentPage {
     return h(
       "table",
       { class: "tour-standings" },
-      h("thead", null, h("tr", null, h("th", null, t("tour.place")), h("th", null, t("tour.player")), h("th", { class: "num" }, t("tour.total")), h("th", null, last))),
+      h(
+        "thead",
+        null,
+        h(
+          "tr",
+          null,
+          h("th", null, t("tour.place")),
+          h("th", null, t("tour.player")),
+          h("th", { class: "num" }, t("tour.total")),
+          h("th", null, last),
+        ),
+      ),
       h(
         "tbody",
         null,
         rows.map((s) =>
           h(
             "tr",
-            { class: s.player?.id === me ? "me" : "", "data-testid": `standing-${table.room_id}-${s.seat}` },
+            {
+              class: s.player?.id === me ? "me" : "",
+              "data-testid": `standing-${table.room_id}-${s.seat}`,
+            },
             h("td", null, String(s.place)),
-            h("td", null, s.player ? nameEl(s.player.display_name) : h("span", { class: "muted" }, t("tour.bot")), s.player?.id === me ? ` (${t("tour.you")})` : ""),
+            h(
+              "td",
+              null,
+              s.player
+                ? nameEl(s.player.display_name)
+                : h("span", { class: "muted" }, t("tour.bot")),
+              s.player?.id === me ? ` (${t("tour.you")})` : "",
+            ),
             h("td", { class: "num" }, String(s.total)),
             h(
               "td",
@@ -283,7 +376,9 @@ export class TournamentPage {
                 "li",
                 null,
                 nameEl(e.player.display_name),
-                e.place !== null ? h("span", { class: "muted" }, ` · ${t("tour.place")} ${e.place}`) : null,
+                e.place !== null
+                  ? h("span", { class: "muted" }, ` · ${t("tour.place")} ${e.place}`)
+                  : null,
                 e.prize ? h("strong", null, ` · ${t("tour.prize")} ${e.prize}`) : null,
               ),
             ),

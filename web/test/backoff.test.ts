@@ -9,11 +9,21 @@ import { RECONNECT_BASE_MS, RECONNECT_MAX_MS, reconnectDelay } from "../src/back
 test("the delay doubles with each attempt up to the cap, within [half, whole] of it", () => {
   for (let attempt = 0; attempt < 12; attempt++) {
     const whole = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** attempt);
-    assert.equal(reconnectDelay(attempt, () => 0), whole / 2, `attempt ${attempt}, lowest`);
+    assert.equal(
+      reconnectDelay(attempt, () => 0),
+      whole / 2,
+      `attempt ${attempt}, lowest`,
+    );
     assert.ok(reconnectDelay(attempt, () => 0.999999) <= whole, `attempt ${attempt}, highest`);
-    assert.ok(reconnectDelay(attempt, () => 0.999999) > whole * 0.99, `attempt ${attempt}, highest`);
+    assert.ok(
+      reconnectDelay(attempt, () => 0.999999) > whole * 0.99,
+      `attempt ${attempt}, highest`,
+    );
   }
-  assert.equal(reconnectDelay(0, () => 0.5), (RECONNECT_BASE_MS * 3) / 4);
+  assert.equal(
+    reconnectDelay(0, () => 0.5),
+    (RECONNECT_BASE_MS * 3) / 4,
+  );
 });
 
 test("clients that lost the same server at the same instant come back spread out", () => {
@@ -65,7 +75,12 @@ test("the room connections of one lost server schedule their retries at differen
   g.WebSocket = FailingSocket;
   try {
     const { RoomConnection } = await import("../src/conn");
-    const handlers = { onMessage: () => {}, onStatus: () => {}, onFatal: () => {}, lastVersion: () => null };
+    const handlers = {
+      onMessage: () => {},
+      onStatus: () => {},
+      onFatal: () => {},
+      lastVersion: () => null,
+    };
     for (let i = 0; i < 100; i++) new RoomConnection("room", handlers).connect();
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(delays.length, 100);

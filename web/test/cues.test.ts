@@ -6,7 +6,17 @@ import { cuesOf, tickDue } from "../src/feel/cues";
 import type { EventMessage } from "../src/protocol.gen";
 
 function event(e: Record<string, unknown>, over: Partial<EventMessage> = {}): EventMessage {
-  return { type: "event", version: 8, event: e, view: null, seats: null, deadline: 1030, server_time: 1000, scores: null, ...over };
+  return {
+    type: "event",
+    version: 8,
+    event: e,
+    view: null,
+    seats: null,
+    deadline: 1030,
+    server_time: 1000,
+    scores: null,
+    ...over,
+  };
 }
 
 test("a draw and a discard of any seat have their sounds", () => {
@@ -18,11 +28,24 @@ test("a draw and a discard of any seat have their sounds", () => {
 
 test("the turn sound comes when the turn becomes this seat's, once", () => {
   const discard = event({ do: "discard", seat: 1, tile: 4 });
-  assert.deepEqual(cuesOf({ turn: 1, seat: 0 }, { turn: 0, seat: 0 }, discard), ["discard", "turn"]);
-  assert.deepEqual(cuesOf({ turn: 0, seat: 0 }, { turn: 0, seat: 0 }, event({ do: "draw", seat: 0 })), ["draw"]);
+  assert.deepEqual(cuesOf({ turn: 1, seat: 0 }, { turn: 0, seat: 0 }, discard), [
+    "discard",
+    "turn",
+  ]);
+  assert.deepEqual(
+    cuesOf({ turn: 0, seat: 0 }, { turn: 0, seat: 0 }, event({ do: "draw", seat: 0 })),
+    ["draw"],
+  );
   assert.deepEqual(cuesOf({ turn: 1, seat: 0 }, { turn: 2, seat: 0 }, discard), ["discard"]);
   // A new round that this seat starts: its turn again, though it held the turn before.
-  assert.deepEqual(cuesOf({ turn: 0, seat: 0 }, { turn: 0, seat: 0 }, event({ do: "round_start", round: 2, first: 0 })), ["turn"]);
+  assert.deepEqual(
+    cuesOf(
+      { turn: 0, seat: 0 },
+      { turn: 0, seat: 0 },
+      event({ do: "round_start", round: 2, first: 0 }),
+    ),
+    ["turn"],
+  );
   // A spectator (no seat) hears no turn.
   assert.deepEqual(cuesOf({ turn: 1, seat: null }, { turn: 0, seat: null }, discard), ["discard"]);
 });
@@ -31,7 +54,14 @@ test("going out is a won round; the replay on reconnect is silent", () => {
   const over = event({ do: "round_over", round: 1, result: { out: 0 } });
   assert.deepEqual(cuesOf({ turn: 0, seat: 0 }, { turn: 0, seat: 0, over: true }, over), ["won"]);
   assert.deepEqual(cuesOf({ turn: 0, seat: 1 }, { turn: 0, seat: 1, over: true }, over), []);
-  assert.deepEqual(cuesOf({ turn: 1, seat: 0 }, { turn: 0, seat: 0 }, event({ do: "discard", seat: 1 }, { replay: true })), []);
+  assert.deepEqual(
+    cuesOf(
+      { turn: 1, seat: 0 },
+      { turn: 0, seat: 0 },
+      event({ do: "discard", seat: 1 }, { replay: true }),
+    ),
+    [],
+  );
 });
 
 test("the countdown ticks once a second in the last ten seconds", () => {

@@ -34,12 +34,25 @@ function vectors(): Vector[] {
 }
 
 test("SHA-256: FIPS 180's vectors and node's crypto on every length around the blocks", () => {
-  assert.equal(hex(sha256(utf8("abc"))), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  assert.equal(hex(sha256(utf8(""))), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  assert.equal(hex(sha256(utf8("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"))), "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  assert.equal(
+    hex(sha256(utf8("abc"))),
+    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+  );
+  assert.equal(
+    hex(sha256(utf8(""))),
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+  );
+  assert.equal(
+    hex(sha256(utf8("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"))),
+    "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+  );
   for (let n = 0; n < 200; n++) {
     const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 37 + n * 11) & 0xff);
-    assert.equal(hex(sha256(bytes)), createHash("sha256").update(bytes).digest("hex"), `length ${n}`);
+    assert.equal(
+      hex(sha256(bytes)),
+      createHash("sha256").update(bytes).digest("hex"),
+      `length ${n}`,
+    );
   }
   assert.equal(commitment("ș"), createHash("sha256").update("ș", "utf8").digest("hex"));
 });
@@ -68,7 +81,11 @@ function facts(v: Vector): VariantFacts {
 
 test("the vectors of docs/fairness.md: commitment, order and deal, one per family", () => {
   const all = vectors();
-  assert.deepEqual(all.map((v) => `${v.family}${v.short_game ? " short" : ""}`).sort(), ["A", "A short", "B"]);
+  assert.deepEqual(all.map((v) => `${v.family}${v.short_game ? " short" : ""}`).sort(), [
+    "A",
+    "A short",
+    "B",
+  ]);
   for (const v of all) {
     assert.equal(commitment(v.seed), v.commitment);
     assert.equal(hex(sha256(utf8(`remi-shuffle/1:${v.seed}:0`))), v.block0);
@@ -87,7 +104,10 @@ test("the vectors of docs/fairness.md: commitment, order and deal, one per famil
 test("a different seed deals differently; every order of the ids is reached", () => {
   const ids = Array.from({ length: 106 }, (_, i) => i);
   assert.notDeepEqual(shuffle(ids, "a"), shuffle(ids, "b"));
-  assert.deepEqual([...shuffle(ids, "a")].sort((x, y) => x - y), ids);
+  assert.deepEqual(
+    [...shuffle(ids, "a")].sort((x, y) => x - y),
+    ids,
+  );
   const seen = new Set<string>();
   for (let i = 0; i < 600; i++) seen.add(shuffle([0, 1, 2], `s${i}`).join());
   assert.equal(seen.size, 6);

@@ -6,14 +6,39 @@ import type { EventMessage, SeatState, Snapshot } from "../src/protocol.gen";
 import { applyMessage } from "../src/table/messages";
 import { emptyRoom } from "../src/table/state";
 
-const SEATS: SeatState[] = [0, 1].map((seat) => ({ seat, player_id: null, name: `p${seat}`, bot_level: null, is_bot: false, away: false, unresponsive: false, bot_playing: false, total: 0 }));
-const VIEW = { variant_id: "remi", seat: 0, turn: 0, phase: "take", hand: [1, 2, 3], row: [], over: false };
+const SEATS: SeatState[] = [0, 1].map((seat) => ({
+  seat,
+  player_id: null,
+  name: `p${seat}`,
+  bot_level: null,
+  is_bot: false,
+  away: false,
+  unresponsive: false,
+  bot_playing: false,
+  total: 0,
+}));
+const VIEW = {
+  variant_id: "remi",
+  seat: 0,
+  turn: 0,
+  phase: "take",
+  hand: [1, 2, 3],
+  row: [],
+  over: false,
+};
 
 function snapshot(over: Partial<Snapshot> = {}): Snapshot {
   return {
     type: "snapshot",
     version: 7,
-    room: { id: "r", kind: "normal", status: "playing", settings: { variant: "remi45" }, round: 2, turn_seconds: 30 },
+    room: {
+      id: "r",
+      kind: "normal",
+      status: "playing",
+      settings: { variant: "remi45" },
+      round: 2,
+      turn_seconds: 30,
+    },
     you: { player_id: "p", seat: 0 },
     seats: SEATS,
     view: VIEW,
@@ -27,7 +52,17 @@ function snapshot(over: Partial<Snapshot> = {}): Snapshot {
 }
 
 function event(over: Partial<EventMessage>): EventMessage {
-  return { type: "event", version: 8, event: { do: "draw", seat: 0 }, view: null, seats: null, deadline: 1030, server_time: 1000, scores: null, ...over };
+  return {
+    type: "event",
+    version: 8,
+    event: { do: "draw", seat: 0 },
+    view: null,
+    seats: null,
+    deadline: 1030,
+    server_time: 1000,
+    scores: null,
+    ...over,
+  };
 }
 
 test("a snapshot replaces the room's data, its deadline on the local clock", () => {
@@ -59,12 +94,19 @@ test("a patch replaces only the view's keys it names, in a new object", () => {
 test("a replay draws the table only at its last event; the match's end is kept", () => {
   const base = applyMessage(emptyRoom(), snapshot(), 990).room;
   assert.equal(applyMessage(base, event({ replay: true }), 1000).refresh, false);
-  assert.equal(applyMessage(base, event({ replay: true, view: { ...VIEW, turn: 1 } }), 1000).refresh, true);
+  assert.equal(
+    applyMessage(base, event({ replay: true, view: { ...VIEW, turn: 1 } }), 1000).refresh,
+    true,
+  );
   const over = applyMessage(base, event({ event: { do: "match_over", winners: [1] } }), 1000).room;
   assert.equal(over.matchOver, true);
   assert.equal(over.status, "finished");
   assert.deepEqual(over.winners, [1]);
-  const round = applyMessage(base, event({ event: { do: "round_start", round: 3 }, view: VIEW }), 1000).room;
+  const round = applyMessage(
+    base,
+    event({ event: { do: "round_start", round: 3 }, view: VIEW }),
+    1000,
+  ).room;
   assert.equal(round.round, 3);
 });
 
@@ -78,10 +120,22 @@ test("other messages change nothing", () => {
 
 test("round_over holds the pause before the next deal; round_start ends it", () => {
   const base = applyMessage(emptyRoom(), snapshot(), 990).room;
-  const over = applyMessage(base, event({ event: { do: "round_over", round: 2, next_round_in: 5 } }), 990).room;
+  const over = applyMessage(
+    base,
+    event({ event: { do: "round_over", round: 2, next_round_in: 5 } }),
+    990,
+  ).room;
   assert.equal(over.nextRoundIn, 5);
-  const last = applyMessage(base, event({ event: { do: "round_over", round: 3, next_round_in: null } }), 990).room;
+  const last = applyMessage(
+    base,
+    event({ event: { do: "round_over", round: 3, next_round_in: null } }),
+    990,
+  ).room;
   assert.equal(last.nextRoundIn, null);
-  const next = applyMessage(over, event({ version: 9, event: { do: "round_start", round: 3, first: 0 } }), 990).room;
+  const next = applyMessage(
+    over,
+    event({ version: 9, event: { do: "round_start", round: 3, first: 0 } }),
+    990,
+  ).room;
   assert.equal(next.nextRoundIn, null);
 });

@@ -24,7 +24,36 @@ test("a phone's width gives fewer columns, tiles of 34 px or more; a wide screen
 });
 
 test("narrowing a rack keeps each group whole and in order; widening it back restores it", () => {
-  const wide = [0, 1, 2, null, 5, 6, 7, 8, null, 20, null, 30, 31, 32, /* row 2 */ 40, null, null, null, null, null, null, null, null, null, null, null, null, null];
+  const wide = [
+    0,
+    1,
+    2,
+    null,
+    5,
+    6,
+    7,
+    8,
+    null,
+    20,
+    null,
+    30,
+    31,
+    32,
+    /* row 2 */ 40,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+  ];
   const narrow = reflow(wide, 14, 9);
   assert.equal(narrow.length % 9, 0);
   assert.deepEqual(groups(narrow, 9), [[0, 1, 2], [5, 6, 7, 8], [20], [30, 31, 32], [40]]);
@@ -34,13 +63,19 @@ test("narrowing a rack keeps each group whole and in order; widening it back res
   // A layout made on the phone survives a round trip exactly.
   assert.deepEqual(reflow(reflow(narrow, 9, 14), 14, 9), narrow);
   // A row that fits keeps its columns.
-  assert.deepEqual(reflow([null, 3, 4, 5, null, null, null, null, null, null, null, null, null, null], 14, 9), [null, 3, 4, 5, null, null, null, null, null]);
+  assert.deepEqual(
+    reflow([null, 3, 4, 5, null, null, null, null, null, null, null, null, null, null], 14, 9),
+    [null, 3, 4, 5, null, null, null, null, null],
+  );
 });
 
 test("a group longer than the narrow row is cut only then; nothing is lost", () => {
   const wide = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, null, null, null];
   const narrow = reflow(wide, 14, 9);
-  assert.deepEqual(narrow.filter((x) => x !== null), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  assert.deepEqual(
+    narrow.filter((x) => x !== null),
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+  );
 });
 
 test("arrow keys move by the rack's own row width", () => {

@@ -38,8 +38,9 @@ def kind(obj: Any) -> str:
             return f"builtin method {type(obj.__self__).__qualname__}.{obj.__name__}"
         if name == "Future":
             callbacks = getattr(obj, "_callbacks", None) or []
-            return "Future for " + ",".join(kind(c[0] if isinstance(c, tuple) else c)
-                                            for c in callbacks)
+            return "Future for " + ",".join(
+                kind(c[0] if isinstance(c, tuple) else c) for c in callbacks
+            )
         if name == "TimerHandle":
             return f"TimerHandle of {kind(obj._callback)}"
     except Exception:  # an attribute a C type does not have: its type name will do

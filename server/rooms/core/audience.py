@@ -217,8 +217,9 @@ Send = Callable[[Peer, str], None]
 class Audience:
     """The connections of one room (see the module docstring)."""
 
-    def __init__(self, replay_events: int, recent_events: int = 0, *,
-                 send: Send, encode: Encode = dumps) -> None:
+    def __init__(
+        self, replay_events: int, recent_events: int = 0, *, send: Send, encode: Encode = dumps
+    ) -> None:
         self.buffer: deque[Stored] = deque(maxlen=replay_events)
         self.recent_events = recent_events
         self.seen: dict[Peer, Seen] = {}
@@ -277,8 +278,9 @@ class Audience:
         for i, (version, actor, public, own) in enumerate(missed):
             change = json.loads(own if own is not None and seat == actor else public)
             if i < len(missed) - 1:
-                self.send(peer, frames.replayed(version, change, shown.server_time,
-                                                encode=shown.encode))
+                self.send(
+                    peer, frames.replayed(version, change, shown.server_time, encode=shown.encode)
+                )
             else:
                 self.send(peer, self._whole(shown, change, seat, True, self._patching(peer)))
         self._caught_up(peer, shown)

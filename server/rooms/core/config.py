@@ -41,8 +41,12 @@ class RoomConfig:
             credits = None
         elif credits is None:
             credits = tuple([1] * self.seats)
-        return RoundOptions(row_depth=self.row_depth, short_game=self.short_game,
-                            joker_button=self.joker_button, joker_credits=credits)
+        return RoundOptions(
+            row_depth=self.row_depth,
+            short_game=self.short_game,
+            joker_button=self.joker_button,
+            joker_credits=credits,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -126,7 +126,11 @@ def scores(
 
 
 def room_info(
-    room_id: str, status: str, settings: dict[str, Any], round_number: int, turn_seconds: float,
+    room_id: str,
+    status: str,
+    settings: dict[str, Any],
+    round_number: int,
+    turn_seconds: float,
     kind: str = "normal",
 ) -> dict[str, Any]:
     """The ``room`` member of a snapshot."""
@@ -170,11 +174,21 @@ def event(
     return text(frame, encode)
 
 
-def replayed(version: int, change: dict[str, Any], server_time: float,
-             encode: Encode = dumps) -> str:
+def replayed(
+    version: int, change: dict[str, Any], server_time: float, encode: Encode = dumps
+) -> str:
     """A replayed event that is not the last of its replay: the event alone."""
-    return event(version, change, view=None, seats=None, deadline=None,
-                 server_time=server_time, scores=None, replay=True, encode=encode)
+    return event(
+        version,
+        change,
+        view=None,
+        seats=None,
+        deadline=None,
+        server_time=server_time,
+        scores=None,
+        replay=True,
+        encode=encode,
+    )
 
 
 def snapshot(
@@ -195,17 +209,20 @@ def snapshot(
 ) -> str:
     """A ``snapshot``: everything this connection may see of the room at ``version``;
     ``recent``: the round's last events (version, this seat's copy)."""
-    return text({
-        "type": "snapshot",
-        "version": version,
-        "room": room,
-        "you": {"player_id": player_id, "seat": seat},
-        "seats": seats,
-        "view": view,
-        "rack": rack,
-        "deadline": deadline,
-        "server_time": server_time,
-        "scores": scores,
-        "last_seq": last_seq,
-        "recent": [{"version": v, "event": e} for v, e in recent],
-    }, encode)
+    return text(
+        {
+            "type": "snapshot",
+            "version": version,
+            "room": room,
+            "you": {"player_id": player_id, "seat": seat},
+            "seats": seats,
+            "view": view,
+            "rack": rack,
+            "deadline": deadline,
+            "server_time": server_time,
+            "scores": scores,
+            "last_seq": last_seq,
+            "recent": [{"version": v, "event": e} for v, e in recent],
+        },
+        encode,
+    )

@@ -141,8 +141,20 @@ class Stop:
     """The actor is to stop (the shell's own command: the core never sees it)."""
 
 
-Command = (Attach | Hello | Act | SetRack | Ask | Leave | NextRound | React | Gone
-           | SeatsChanged | Started | Revoked)
+Command = (
+    Attach
+    | Hello
+    | Act
+    | SetRack
+    | Ask
+    | Leave
+    | NextRound
+    | React
+    | Gone
+    | SeatsChanged
+    | Started
+    | Revoked
+)
 """What the core's :meth:`~server.rooms.core.room.RoomCore.handle` takes."""
 
 

@@ -79,8 +79,11 @@ def normalize_rack(layout: list[int | None] | None, hand: list[int]) -> list[int
 def _lone_slot(slots: list[int | None]) -> int | None:
     """The last empty slot with no tile on either side, if any."""
     for i in range(len(slots) - 1, -1, -1):
-        if slots[i] is None and (i == 0 or slots[i - 1] is None) \
-                and (i == len(slots) - 1 or slots[i + 1] is None):
+        if (
+            slots[i] is None
+            and (i == 0 or slots[i - 1] is None)
+            and (i == len(slots) - 1 or slots[i + 1] is None)
+        ):
             return i
     return None
 

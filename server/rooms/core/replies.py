@@ -56,12 +56,14 @@ def message_key(message: Act | SetRack) -> str:
 
 def reused(seq: int, encode: Encode = dumps) -> str:
     """The answer to a used ``seq`` on another message."""
-    return frames.error(seq, Code.SEQ_REUSED, f"seq {seq} was already used for another message",
-                        encode)
+    return frames.error(
+        seq, Code.SEQ_REUSED, f"seq {seq} was already used for another message", encode
+    )
 
 
-def answer_from_log(move: LoggedMove, message: Act | SetRack, version: int,
-                    encode: Encode = dumps) -> str | None:
+def answer_from_log(
+    move: LoggedMove, message: Act | SetRack, version: int, encode: Encode = dumps
+) -> str | None:
     """The original ``ack`` of the logged ``move`` when ``message`` (with the move's
     ``seq``) is the same message: the same action, decided on the version before the
     move's. None: another message (``seq_reused``). A move logged without its version
@@ -109,8 +111,9 @@ class Replies:
             return None
         move = yield FindLogged(seat, seq)
         if move == READ_FAILED:
-            return frames.error(seq, Code.INTERNAL_ERROR,
-                                "the answer could not be read: resend later", self.encode)
+            return frames.error(
+                seq, Code.INTERNAL_ERROR, "the answer could not be read: resend later", self.encode
+            )
         if not isinstance(move, LoggedMove):  # pragma: no cover - the seqs come from the log
             return None
         ack = answer_from_log(move, message, version, self.encode)

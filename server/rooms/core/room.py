@@ -130,17 +130,22 @@ def joker_availability(
     >>> joker_availability(["a", "b", None], {"a": 3, "b": 0})
     (1, 0, 1)
     """
-    return tuple(
-        1 if pid is None else min(1, max(0, accounts.get(pid, 0))) for pid in player_ids
-    )
+    return tuple(1 if pid is None else min(1, max(0, accounts.get(pid, 0))) for pid in player_ids)
 
 
 def restored_match(config: RoomConfig, history: list[list[int]]) -> Match:
     """The match after the finished rounds of ``history`` (each round's additions)."""
     players = config.seats
     totals = [sum(line[i] for line in history) for i in range(players)]
-    match = Match(config.variant, players, seed="-", end=config.end,
-                  options=config.round_options(), history=history, totals=totals)
+    match = Match(
+        config.variant,
+        players,
+        seed="-",
+        end=config.end,
+        options=config.round_options(),
+        history=history,
+        totals=totals,
+    )
     end = match.end
     if end.kind == "rounds":
         match.over = len(history) >= (end.value or 0)
@@ -164,17 +169,28 @@ def restored_round(current: StoredRound, players: int) -> RoundState:
 
 def _slot(seat: Seat) -> SeatSlot:
     layout, rack_round = seat.rack
-    return SeatSlot(seat=seat.seat, player_id=seat.player_id, name=seat.name,
-                    bot_level=seat.bot_level if seat.player_id is None else None,
-                    rack=None if layout is None else list(layout), rack_round=rack_round)
+    return SeatSlot(
+        seat=seat.seat,
+        player_id=seat.player_id,
+        name=seat.name,
+        bot_level=seat.bot_level if seat.player_id is None else None,
+        rack=None if layout is None else list(layout),
+        rack_round=rack_round,
+    )
 
 
 class RoomCore:
     """One room's game flow; see the module docstring."""
 
-    def __init__(self, config: RoomConfig, pacing: Pacing, *, encode: Encode = dumps,
-                 bot_key: str | None = None,
-                 bot_clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        config: RoomConfig,
+        pacing: Pacing,
+        *,
+        encode: Encode = dumps,
+        bot_key: str | None = None,
+        bot_clock: Callable[[], float] | None = None,
+    ) -> None:
         self.config = config
         self.bot_clock = bot_clock
         """The shell's clock (seconds) bounding a hard bot's decision; None: counts only."""
@@ -195,8 +211,9 @@ class RoomCore:
         self.reserved = 0
         self.peers: dict[int, Peer] = {}
         self.outbox: list[Output] = []
-        self.audience = Audience(pacing.replay_events, pacing.recent_events,
-                                 send=self._send, encode=encode)
+        self.audience = Audience(
+            pacing.replay_events, pacing.recent_events, send=self._send, encode=encode
+        )
         self._last_table: Table | None = None
         self.replies = Replies(encode)
         self.bots: dict[int, Bot] = {}
@@ -224,8 +241,7 @@ class RoomCore:
         yield from self._reserve_ahead()
         match command:
             case Attach():
-                self.peers[command.conn] = Peer(command.conn, command.player_id,
-                                                command.session_id)
+                self.peers[command.conn] = Peer(command.conn, command.player_id, command.session_id)
             case Hello():
                 self._on_hello(command)
             case Act():
@@ -249,9 +265,12 @@ class RoomCore:
             case Started():
                 yield from self._started(command)
             case Revoked():
-                frame = frames.error(None, Code.SESSION_REVOKED,
-                                     "this device was signed out: its token is revoked",
-                                     self.encode)
+                frame = frames.error(
+                    None,
+                    Code.SESSION_REVOKED,
+                    "this device was signed out: its token is revoked",
+                    self.encode,
+                )
                 for peer in list(self.peers.values()):
                     if not peer.closed and peer.session_id in command.sessions:
                         self._close(peer, frame, SESSION_REVOKED)
@@ -269,8 +288,14 @@ class RoomCore:
             self.emit(Change(presence.presence_event(slot)))
         state = self.round
         in_round = state is not None and not state.over
-        todo = due(self.timers, now, playing=playing, in_round=in_round,
-                   bot_turn=self._bot_turn(), empty_grace=pacing.empty_grace)
+        todo = due(
+            self.timers,
+            now,
+            playing=playing,
+            in_round=in_round,
+            bot_turn=self._bot_turn(),
+            empty_grace=pacing.empty_grace,
+        )
         if todo is None:
             return
         self.did = True
@@ -289,10 +314,16 @@ class RoomCore:
         state = self.round
         times = [
             presence.next_overdue(self.seats, pacing.reconnect_grace),
-            next_wakeup(self.timers, self.at.now, playing=self.status == "playing",
-                        in_round=state is not None and not state.over,
-                        bot_turn=self._bot_turn(), empty_grace=pacing.empty_grace,
-                        connected=bool(self.peers), idle_grace=pacing.idle_grace),
+            next_wakeup(
+                self.timers,
+                self.at.now,
+                playing=self.status == "playing",
+                in_round=state is not None and not state.over,
+                bot_turn=self._bot_turn(),
+                empty_grace=pacing.empty_grace,
+                connected=bool(self.peers),
+                idle_grace=pacing.idle_grace,
+            ),
         ]
         times_due = [t for t in times if t is not None]
         return min(times_due) if times_due else None
@@ -391,8 +422,10 @@ class RoomCore:
 
     def update_empty(self) -> None:
         t = self.timers
-        if self.status != "playing" or self.config.plays_to_the_end or any(
-            p.ready and not p.left and p.seat is not None for p in self.peers.values()
+        if (
+            self.status != "playing"
+            or self.config.plays_to_the_end
+            or any(p.ready and not p.left and p.seat is not None for p in self.peers.values())
         ):
             t.empty_since = None
         elif t.empty_since is None:
@@ -408,18 +441,29 @@ class RoomCore:
         if msg.device is not None:
             peer.device = msg.device
         if peer.seat is not None and peer.device is not None:
-            frame = self._error(None, Code.PLAYED_ELSEWHERE,
-                                "this seat is now played from another device or tab")
+            frame = self._error(
+                None, Code.PLAYED_ELSEWHERE, "this seat is now played from another device or tab"
+            )
             for other in list(self.peers.values()):
-                if (other is not peer and not other.closed and other.seat == peer.seat
-                        and other.player_id == peer.player_id and other.device is not None
-                        and other.device != peer.device):
+                if (
+                    other is not peer
+                    and not other.closed
+                    and other.seat == peer.seat
+                    and other.player_id == peer.player_id
+                    and other.device is not None
+                    and other.device != peer.device
+                ):
                     self._close(other, frame, PLAYED_ELSEWHERE)
         self.audience.hello(peer, msg.patches)
         shown = self._shown()
         if not self.audience.replay(peer, msg.last_version, shown):
-            self.audience.snapshot(peer, shown, self._room_info(), self._rack(peer.seat),
-                                   self.replies.last_seq(peer.player_id, peer.seat))
+            self.audience.snapshot(
+                peer,
+                shown,
+                self._room_info(),
+                self._rack(peer.seat),
+                self.replies.last_seq(peer.player_id, peer.seat),
+            )
         if peer.seat is not None:
             self._take_back(peer.seat)
         self.update_empty()
@@ -473,10 +517,15 @@ class RoomCore:
             self._send(peer, self._error(None, Code.NOT_SEATED, "only a seated player may react"))
             return
         if not self.reactions.allowed(peer.seat, self.at.now):
-            self._send(peer, self._error(
-                None, Code.REACTIONS_LIMITED,
-                f"at most {BURST} reactions in {BURST_SECONDS:.0f} s and "
-                f"{self.reactions.per_minute} a minute"))
+            self._send(
+                peer,
+                self._error(
+                    None,
+                    Code.REACTIONS_LIMITED,
+                    f"at most {BURST} reactions in {BURST_SECONDS:.0f} s and "
+                    f"{self.reactions.per_minute} a minute",
+                ),
+            )
             return
         frame = frames.reaction(peer.seat, msg.reaction, self.encode)
         for other in self.peers.values():
@@ -511,8 +560,12 @@ class RoomCore:
         if msg.base_version != self.version:
             self.outbox.append(Rejected(Code.STALE_VERSION.value))
             self._player_acted(seat, accepted=False)
-            return self._refuse(peer, msg.seq, Code.STALE_VERSION,
-                                f"the room is at version {self.version}, not {msg.base_version}")
+            return self._refuse(
+                peer,
+                msg.seq,
+                Code.STALE_VERSION,
+                f"the room is at version {self.version}, not {msg.base_version}",
+            )
         prev_turn = state.turn
         try:
             event = state.apply(seat, msg.action)
@@ -525,11 +578,11 @@ class RoomCore:
         stored = yield from self._commit(seat, msg.seq, "player")
         if stored == "no_joker_credit":
             self._player_acted(seat, accepted=False)
-            return self._refuse(peer, msg.seq, Code.NO_JOKER_CREDIT,
-                                "your account holds no joker credit (B.9)")
+            return self._refuse(
+                peer, msg.seq, Code.NO_JOKER_CREDIT, "your account holds no joker credit (B.9)"
+            )
         if stored != "ok":
-            return self._refuse(peer, msg.seq, Code.INTERNAL_ERROR,
-                                "the move could not be stored")
+            return self._refuse(peer, msg.seq, Code.INTERNAL_ERROR, "the move could not be stored")
         self.replies.logged(seat, msg.seq)
         reply = frames.ack(msg.seq, self.version + 1, self.encode)
         self._send(peer, reply)  # before the event: the client knows its move is in
@@ -572,8 +625,9 @@ class RoomCore:
         state = self.round
         return state is not None and not state.over and state.turn == seat
 
-    def _commit(self, seat: int, client_seq: int | None, source: str) -> Generator[
-            Effect, Any, str]:
+    def _commit(
+        self, seat: int, client_seq: int | None, source: str
+    ) -> Generator[Effect, Any, str]:
         """Persist the move just applied, with the version its event gets (its ack's, what
         a resend is answered with); on failure undo it. The joker button of a seat with a
         player spends the player's credit in the same record (B.9).
@@ -585,11 +639,19 @@ class RoomCore:
         action = state.log[-1][1]
         player_id = self.seats[seat].player_id
         spend = player_id if action.get("do") == "joker_button" else None
-        outcome = yield AppendAction(self.round_key, len(state.log), seat, action, client_seq,
-                                     source, self.version + 1, spend, self.round_number)
+        outcome = yield AppendAction(
+            self.round_key,
+            len(state.log),
+            seat,
+            action,
+            client_seq,
+            source,
+            self.version + 1,
+            spend,
+            self.round_number,
+        )
         if outcome != "ok":
-            undone = replay(state.variant, state.players, state.deal, state.options,
-                            state.log[:-1])
+            undone = replay(state.variant, state.players, state.deal, state.options, state.log[:-1])
             if outcome == "no_joker_credit":
                 undone.joker_credits[seat] = 0  # the round's button is gone for the seat
             self.round = undone
@@ -597,14 +659,16 @@ class RoomCore:
 
     def _bot_turn(self) -> bool:
         state = self.round
-        return (state is not None and not state.over
-                and (self.seats[state.turn].bot_plays or self.timers.timed_out))
+        return (
+            state is not None
+            and not state.over
+            and (self.seats[state.turn].bot_plays or self.timers.timed_out)
+        )
 
     def _bot_for(self, seat: int, level: str) -> Bot:
         bot = self.bots.get(seat)
         if bot is None:
-            bot = self.bots[seat] = make_seat_bot(level, f"{self.bot_key}:{seat}",
-                                                        self.bot_clock)
+            bot = self.bots[seat] = make_seat_bot(level, f"{self.bot_key}:{seat}", self.bot_clock)
         return bot
 
     def _bot_step(self, seat: int) -> Step:
@@ -739,8 +803,16 @@ class RoomCore:
             slot.rack_round = number
         self.timers.start_turn(self.at, config.turn_seconds)
         self.timers.bot_at = self.at.now + self.pacing.bot_delay
-        self.emit(Change({"do": "round_start", "round": number, "first": first,
-                          "commitment": state.deal.commitment}))
+        self.emit(
+            Change(
+                {
+                    "do": "round_start",
+                    "round": number,
+                    "first": first,
+                    "commitment": state.deal.commitment,
+                }
+            )
+        )
 
     def _finish_round(self) -> Step:
         """The round just played out: its scores recorded, ``round_over`` shown (with the
@@ -753,17 +825,21 @@ class RoomCore:
         yield FinishRound(self.round_key, asdict(result), tuple(scores))
         self.timers.stop_turn()
         pause = self.pacing.round_pause
-        self.emit(Change({
-            "do": "round_over",
-            "round": self.round_number,
-            "result": asdict(result),
-            "scores": list(scores),
-            "totals": list(match.totals),
-            "next_round_in": None if match.over else pause,
-            # The deal can be checked now (docs/fairness.md): the seed of the commitment.
-            "seed": self.round_seed,
-            "commitment": state.deal.commitment,
-        }))
+        self.emit(
+            Change(
+                {
+                    "do": "round_over",
+                    "round": self.round_number,
+                    "result": asdict(result),
+                    "scores": list(scores),
+                    "totals": list(match.totals),
+                    "next_round_in": None if match.over else pause,
+                    # The deal can be checked now (docs/fairness.md): the seed of the commitment.
+                    "seed": self.round_seed,
+                    "commitment": state.deal.commitment,
+                }
+            )
+        )
         if match.over:
             yield from self._end_match("end_condition")
         else:
@@ -784,8 +860,17 @@ class RoomCore:
         self.timers.stop_turn()
         self.timers.next_round_at = None
         self.timers.empty_since = None
-        self.emit(Change({"do": "match_over", "reason": reason, "totals": list(match.totals),
-                          "winners": winners, "rounds": len(match.history)}))
+        self.emit(
+            Change(
+                {
+                    "do": "match_over",
+                    "reason": reason,
+                    "totals": list(match.totals),
+                    "winners": winners,
+                    "rounds": len(match.history),
+                }
+            )
+        )
         log.info("match_over", extra={"room_id": self.config.room_id, "reason": reason})
         self.outbox.append(MatchEnded(reason))
 
@@ -846,8 +931,14 @@ class RoomCore:
 
     def _shown(self) -> Shown:
         """The room at this version, as its connections see it."""
-        return Shown(self.version, self.round, self.round_key, self._table(),
-                     round(self.at.wall, 3), self.encode)
+        return Shown(
+            self.version,
+            self.round,
+            self.round_key,
+            self._table(),
+            round(self.at.wall, 3),
+            self.encode,
+        )
 
     def _table(self) -> Table:
         match = self.match
@@ -872,8 +963,14 @@ class RoomCore:
 
     def _room_info(self) -> dict[str, Any]:
         config = self.config
-        return frames.room_info(config.room_id, self.status, dict(config.shown),
-                                self.round_number, config.turn_seconds or 0.0, config.kind)
+        return frames.room_info(
+            config.room_id,
+            self.status,
+            dict(config.shown),
+            self.round_number,
+            config.turn_seconds or 0.0,
+            config.kind,
+        )
 
     def _rack(self, seat: int | None) -> list[int | None] | None:
         """The seat's saved layout fitted to its hand (None: a spectator)."""

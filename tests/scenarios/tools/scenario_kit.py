@@ -54,12 +54,14 @@ def lay(seat: int, *melds: Any, atu: bool = False, error: str | None = None) -> 
 
 
 def take(seat: int, index: int, *melds: Any, error: str | None = None) -> dict[str, Any]:
-    return with_error({"seat": seat, "do": "take_row", "index": index,
-                       "melds": _melds(melds)}, error)
+    return with_error(
+        {"seat": seat, "do": "take_row", "index": index, "melds": _melds(melds)}, error
+    )
 
 
-def off(seat: int, tile: str, meld: int, end: str | None = None,
-        error: str | None = None) -> dict[str, Any]:
+def off(
+    seat: int, tile: str, meld: int, end: str | None = None, error: str | None = None
+) -> dict[str, Any]:
     step: dict[str, Any] = {"seat": seat, "do": "layoff", "tile": tile, "meld": meld}
     if end is not None:
         step["end"] = end
@@ -159,21 +161,36 @@ def write(slug: str, sc: dict[str, Any], directory: Path = SCENARIO_DIR) -> Path
     return path
 
 
-def scenario(name: str, variant: str, hands: list[str], atu: str, stock: str = "",
-             steps: list[dict[str, Any]] | None = None, result: dict[str, Any] | None = None,
-             first: int = 0, options: dict[str, Any] | None = None,
-             note: str | None = None) -> dict[str, Any]:
+def scenario(
+    name: str,
+    variant: str,
+    hands: list[str],
+    atu: str,
+    stock: str = "",
+    steps: list[dict[str, Any]] | None = None,
+    result: dict[str, Any] | None = None,
+    first: int = 0,
+    options: dict[str, Any] | None = None,
+    note: str | None = None,
+) -> dict[str, Any]:
     """A scenario dict; hands and stock are written as space-separated faces.
 
     ``note`` carries the hand-made score arithmetic (RULES.md A.16) as an
     extra top-level field the runner ignores.
     """
     sc: dict[str, Any] = {
-        "name": name, "variant": variant, "players": len(hands),
+        "name": name,
+        "variant": variant,
+        "players": len(hands),
         "options": options or {},
-        "deal": {"first": first, "hands": [tiles(h) for h in hands], "atu": atu,
-                 "stock": tiles(stock)},
-        "steps": steps or [], "result": result or {"over": False},
+        "deal": {
+            "first": first,
+            "hands": [tiles(h) for h in hands],
+            "atu": atu,
+            "stock": tiles(stock),
+        },
+        "steps": steps or [],
+        "result": result or {"over": False},
     }
     if note is not None:
         sc["note"] = note

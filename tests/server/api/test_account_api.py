@@ -127,9 +127,7 @@ async def test_sign_ins_are_limited_per_username_and_per_address(strict_app: Fas
     transport = httpx.ASGITransport(app=strict_app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
         body = {"username": "ana.m", "password": "wrong password"}
-        codes = [
-            (await client.post("/api/account/login", json=body)).status_code for _ in range(3)
-        ]
+        codes = [(await client.post("/api/account/login", json=body)).status_code for _ in range(3)]
         assert codes == [401, 401, 429]
         r = await client.post("/api/account/login", json=body)
         assert r.json()["code"] == "too_many_requests" and "username" in r.json()["detail"]
@@ -151,7 +149,9 @@ async def test_cookie_requests_from_another_site_are_refused(
         "/api/rooms", json={"seats": 2}, headers={"Referer": "https://evil.example/page"}
     )
     assert by_referer.status_code == 403
-    own = await client.post("/api/rooms", json={"seats": 2}, headers={"Origin": "http://testserver"})
+    own = await client.post(
+        "/api/rooms", json={"seats": 2}, headers={"Origin": "http://testserver"}
+    )
     assert own.status_code == 201, own.text
     allowed = await client.post(
         "/api/rooms", json={"seats": 2}, headers={"Origin": settings.allowed_origins[0]}
@@ -159,9 +159,7 @@ async def test_cookie_requests_from_another_site_are_refused(
     assert allowed.status_code == 201
     assert (await client.get("/api/me", headers=evil)).status_code == 200  # a read passes
     client.cookies.clear()  # a bearer token: no cookie to ride on
-    bearer = await client.post(
-        "/api/rooms", json={"seats": 2}, headers={**evil, **_bearer(token)}
-    )
+    bearer = await client.post("/api/rooms", json={"seats": 2}, headers={**evil, **_bearer(token)})
     assert bearer.status_code == 201
 
 
@@ -215,7 +213,8 @@ async def test_money_and_count_fields_take_json_integers_only(
     before = (await client.get("/api/account", headers=_bearer(ana))).json()
     for i, count in enumerate(["5", True, 2.0, "2"]):
         bad = await client.post(
-            "/api/account/jokers", json={"count": count, "request_id": f"s{i}"},
+            "/api/account/jokers",
+            json={"count": count, "request_id": f"s{i}"},
             headers=_bearer(ana),
         )
         assert bad.status_code == 422, (count, bad.text)
@@ -228,8 +227,12 @@ async def test_money_and_count_fields_take_json_integers_only(
             "/api/quickstart", json={"variant": "remi", "stake": stake}, headers=_bearer(ana)
         )
         assert bad.status_code == 422, (stake, bad.text)
-    for settings in ({"seats": "2"}, {"seats": True}, {"min_balance": "10"},
-                     {"end": {"kind": "rounds", "rounds": "3"}}):
+    for settings in (
+        {"seats": "2"},
+        {"seats": True},
+        {"min_balance": "10"},
+        {"end": {"kind": "rounds", "rounds": "3"}},
+    ):
         bad = await client.post("/api/rooms", json=settings, headers=_bearer(ana))
         assert bad.status_code == 422, (settings, bad.text)
     for cursor in (2**31, 2**63, 2**64, 10**30):

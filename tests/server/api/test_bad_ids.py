@@ -61,4 +61,3 @@ async def test_a_bad_invite_code_or_token_is_422_not_500(
     for response in answers:
         assert response.status_code == 422, (response.request.url, response.text)
         assert response.json()["code"] == "invalid_request"
-

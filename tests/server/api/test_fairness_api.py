@@ -38,14 +38,22 @@ def _event(do: str) -> Callable[[dict[str, Any]], bool]:
     return lambda m: m["type"] == "event" and m["event"]["do"] == do
 
 
-async def _bot_round(srv: Server, variant: str, public: bool = True
-                     ) -> tuple[str, str, Client | None]:
+async def _bot_round(
+    srv: Server, variant: str, public: bool = True
+) -> tuple[str, str, Client | None]:
     """A room of Ana (not connected: a bot plays her seat) and two bots, one round played
     to its end; with a public room, Eve watches it from before the deal. The room, Ana's
     token and Eve's connection."""
     _, ana = await srv.player("Ana")
-    room = await srv.room(ana, variant=variant, seats=3, fill_with_bots=True, bot_level="easy",
-                          public=public, end={"kind": "rounds", "rounds": 1})
+    room = await srv.room(
+        ana,
+        variant=variant,
+        seats=3,
+        fill_with_bots=True,
+        bot_level="easy",
+        public=public,
+        end={"kind": "rounds", "rounds": 1},
+    )
     watcher = None
     if public:
         _, eve = await srv.player("Eve")
@@ -74,7 +82,11 @@ async def test_a_bot_round_verifies_over_http_and_on_the_command_line(
     assert r.status_code == 200, r.text
     record = r.json()
     assert [(c["name"], c["ok"]) for c in record["checks"]] == [
-        ("commitment", True), ("deal", True), ("log", True), ("result", True)]
+        ("commitment", True),
+        ("deal", True),
+        ("log", True),
+        ("result", True),
+    ]
     # What the watcher was given at the deal, and at the end, is the record's.
     seed = record["seed"]
     assert start["event"]["commitment"] == record["commitment"]
@@ -85,7 +97,10 @@ async def test_a_bot_round_verifies_over_http_and_on_the_command_line(
     replay = (await srv.http.get(f"/api/rooms/{room}/rounds/1/replay")).json()
     first = replay["steps"][0]
     assert (first["hands"], first["stock"], first["atu"]) == (
-        record["deal"]["hands"], record["deal"]["stock"], record["deal"]["atu"])
+        record["deal"]["hands"],
+        record["deal"]["stock"],
+        record["deal"]["atu"],
+    )
     assert len(replay["steps"]) == len(record["actions"]) + 1
     assert replay["result"] == record["result"]
     assert replay["seed"] == seed and replay["commitment"] == record["commitment"]
@@ -132,13 +147,16 @@ def _tamper_checks(r: dict[str, Any]) -> None:
         c["ok"] = True
 
 
-@pytest.mark.parametrize(("tamper", "failing"), [
-    (_tamper_seed, "FAIL commitment"),
-    (_tamper_stock, "FAIL deal"),
-    (_tamper_action, "FAIL log"),
-    (_tamper_result, "FAIL result"),
-    (_tamper_checks, "FAIL commitment"),
-])
+@pytest.mark.parametrize(
+    ("tamper", "failing"),
+    [
+        (_tamper_seed, "FAIL commitment"),
+        (_tamper_stock, "FAIL deal"),
+        (_tamper_action, "FAIL log"),
+        (_tamper_result, "FAIL result"),
+        (_tamper_checks, "FAIL commitment"),
+    ],
+)
 async def test_the_command_line_detects_a_tampered_record(
     srv: Server, tmp_path: Path, tamper: Callable[[dict[str, Any]], None], failing: str
 ) -> None:
@@ -164,8 +182,11 @@ async def test_a_commitment_you_were_not_given_and_unreadable_records(
     other = hashlib.sha256(b"another seed").hexdigest()
     assert verifier.run(str(path), None, None, other, srv.settings, out) == 1
     assert "FAIL your commitment: you were given " + other in out.getvalue()
-    for content, says in [("{not json", "is not JSON"), ('{"variant": "remi"}', "cannot check"),
-                          (json.dumps({**json.loads(path.read_text()), "seed": None}), "no seed")]:
+    for content, says in [
+        ("{not json", "is not JSON"),
+        ('{"variant": "remi"}', "cannot check"),
+        (json.dumps({**json.loads(path.read_text()), "seed": None}), "no seed"),
+    ]:
         bad = tmp_path / "bad.json"
         bad.write_text(content, encoding="utf-8")
         out = io.StringIO()
@@ -178,8 +199,9 @@ async def test_a_commitment_you_were_not_given_and_unreadable_records(
         await watcher.close()
 
 
-def test_the_cli_command_reads_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_cli_command_reads_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``python -m server.cli verify FILE``: the argument parsing and the exit status."""
     from server.rules import new_round
     from server.rules.fairness import published

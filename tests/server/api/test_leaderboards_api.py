@@ -53,10 +53,28 @@ async def test_rating_leaderboard_pages(
     ratings = [3.5, 1.0, 3.5, -2.0, 7.25, 1.0, 0.0]  # two ties
     async with services.db.transaction() as session:
         for pid, r in zip(ids, ratings, strict=True):
-            session.add(Rating(player_id=pid, variant="remi", mu=r + 3, sigma=1.0, rating=r,
-                               matches=1, updated_at=utcnow()))
-        session.add(Rating(player_id=ids[0], variant="remi101", mu=9, sigma=1, rating=6,
-                           matches=1, updated_at=utcnow()))
+            session.add(
+                Rating(
+                    player_id=pid,
+                    variant="remi",
+                    mu=r + 3,
+                    sigma=1.0,
+                    rating=r,
+                    matches=1,
+                    updated_at=utcnow(),
+                )
+            )
+        session.add(
+            Rating(
+                player_id=ids[0],
+                variant="remi101",
+                mu=9,
+                sigma=1,
+                rating=6,
+                matches=1,
+                updated_at=utcnow(),
+            )
+        )
     rows = await _all_pages(client, "/api/leaderboards/rating/remi", "rows", 3)
     expected = sorted(zip(ratings, ids, strict=True), key=lambda t: (-t[0], t[1]))
     assert [(r["rating"], r["player_id"]) for r in rows] == expected
@@ -131,18 +149,22 @@ async def _played(
     return str(room["id"])
 
 
-async def test_profile_figures(
-    app: FastAPI, client: httpx.AsyncClient, players: Players
-) -> None:
+async def test_profile_figures(app: FastAPI, client: httpx.AsyncClient, players: Players) -> None:
     ana, ta = await players.create("Ana")
     bob, tb = await players.create("Bob")
-    await _played(app, client, [ta, tb], [
-        ([60, -10, -100], 0, [True, True, False]),
-        ([-20, 80, 5], 1, [True, True, True]),
-    ])  # Ana 40, Bob 70: Bob wins
+    await _played(
+        app,
+        client,
+        [ta, tb],
+        [
+            ([60, -10, -100], 0, [True, True, False]),
+            ([-20, 80, 5], 1, [True, True, True]),
+        ],
+    )  # Ana 40, Bob 70: Bob wins
     await _played(app, client, [ta], [([90, -5, -30], 0, [True, False, True])])  # Ana wins
-    await _played(app, client, [ta, tb], [([999, 0, 0], 0, [True, True, True])],
-                  kind="practice", public=False)  # practice: not counted
+    await _played(
+        app, client, [ta, tb], [([999, 0, 0], 0, [True, True, True])], kind="practice", public=False
+    )  # practice: not counted
     profile = (await client.get(f"/api/players/{ana}/profile")).json()
     assert profile["display_name"] == "Ana"
     [remi] = profile["variants"]

@@ -177,8 +177,7 @@ async def test_quick_start_is_limited_per_player_and_per_address(make_client: An
         ana, bob = ({"Authorization": f"Bearer {t}"} for t in tokens)
         body = {"variant": "remi"}
         codes = [
-            (await http.post("/api/quickstart", json=body, headers=ana)).status_code
-            for _ in "abc"
+            (await http.post("/api/quickstart", json=body, headers=ana)).status_code for _ in "abc"
         ]
         assert codes == [200, 200, 429]
         refused = await http.post("/api/quickstart", json=body, headers=ana)
@@ -215,8 +214,7 @@ async def test_a_budget_comes_back_once_its_window_has_passed(make_client: Any) 
     client = make_client(create_limit_per_address=2, create_limit_window_seconds=1)
     async with client as http:
         codes = [
-            (await http.post("/api/players", json={"display_name": "A"})).status_code
-            for _ in "abc"
+            (await http.post("/api/players", json={"display_name": "A"})).status_code for _ in "abc"
         ]
         assert codes == [201, 201, 429]
         await asyncio.sleep(1.2)  # the moving window has passed both requests
@@ -229,9 +227,7 @@ async def test_a_budget_comes_back_once_its_window_has_passed(make_client: Any) 
 async def test_with_redis_the_limits_are_shared_by_the_nodes(redis_url: str) -> None:
     """Three nodes (three apps' limits, each with its own Redis connection) allow what
     one allows: two rooms per address and two sign-in tries per username in all."""
-    settings = Settings(
-        redis_url=redis_url, create_limit_per_address=2, login_limit_per_username=2
-    )
+    settings = Settings(redis_url=redis_url, create_limit_per_address=2, login_limit_per_username=2)
     nodes = [CreateLimits(settings) for _ in range(3)]
     address = f"10.9.{secrets.randbelow(250)}.{secrets.randbelow(250)}"
     username = f"user{secrets.token_hex(6)}"
@@ -260,14 +256,18 @@ async def test_wrong_invite_codes_are_limited_per_player_and_address(
         owner = (await http.post("/api/players", json={"display_name": "Ana"})).json()["token"]
         guesser = (await http.post("/api/players", json={"display_name": "Bob"})).json()
         auth = {"Authorization": f"Bearer {guesser['token']}"}
-        room = (await http.post(
-            "/api/rooms", json={"seats": 3, "public": False},
-            headers={"Authorization": f"Bearer {owner}"},
-        )).json()
+        room = (
+            await http.post(
+                "/api/rooms",
+                json={"seats": 3, "public": False},
+                headers={"Authorization": f"Bearer {owner}"},
+            )
+        ).json()
         wrong = [
             await http.post("/api/rooms/join-by-code", json={"code": "wrong1"}, headers=auth),
-            await http.post(f"/api/rooms/{room['id']}/seats/1", json={"code": "wrong2"},
-                            headers=auth),
+            await http.post(
+                f"/api/rooms/{room['id']}/seats/1", json={"code": "wrong2"}, headers=auth
+            ),
             await http.get(f"/api/rooms/{room['id']}?code=wrong3", headers=auth),
         ]
         assert [r.status_code for r in wrong] == [404, 404, 404]
@@ -281,8 +281,9 @@ async def test_wrong_invite_codes_are_limited_per_player_and_address(
         other = (await http.post("/api/players", json={"display_name": "Cip"})).json()
         auth2 = {"Authorization": f"Bearer {other['token']}"}
         codes = [
-            (await http.post("/api/rooms/join-by-code", json={"code": f"w{i}"},
-                             headers=auth2)).status_code
+            (
+                await http.post("/api/rooms/join-by-code", json={"code": f"w{i}"}, headers=auth2)
+            ).status_code
             for i in range(3)
         ]
         assert codes == [404, 404, 429]

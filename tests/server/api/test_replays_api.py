@@ -26,8 +26,15 @@ async def srv(tmp_path: Path) -> AsyncIterator[Server]:
 
 async def _finished_bot_round(srv: Server, token: str, variant: str, public: bool) -> str:
     """A room of the player (away: a bot plays the seat) and bots, one round played."""
-    room = await srv.room(token, variant=variant, seats=3, fill_with_bots=True,
-                          bot_level="easy", public=public, end={"kind": "rounds", "rounds": 1})
+    room = await srv.room(
+        token,
+        variant=variant,
+        seats=3,
+        fill_with_bots=True,
+        bot_level="easy",
+        public=public,
+        end={"kind": "rounds", "rounds": 1},
+    )
     await srv.start(token, room)
     for _ in range(600):
         r = await srv.http.get(f"/api/rooms/{room}/scores", headers=_auth(token))
@@ -84,8 +91,9 @@ class _Sink:
 async def test_a_private_rooms_rounds_are_only_its_players(srv: Server) -> None:
     _, ana = await srv.player("Ana")
     room = await _finished_bot_round(srv, ana, "remi", public=False)
-    assert (await srv.http.get(f"/api/rooms/{room}/rounds/1/replay",
-                               headers=_auth(ana))).status_code == 200
+    assert (
+        await srv.http.get(f"/api/rooms/{room}/rounds/1/replay", headers=_auth(ana))
+    ).status_code == 200
     _, eve = await srv.player("Eve")
     for what in ("replay", "scenario"):
         r = await srv.http.get(f"/api/rooms/{room}/rounds/1/{what}", headers=_auth(eve))

@@ -62,8 +62,7 @@ async def test_the_list_names_each_device_and_no_token(client: httpx.AsyncClient
     sessions = r.json()["sessions"]
     assert [s["label"] for s in sessions] == ["Laptop/2.0", "Phone/1.0"]
     assert [s["current"] for s in sessions] == [True, False]
-    assert set(sessions[0]) == {"id", "label", "created_at", "issued_at", "last_used_at",
-                                "current"}
+    assert set(sessions[0]) == {"id", "label", "created_at", "issued_at", "last_used_at", "current"}
     assert phone not in r.text and laptop not in r.text
     assert hashlib.sha256(phone.encode()).hexdigest() not in r.text
     assert (await client.get("/api/sessions")).status_code == 401

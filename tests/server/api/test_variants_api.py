@@ -22,8 +22,12 @@ async def test_the_facts_of_each_family(client: httpx.AsyncClient) -> None:
     # A.2, A.8, A.9, A.12, §1
     assert remi45["family"] == "A" and remi45["faces"] == "cards"
     assert remi45["hand"] == [15, 14] and remi45["short_game"]["hand"] == [11, 10]
-    assert remi45["opening"] == {"threshold": 45, "run_required": True, "doubles": None,
-                                 "rising": False}
+    assert remi45["opening"] == {
+        "threshold": 45,
+        "run_required": True,
+        "doubles": None,
+        "rising": False,
+    }
     assert remi45["atu"] and remi45["row_break"] and remi45["first_turn_restricted"]
     assert remi45["take_actions"] == ["draw", "take_row"] and not remi45["joker_button"]
     # A.5, A.14: etalat's joker limits
@@ -31,8 +35,12 @@ async def test_the_facts_of_each_family(client: httpx.AsyncClient) -> None:
     # B.1, B.3, B.6, B.8, B.9, B.14
     assert rising["family"] == "B" and rising["faces"] == "numbers"
     assert rising["hand"] == [22, 21] and rising["short_game"] is None
-    assert rising["opening"] == {"threshold": 101, "run_required": False, "doubles": 5,
-                                 "rising": True}
+    assert rising["opening"] == {
+        "threshold": 101,
+        "run_required": False,
+        "doubles": 5,
+        "rising": True,
+    }
     assert "take_row" not in rising["take_actions"] and rising["joker_button"]
     assert not rising["atu"] and not rising["row_break"] and rising["min_meld"] == 2
     assert rising["rack_rows"] == 3 and remi45["rack_rows"] == 2

@@ -55,8 +55,9 @@ async def test_a_failed_statement_never_shows_its_parameters(settings: Settings)
     try:
         async with db.engine.connect() as conn:
             try:
-                await conn.execute(text("INSERT INTO no_such_table (seed) VALUES (:seed)"),
-                                   {"seed": seed})
+                await conn.execute(
+                    text("INSERT INTO no_such_table (seed) VALUES (:seed)"), {"seed": seed}
+                )
             except DBAPIError as exc:
                 told = f"{exc} {exc!r}"
             else:

@@ -295,7 +295,9 @@ async def test_round_scores_learn_who_opened_and_went_out_from_their_results(
                 text("SELECT seat, opened, went_out FROM round_scores ORDER BY seat")
             )
             assert [tuple(r) for r in rows] == [
-                (0, True, False), (1, True, True), (2, False, False)
+                (0, True, False),
+                (1, True, True),
+                (2, False, False),
             ]
             await conn.run_sync(_downgrade_to, settings, "0006")
         async with engine.connect() as conn:

@@ -44,7 +44,13 @@ function save(all: Seen): void {
 const key = (room: string, round: number) => `${room}/${round}`;
 
 /** Note a round's commitment (and the dealt hand, given with the deal's own event). */
-export function noteDeal(room: string, round: number, commitment: string, seat: number | null, dealtHand: readonly number[] | null): void {
+export function noteDeal(
+  room: string,
+  round: number,
+  commitment: string,
+  seat: number | null,
+  dealtHand: readonly number[] | null,
+): void {
   const all = load();
   const k = key(room, round);
   const old = all[k];

@@ -28,7 +28,8 @@ export function shuffle(ids: readonly number[], seed: string): number[] {
       k += 1;
       pos = 0;
     }
-    const x = ((block[pos] << 24) | (block[pos + 1] << 16) | (block[pos + 2] << 8) | block[pos + 3]) >>> 0;
+    const x =
+      ((block[pos] << 24) | (block[pos + 1] << 16) | (block[pos + 2] << 8) | block[pos + 3]) >>> 0;
     pos += 4;
     return x;
   };
@@ -51,7 +52,13 @@ export interface DealOut {
 
 /** The deal from a shuffled order: hands in seat order (`sizes`: the first player's,
  * the others'), the atu when the family has one, the rest the stock (top first). */
-export function dealFrom(order: readonly number[], players: number, first: number, sizes: readonly number[], atu: boolean): DealOut {
+export function dealFrom(
+  order: readonly number[],
+  players: number,
+  first: number,
+  sizes: readonly number[],
+  atu: boolean,
+): DealOut {
   const hands: number[][] = [];
   let pos = 0;
   for (let seat = 0; seat < players; seat++) {
@@ -65,10 +72,17 @@ export function dealFrom(order: readonly number[], players: number, first: numbe
 
 /** The variant's tiles and hand sizes, from the catalogue: the full set is ids
  * 0..tiles-1; family A's short game is one copy of each face (0..51) and the two jokers. */
-export function tileSet(facts: VariantFacts, shortGame: boolean): { ids: number[]; sizes: number[] } {
+export function tileSet(
+  facts: VariantFacts,
+  shortGame: boolean,
+): { ids: number[]; sizes: number[] } {
   if (shortGame && facts.short_game) {
     const naturals = facts.short_game.tiles - 2;
-    const ids = [...Array.from({ length: naturals }, (_, i) => i), facts.first_joker_id, facts.first_joker_id + 1];
+    const ids = [
+      ...Array.from({ length: naturals }, (_, i) => i),
+      facts.first_joker_id,
+      facts.first_joker_id + 1,
+    ];
     return { ids, sizes: facts.short_game.hand };
   }
   return { ids: Array.from({ length: facts.tiles }, (_, i) => i), sizes: facts.hand };

@@ -21,9 +21,16 @@ export function cuesOf(before: Seen, after: Seen, m: ServerMessage): Cue[] {
   const cues: Cue[] = [];
   if (e.do && TAKES.has(e.do)) cues.push("draw");
   else if (e.do === "discard") cues.push("discard");
-  if (e.do === "round_over" && after.seat !== null && e.result?.out === after.seat) cues.push("won");
+  if (e.do === "round_over" && after.seat !== null && e.result?.out === after.seat)
+    cues.push("won");
   const seat = after.seat;
-  if (seat !== null && after.turn === seat && !after.over && (before.turn !== seat || e.do === "round_start")) cues.push("turn");
+  if (
+    seat !== null &&
+    after.turn === seat &&
+    !after.over &&
+    (before.turn !== seat || e.do === "round_start")
+  )
+    cues.push("turn");
   return cues;
 }
 

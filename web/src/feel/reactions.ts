@@ -10,7 +10,20 @@ import type { ReactMessage, SeatState } from "../protocol.gen";
 export type Reaction = ReactMessage["reaction"];
 
 /** The reactions offered, in the panel's order (each word or emoji is i18n's `react.<id>`). */
-export const REACTIONS: readonly Reaction[] = ["hello", "good_luck", "well_played", "thanks", "sorry", "oops", "hurry", "wow", "thumbs_up", "laugh", "surprised", "sad"];
+export const REACTIONS: readonly Reaction[] = [
+  "hello",
+  "good_luck",
+  "well_played",
+  "thanks",
+  "sorry",
+  "oops",
+  "hurry",
+  "wow",
+  "thumbs_up",
+  "laugh",
+  "surprised",
+  "sad",
+];
 
 const MUTED_KEY = "remi.muted";
 const SHOW_MS = 4000;
@@ -43,7 +56,16 @@ export class Reactions {
   /** The header's button that opens the panel (one element, moved into each render). */
   openButton(): HTMLButtonElement {
     if (!this.button) {
-      this.button = h("button", { type: "button", class: "icon react-btn", "data-testid": "react-open", "aria-haspopup": "dialog" }, "☺") as HTMLButtonElement;
+      this.button = h(
+        "button",
+        {
+          type: "button",
+          class: "icon react-btn",
+          "data-testid": "react-open",
+          "aria-haspopup": "dialog",
+        },
+        "☺",
+      ) as HTMLButtonElement;
       this.button.addEventListener("click", () => (this.panel ? this.close() : this.open()));
     }
     this.button.setAttribute("aria-label", t("react.open"));
@@ -82,7 +104,17 @@ export class Reactions {
       old.el.remove();
     }
     const name = who?.name ?? String(seat + 1);
-    const el = h("div", { class: "reaction-bubble", role: "status", "data-testid": `reaction-${seat}`, "data-reaction": reaction }, h("span", { class: "sr-only" }, `${name}: `), t(`react.${reaction}`));
+    const el = h(
+      "div",
+      {
+        class: "reaction-bubble",
+        role: "status",
+        "data-testid": `reaction-${seat}`,
+        "data-reaction": reaction,
+      },
+      h("span", { class: "sr-only" }, `${name}: `),
+      t(`react.${reaction}`),
+    );
     document.body.append(el);
     if (anchor) {
       const r = anchor.getBoundingClientRect();
@@ -100,7 +132,11 @@ export class Reactions {
   private open(): void {
     const grid = h("div", { class: "react-grid" });
     for (const r of REACTIONS) {
-      const b = h("button", { type: "button", class: "react-choice", "data-testid": `react-${r}` }, t(`react.${r}`));
+      const b = h(
+        "button",
+        { type: "button", class: "react-choice", "data-testid": `react-${r}` },
+        t(`react.${r}`),
+      );
       b.addEventListener("click", () => {
         this.host.send(r);
         this.close();
@@ -113,14 +149,30 @@ export class Reactions {
     const mutes = h("div", { class: "react-mutes" });
     for (const s of others) {
       const id = s.player_id!;
-      const box = h("input", { type: "checkbox", "data-testid": `mute-${s.seat}` }) as HTMLInputElement;
+      const box = h("input", {
+        type: "checkbox",
+        "data-testid": `mute-${s.seat}`,
+      }) as HTMLInputElement;
       box.checked = muted.has(id);
       box.addEventListener("change", () => this.setMuted(id, box.checked));
-      mutes.append(h("label", { class: "react-mute" }, box, " ", t("react.mute", { name: s.name ?? String(s.seat + 1) })));
+      mutes.append(
+        h(
+          "label",
+          { class: "react-mute" },
+          box,
+          " ",
+          t("react.mute", { name: s.name ?? String(s.seat + 1) }),
+        ),
+      );
     }
     this.panel = h(
       "div",
-      { class: "react-panel", role: "dialog", "aria-label": t("react.open"), "data-testid": "react-panel" },
+      {
+        class: "react-panel",
+        role: "dialog",
+        "aria-label": t("react.open"),
+        "data-testid": "react-panel",
+      },
       grid,
       others.length ? mutes : null,
     );

@@ -10,11 +10,25 @@ const KEY = "remi.sounds";
 
 // Each cue: notes of [frequency Hz, start s, length s], and a gain.
 const NOTES: Record<Cue, { notes: [number, number, number][]; gain: number }> = {
-  turn: { notes: [[660, 0, 0.12], [880, 0.13, 0.18]], gain: 0.18 },
+  turn: {
+    notes: [
+      [660, 0, 0.12],
+      [880, 0.13, 0.18],
+    ],
+    gain: 0.18,
+  },
   draw: { notes: [[520, 0, 0.06]], gain: 0.1 },
   discard: { notes: [[330, 0, 0.08]], gain: 0.14 },
   tick: { notes: [[1000, 0, 0.04]], gain: 0.08 },
-  won: { notes: [[523, 0, 0.14], [659, 0.15, 0.14], [784, 0.3, 0.14], [1047, 0.45, 0.3]], gain: 0.18 },
+  won: {
+    notes: [
+      [523, 0, 0.14],
+      [659, 0.15, 0.14],
+      [784, 0.3, 0.14],
+      [1047, 0.45, 0.3],
+    ],
+    gain: 0.18,
+  },
 };
 
 export class Sounds {
@@ -41,7 +55,11 @@ export class Sounds {
   /** The header's on/off button (one element, moved into each render of the table). */
   toggleButton(): HTMLButtonElement {
     if (!this.button) {
-      this.button = h("button", { type: "button", class: "icon sound-btn", "data-testid": "sound-toggle" }) as HTMLButtonElement;
+      this.button = h("button", {
+        type: "button",
+        class: "icon sound-btn",
+        "data-testid": "sound-toggle",
+      }) as HTMLButtonElement;
       this.button.addEventListener("click", () => {
         this.enabled = !this.enabled;
         if (this.enabled) this.play("draw");

@@ -22,20 +22,34 @@ export function startLocal(settings: PracticeSettings, go: (hash: string) => voi
 }
 
 function historyList(entries: HistoryEntry[]): HTMLElement {
-  if (!entries.length) return h("p", { class: "muted", "data-testid": "practice-history-empty" }, t("practice.history.none"));
+  if (!entries.length)
+    return h(
+      "p",
+      { class: "muted", "data-testid": "practice-history-empty" },
+      t("practice.history.none"),
+    );
   return h(
     "ol",
     { class: "practice-history", "data-testid": "practice-history" },
     entries.slice(0, 20).map((e) => {
       const when = new Date(e.finished_at).toLocaleString();
-      const totals = e.scores.totals.map((x, i) => `${i === 0 ? (e.name ?? t("practice.you")) : t("practice.bot", { n: i })}: ${x}`).join(" · ");
+      const totals = e.scores.totals
+        .map(
+          (x, i) =>
+            `${i === 0 ? (e.name ?? t("practice.you")) : t("practice.bot", { n: i })}: ${x}`,
+        )
+        .join(" · ");
       const won = e.scores.winners.includes(0);
       return h(
         "li",
         { "data-testid": "practice-history-entry" },
         h("strong", null, variantName(e.settings.variant)),
         ` · ${when} · ${t("practice.history.rounds", { n: e.scores.rounds.length })} · `,
-        h("span", { class: won ? "pos" : "neg" }, won ? t("practice.history.won") : t("practice.history.lost")),
+        h(
+          "span",
+          { class: won ? "pos" : "neg" },
+          won ? t("practice.history.won") : t("practice.history.lost"),
+        ),
         h("div", { class: "muted" }, totals),
       );
     }),
@@ -44,15 +58,42 @@ function historyList(entries: HistoryEntry[]): HTMLElement {
 
 export function localPracticeBox(go: (hash: string) => void): HTMLElement {
   const first = variants()[0]?.id ?? "remi";
-  const variant = h("select", { "aria-label": t("settings.variant"), "data-testid": "local-variant" }, variants().map((v) => h("option", { value: v.id }, variantName(v.id))));
+  const variant = h(
+    "select",
+    { "aria-label": t("settings.variant"), "data-testid": "local-variant" },
+    variants().map((v) => h("option", { value: v.id }, variantName(v.id))),
+  );
   variant.value = first;
   const seats = h("select", { "aria-label": t("settings.seats"), "data-testid": "local-seats" });
   const short = h("input", { type: "checkbox", "data-testid": "local-short" });
   const shortRow = h("label", { class: "check" }, short, " ", t("settings.short"));
   const levels = h("div", { class: "row wrap", "data-testid": "local-levels" });
-  const turn = h("select", { "aria-label": t("settings.turn"), "data-testid": "local-turn" }, TURNS.map((n) => h("option", { value: n === null ? "" : String(n) }, n === null ? t("practice.turn.off") : t("settings.turn.s", { n }))));
-  const end = h("select", { "aria-label": t("settings.end"), "data-testid": "local-end" }, h("option", { value: "one" }, t("practice.end.one")), h("option", { value: "rounds" }, t("settings.end.rounds")), h("option", { value: "target" }, t("settings.end.target")));
-  const endValue = h("input", { type: "number", min: 1, value: 3, "aria-label": t("settings.rounds"), "data-testid": "local-end-value", hidden: true });
+  const turn = h(
+    "select",
+    { "aria-label": t("settings.turn"), "data-testid": "local-turn" },
+    TURNS.map((n) =>
+      h(
+        "option",
+        { value: n === null ? "" : String(n) },
+        n === null ? t("practice.turn.off") : t("settings.turn.s", { n }),
+      ),
+    ),
+  );
+  const end = h(
+    "select",
+    { "aria-label": t("settings.end"), "data-testid": "local-end" },
+    h("option", { value: "one" }, t("practice.end.one")),
+    h("option", { value: "rounds" }, t("settings.end.rounds")),
+    h("option", { value: "target" }, t("settings.end.target")),
+  );
+  const endValue = h("input", {
+    type: "number",
+    min: 1,
+    value: 3,
+    "aria-label": t("settings.rounds"),
+    "data-testid": "local-end-value",
+    hidden: true,
+  });
   const resume = h("div", { class: "row" });
   const past = h("div", null, h("p", { class: "muted" }, t("common.loading")));
 
@@ -70,14 +111,25 @@ export function localPracticeBox(go: (hash: string) => void): HTMLElement {
     if (shortRow.hidden) short.checked = false;
     while (levelSelects.length < n - 1) {
       const i = levelSelects.length + 1;
-      const sel = h("select", { "aria-label": t("practice.bot.level", { n: i }), "data-testid": `local-level-${i}` }, LEVELS.map((l) => h("option", { value: l }, t(`settings.bot.${l}`))));
+      const sel = h(
+        "select",
+        { "aria-label": t("practice.bot.level", { n: i }), "data-testid": `local-level-${i}` },
+        LEVELS.map((l) => h("option", { value: l }, t(`settings.bot.${l}`))),
+      );
       sel.value = "normal";
       levelSelects.push(sel);
     }
     clear(levels);
-    levelSelects.slice(0, n - 1).forEach((sel, k) => levels.append(h("label", null, t("practice.bot", { n: k + 1 }), " ", sel)));
+    levelSelects
+      .slice(0, n - 1)
+      .forEach((sel, k) =>
+        levels.append(h("label", null, t("practice.bot", { n: k + 1 }), " ", sel)),
+      );
     endValue.hidden = end.value === "one";
-    endValue.setAttribute("aria-label", end.value === "target" ? t("settings.target") : t("settings.rounds"));
+    endValue.setAttribute(
+      "aria-label",
+      end.value === "target" ? t("settings.target") : t("settings.rounds"),
+    );
   };
   variant.addEventListener("change", layout);
   seats.addEventListener("change", layout);
@@ -97,7 +149,10 @@ export function localPracticeBox(go: (hash: string) => void): HTMLElement {
       short_game: short.checked,
       bot_levels: levelSelects.slice(0, n - 1).map((s) => s.value),
       turn_seconds: turn.value ? Number(turn.value) : null,
-      end: end.value === "target" ? { kind: "target", points: v } : { kind: "rounds", rounds: end.value === "one" ? 1 : v },
+      end:
+        end.value === "target"
+          ? { kind: "target", points: v }
+          : { kind: "rounds", rounds: end.value === "one" ? 1 : v },
     };
   };
 
@@ -107,8 +162,29 @@ export function localPracticeBox(go: (hash: string) => void): HTMLElement {
       if (!kept) return;
       warmPractice(); // a kept match: the player is likely to resume it
       resume.append(
-        h("button", { type: "button", class: "primary", "data-testid": "local-resume", onclick: () => go("#/practice") }, t("practice.resume", { variant: variantName(kept.settings.variant) })),
-        h("button", { type: "button", class: "small", "data-testid": "local-drop", onclick: async () => { await dropGame(); clear(resume); } }, t("practice.drop")),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "primary",
+            "data-testid": "local-resume",
+            onclick: () => go("#/practice"),
+          },
+          t("practice.resume", { variant: variantName(kept.settings.variant) }),
+        ),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "small",
+            "data-testid": "local-drop",
+            onclick: async () => {
+              await dropGame();
+              clear(resume);
+            },
+          },
+          t("practice.drop"),
+        ),
       );
     },
     () => undefined,
@@ -125,15 +201,44 @@ export function localPracticeBox(go: (hash: string) => void): HTMLElement {
     "section",
     // Reaching into the box (a setting chosen, a tap, the keyboard) starts Pyodide while
     // the player chooses; looking at the lobby does not.
-    { class: "card practice local", "data-testid": "local-practice", onpointerdown: warmPractice, onfocusin: warmPractice },
+    {
+      class: "card practice local",
+      "data-testid": "local-practice",
+      onpointerdown: warmPractice,
+      onfocusin: warmPractice,
+    },
     h("h2", null, t("practice.title")),
     h("p", { class: "muted" }, t("practice.hint")),
     resume,
-    h("div", { class: "row wrap" }, h("label", null, t("settings.variant"), " ", variant), h("label", null, t("practice.players"), " ", seats)),
+    h(
+      "div",
+      { class: "row wrap" },
+      h("label", null, t("settings.variant"), " ", variant),
+      h("label", null, t("practice.players"), " ", seats),
+    ),
     shortRow,
     levels,
-    h("div", { class: "row wrap" }, h("label", null, t("settings.turn"), " ", turn), h("label", null, t("settings.end"), " ", end), endValue),
-    h("div", { class: "row" }, h("button", { type: "button", class: "primary big", "data-testid": "local-start", onclick: () => startLocal(settings(), go) }, t("practice.start"))),
+    h(
+      "div",
+      { class: "row wrap" },
+      h("label", null, t("settings.turn"), " ", turn),
+      h("label", null, t("settings.end"), " ", end),
+      endValue,
+    ),
+    h(
+      "div",
+      { class: "row" },
+      h(
+        "button",
+        {
+          type: "button",
+          class: "primary big",
+          "data-testid": "local-start",
+          onclick: () => startLocal(settings(), go),
+        },
+        t("practice.start"),
+      ),
+    ),
     h("h3", null, t("practice.history")),
     past,
   );

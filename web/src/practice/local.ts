@@ -25,7 +25,10 @@ let shared: Promise<Worker> | null = null;
  * at `epochMs` (performance.timeOrigin-based, as the worker sends them) or now. */
 export function practiceMark(name: string, epochMs?: number): void {
   try {
-    performance.mark(`remi:${name}`, epochMs === undefined ? undefined : { startTime: epochMs - performance.timeOrigin });
+    performance.mark(
+      `remi:${name}`,
+      epochMs === undefined ? undefined : { startTime: epochMs - performance.timeOrigin },
+    );
   } catch {
     /* a mark before the page's time origin: not needed */
   }
@@ -35,7 +38,13 @@ export function practiceMark(name: string, epochMs?: number): void {
  * made once the service worker has cached Pyodide's files (sw.ts cachedFirst): it then
  * reads them from that cache instead of downloading them a second time. */
 export function practiceWorker(): Promise<Worker> {
-  shared ??= cachedFirst().then(() => new Worker(new URL("./worker.ts", import.meta.url), { type: "module", name: "remi-practice" }));
+  shared ??= cachedFirst().then(
+    () =>
+      new Worker(new URL("./worker.ts", import.meta.url), {
+        type: "module",
+        name: "remi-practice",
+      }),
+  );
   return shared;
 }
 
@@ -82,7 +91,13 @@ export class LocalConnection implements Transport {
       if (this.closed) return;
       this.worker = w;
       w.addEventListener("message", this.onWorker);
-      const m: ToWorker = { kind: "open", settings: this.opts.settings, name: this.opts.name, seed: this.opts.seed, botDelay: this.opts.botDelay };
+      const m: ToWorker = {
+        kind: "open",
+        settings: this.opts.settings,
+        name: this.opts.name,
+        seed: this.opts.seed,
+        botDelay: this.opts.botDelay,
+      };
       w.postMessage(m);
     });
   }
@@ -110,7 +125,10 @@ export class LocalConnection implements Transport {
   }
 
   private dispatch(msg: ServerMessage): void {
-    if ((msg.type === "ack" || msg.type === "error" || msg.type === "query_result") && typeof msg.seq === "number") {
+    if (
+      (msg.type === "ack" || msg.type === "error" || msg.type === "query_result") &&
+      typeof msg.seq === "number"
+    ) {
       const w = this.waiters.get(msg.seq);
       if (w) {
         this.waiters.delete(msg.seq);

@@ -39,14 +39,19 @@ function open(): Promise<IDBDatabase> {
     req.onupgradeneeded = () => {
       const db = req.result;
       if (!db.objectStoreNames.contains(GAME)) db.createObjectStore(GAME);
-      if (!db.objectStoreNames.contains(HISTORY)) db.createObjectStore(HISTORY, { keyPath: "id", autoIncrement: true });
+      if (!db.objectStoreNames.contains(HISTORY))
+        db.createObjectStore(HISTORY, { keyPath: "id", autoIncrement: true });
     };
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error);
   });
 }
 
-async function run<T>(store: string, mode: IDBTransactionMode, work: (s: IDBObjectStore) => IDBRequest<T> | void): Promise<T | undefined> {
+async function run<T>(
+  store: string,
+  mode: IDBTransactionMode,
+  work: (s: IDBObjectStore) => IDBRequest<T> | void,
+): Promise<T | undefined> {
   const db = await open();
   try {
     return await new Promise<T | undefined>((resolve, reject) => {

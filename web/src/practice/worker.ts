@@ -15,7 +15,13 @@ import { coachMessage, type CoachFromWorker, type CoachToWorker } from "../coach
 /** From the page. */
 export type ToWorker =
   | { kind: "boot" }
-  | { kind: "open"; settings: PracticeSettings | null; name: string | null; seed: string; botDelay: number }
+  | {
+      kind: "open";
+      settings: PracticeSettings | null;
+      name: string | null;
+      seed: string;
+      botDelay: number;
+    }
   | { kind: "client"; msg: unknown }
   | { kind: "close" }
   | { kind: "bench"; variant: string; players: number; level: string; decisions: number }
@@ -71,7 +77,9 @@ function boot(): Promise<{ api: PyodideAPI; session: Session }> {
     const [api, pack] = await Promise.all([
       // fsInit (used for its mark only): Pyodide's runtime (pyodide.asm.mjs, the
       // WebAssembly module) is instantiated, Python is not started yet.
-      loadPyodide({ indexURL: BASE, packages: [], fsInit: async () => void mark("runtime") }).then((a) => (mark("python"), a)),
+      loadPyodide({ indexURL: BASE, packages: [], fsInit: async () => void mark("runtime") }).then(
+        (a) => (mark("python"), a),
+      ),
       fetch(`${BASE}remi-python.zip`).then((r) => r.arrayBuffer()),
     ]);
     // The packed Python (sources and their bytecode, scripts/pack-python.mjs), imported
@@ -97,12 +105,20 @@ function keep(): void {
   if (!s || !settings) return;
   const kept = settings;
   if (s.over()) {
-    const summary = JSON.parse(s.summary()) as { scores: { rounds: number[][]; totals: number[]; over: boolean; winners: number[] } };
-    saving = saving.then(() => finishGame({ finished_at: Date.now(), settings: kept, scores: summary.scores, name })).catch(() => undefined);
+    const summary = JSON.parse(s.summary()) as {
+      scores: { rounds: number[][]; totals: number[]; over: boolean; winners: number[] };
+    };
+    saving = saving
+      .then(() =>
+        finishGame({ finished_at: Date.now(), settings: kept, scores: summary.scores, name }),
+      )
+      .catch(() => undefined);
     return;
   }
   const state = s.state(now());
-  saving = saving.then(() => saveGame({ state, settings: kept, saved_at: Date.now() })).catch(() => undefined);
+  saving = saving
+    .then(() => saveGame({ state, settings: kept, saved_at: Date.now() }))
+    .catch(() => undefined);
 }
 
 function schedule(): void {
@@ -111,10 +127,13 @@ function schedule(): void {
   if (!s) return;
   const due = s.due();
   if (due === undefined || due === null) return;
-  timer = self.setTimeout(() => {
-    deliver(s.tick(now()));
-    schedule();
-  }, Math.max(0, (due - now()) * 1000));
+  timer = self.setTimeout(
+    () => {
+      deliver(s.tick(now()));
+      schedule();
+    },
+    Math.max(0, (due - now()) * 1000),
+  );
 }
 
 async function open(m: Extract<ToWorker, { kind: "open" }>): Promise<void> {
@@ -128,7 +147,11 @@ async function open(m: Extract<ToWorker, { kind: "open" }>): Promise<void> {
     try {
       s.start(JSON.stringify(m.settings), m.seed, now(), m.name, m.botDelay);
     } catch (err) {
-      post({ kind: "failed", code: "bad_settings", message: String(err).split("\n").filter(Boolean).pop() ?? "" });
+      post({
+        kind: "failed",
+        code: "bad_settings",
+        message: String(err).split("\n").filter(Boolean).pop() ?? "",
+      });
       return;
     }
     settings = m.settings;
@@ -136,7 +159,11 @@ async function open(m: Extract<ToWorker, { kind: "open" }>): Promise<void> {
     await saving; // the last change is kept before it is read back
     const kept = await loadGame();
     if (!kept) {
-      post({ kind: "failed", code: "no_game", message: "no practice match is kept on this device" });
+      post({
+        kind: "failed",
+        code: "no_game",
+        message: "no practice match is kept on this device",
+      });
       return;
     }
     s.resume(kept.state, now(), m.botDelay);
@@ -148,26 +175,36 @@ async function open(m: Extract<ToWorker, { kind: "open" }>): Promise<void> {
   for (const r of performance.getEntriesByType("resource") as PerformanceResourceTiming[]) {
     // When each of Pyodide's files and the packed Python had arrived (from the service
     // worker's cache on a warm start).
-    if (r.name.startsWith(BASE)) marks.push([`fetched:${r.name.slice(BASE.length)}`, performance.timeOrigin + r.responseEnd]);
+    if (r.name.startsWith(BASE))
+      marks.push([`fetched:${r.name.slice(BASE.length)}`, performance.timeOrigin + r.responseEnd]);
   }
   performance.clearResourceTimings();
-  post({ kind: "ready", settings: settings!, loadMs: performance.now() - t0, marks: marks.splice(0) });
+  post({
+    kind: "ready",
+    settings: settings!,
+    loadMs: performance.now() - t0,
+    marks: marks.splice(0),
+  });
   schedule();
 }
 
 self.onmessage = async (ev: MessageEvent<ToWorker>) => {
   const m = ev.data;
   // The coach (../coach-worker.ts): round reviews and the practice's hint.
-  if (coachMessage(m, { api: async () => (await boot()).api, session: () => session, post })) return;
+  if (coachMessage(m, { api: async () => (await boot()).api, session: () => session, post }))
+    return;
   try {
     if (m.kind === "boot") await boot();
     else if (m.kind === "open") await open(m);
-    else if (m.kind === "catalogue") post({ kind: "catalogue", body: JSON.parse((await boot()).session.catalogue()) });
+    else if (m.kind === "catalogue")
+      post({ kind: "catalogue", body: JSON.parse((await boot()).session.catalogue()) });
     else if (m.kind === "bench") {
       // web/scripts/bench-offline.mjs: bot decision times here, in the browser's worker.
       const { api } = await boot();
       const timing = api.pyimport("server.practice.timing");
-      const ms = timing.decision_times(m.variant, m.players, m.level, m.decisions, () => performance.now());
+      const ms = timing.decision_times(m.variant, m.players, m.level, m.decisions, () =>
+        performance.now(),
+      );
       post({ kind: "bench", ms: ms.toJs() as number[] });
       ms.destroy();
     } else if (m.kind === "close") {

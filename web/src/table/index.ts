@@ -10,14 +10,31 @@ import { sameLayout } from "../rack";
 import type { ArrangeAnswer, FormationAnswer, OpeningLock } from "../types";
 import { TableInput } from "./input";
 import { seatName, TableView } from "./render";
-import { colsFor, formations, initialState, lockKey, rackLayout, reduce, type Connection, type Effect, type PreviewThen, type RoomData, type ServerError, type TableEvent, type TableState } from "./state";
+import {
+  colsFor,
+  formations,
+  initialState,
+  lockKey,
+  rackLayout,
+  reduce,
+  type Connection,
+  type Effect,
+  type PreviewThen,
+  type RoomData,
+  type ServerError,
+  type TableEvent,
+  type TableState,
+} from "./state";
 
 export type { RoomData };
 
 export interface TableHost {
   action(a: GameAction): Promise<void>;
   /** `taken`: the tile a take would bring (the lock then says whether a formation holds it). */
-  queryFormations(formations: number[][], taken: number | null): Promise<{ answers: FormationAnswer[]; lock: OpeningLock | null }>;
+  queryFormations(
+    formations: number[][],
+    taken: number | null,
+  ): Promise<{ answers: FormationAnswer[]; lock: OpeningLock | null }>;
   /** The engine's best melds in this seat's hand (the `arrange` query). */
   queryArrange(): Promise<ArrangeAnswer>;
   /** The tiles that would come along, and why the seat may not take this one (null: it may). */
@@ -128,7 +145,9 @@ export class Table {
         return;
       case "error": {
         // The server counts seats from 0 ("seat 1"); the page names them (render.ts seatName).
-        const message = effect.error.message.replace(/\bseat (\d+)/g, (_, n: string) => seatName(this.s, Number(n)));
+        const message = effect.error.message.replace(/\bseat (\d+)/g, (_, n: string) =>
+          seatName(this.s, Number(n)),
+        );
         toast(reason(effect.error.code, message), "error", message);
         return;
       }
@@ -144,7 +163,9 @@ export class Table {
       case "arrange":
         this.host
           .queryArrange()
-          .then((a) => this.dispatch({ type: "arranged", melds: a.melds.map((m) => m.tiles), left: a.left }))
+          .then((a) =>
+            this.dispatch({ type: "arranged", melds: a.melds.map((m) => m.tiles), left: a.left }),
+          )
           .catch((err) => toast(reason(asError(err).code, asError(err).message), "error"));
         return;
     }

@@ -17,9 +17,11 @@ export interface InputHost {
 /** A drag source (`data-drag`) as a selection; null when it cannot move now. */
 export function parseSource(s: TableState, drag: string): Selection {
   const [kind, a1] = drag.split(":");
-  if (kind === "rack") return s.rack && s.rack.slots[Number(a1)] !== null ? { kind: "rack", slot: Number(a1) } : null;
+  if (kind === "rack")
+    return s.rack && s.rack.slots[Number(a1)] !== null ? { kind: "rack", slot: Number(a1) } : null;
   if (kind === "row") return { kind: "row", index: Number(a1) };
-  if (kind === "stock") return myTurn(s) && s.room.view?.phase === "take" ? { kind: "stock" } : null;
+  if (kind === "stock")
+    return myTurn(s) && s.room.view?.phase === "take" ? { kind: "stock" } : null;
   if (kind === "atu") return { kind: "atu" };
   return null;
 }
@@ -47,7 +49,8 @@ export class TableInput {
     if (!target || !this.root.contains(target)) return null;
     const act = target.dataset.act!;
     // The backdrop closes the summary, the dialog inside it does not.
-    if (act === "summary-close" && target.classList.contains("modal-back") && el !== target) return null;
+    if (act === "summary-close" && target.classList.contains("modal-back") && el !== target)
+      return null;
     return act;
   }
 

@@ -20,7 +20,8 @@ export interface Applied {
 
 /** `now` is the local clock (unix seconds); deadlines are moved onto it. */
 export function applyMessage(room: RoomData, m: ServerMessage, now: number): Applied {
-  if (m.type !== "snapshot" && m.type !== "event") return { room, version: null, refresh: false, scoresChanged: false };
+  if (m.type !== "snapshot" && m.type !== "event")
+    return { room, version: null, refresh: false, scoresChanged: false };
   const offset = m.server_time - now; // server clock − local clock
   const local = (d: number | null) => (typeof d === "number" ? d - offset : null);
   const next: RoomData = { ...room };
@@ -47,9 +48,11 @@ export function applyMessage(room: RoomData, m: ServerMessage, now: number): App
     return { room: next, version: m.version, refresh: true, scoresChanged: true };
   }
   const ev = m.event;
-  if ((ev.do === "round_start" || ev.do === "round_over") && typeof ev.round === "number") next.round = ev.round;
+  if ((ev.do === "round_start" || ev.do === "round_over") && typeof ev.round === "number")
+    next.round = ev.round;
   if (ev.do === "round_start") next.nextRoundIn = null;
-  if (ev.do === "round_over") next.nextRoundIn = typeof ev.next_round_in === "number" ? ev.next_round_in : null;
+  if (ev.do === "round_over")
+    next.nextRoundIn = typeof ev.next_round_in === "number" ? ev.next_round_in : null;
   if (ev.do === "match_over") {
     next.matchOver = true;
     next.status = "finished";
@@ -65,5 +68,10 @@ export function applyMessage(room: RoomData, m: ServerMessage, now: number): App
   next.rack = null; // a saved layout comes with a snapshot only
   next.log = logEvent(room.log, m.version, ev);
   if (!m.replay) next.flash = flashOf(ev, next.view, m.version, now * 1000) ?? room.flash;
-  return { room: next, version: m.version, refresh: !(m.replay && !m.view), scoresChanged: !!m.scores };
+  return {
+    room: next,
+    version: m.version,
+    refresh: !(m.replay && !m.view),
+    scoresChanged: !!m.scores,
+  };
 }

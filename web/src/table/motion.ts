@@ -13,7 +13,10 @@ export const MOTION_MS = 220;
 export type Places = Map<string, DOMRect>;
 
 export function reducedMotion(): boolean {
-  return typeof window.matchMedia === "function" && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  return (
+    typeof window.matchMedia === "function" &&
+    window.matchMedia("(prefers-reduced-motion: reduce)").matches
+  );
 }
 
 /** The tiles drawn under `root`, by id (the rack, the row, the melds, the atu). */
@@ -29,7 +32,12 @@ export function places(root: HTMLElement): Places {
 /** Animate the tiles of `root` from their old places (`before`); a tile that had none
  * comes from `origin(el)` when it says where, else it only fades in. Returns how many
  * tiles move. */
-export function glide(root: HTMLElement, before: Places, origin: (el: HTMLElement) => DOMRect | null, deal = false): number {
+export function glide(
+  root: HTMLElement,
+  before: Places,
+  origin: (el: HTMLElement) => DOMRect | null,
+  deal = false,
+): number {
   if (reducedMotion() || (!before.size && !deal)) return 0;
   let moved = 0;
   const tiles = [...root.querySelectorAll<HTMLElement>(".tile[data-tile]")];
@@ -46,7 +54,16 @@ export function glide(root: HTMLElement, before: Places, origin: (el: HTMLElemen
     const scale = was.width / now.width;
     if (Math.abs(dx) < 2 && Math.abs(dy) < 2 && Math.abs(scale - 1) < 0.05) continue;
     const delay = Math.round(moved * stagger);
-    el.animate([{ transform: `translate(${dx}px, ${dy}px) scale(${scale})` }, { transform: "none" }], { id: "glide", duration: MOTION_MS - delay, delay, easing: "cubic-bezier(.2,.7,.3,1)", fill: "backwards" });
+    el.animate(
+      [{ transform: `translate(${dx}px, ${dy}px) scale(${scale})` }, { transform: "none" }],
+      {
+        id: "glide",
+        duration: MOTION_MS - delay,
+        delay,
+        easing: "cubic-bezier(.2,.7,.3,1)",
+        fill: "backwards",
+      },
+    );
     el.dataset.moving = "1";
     window.setTimeout(() => delete el.dataset.moving, MOTION_MS);
     moved++;

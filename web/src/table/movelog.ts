@@ -70,13 +70,19 @@ const list = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
 
 /** Where `event` happened, seen in `view` (the view after it); null for this seat's own
  * moves (the player saw them happen) and for events that are not moves. */
-export function flashOf(event: Record<string, unknown>, view: SeatView | null, version: number, at: number): Flash | null {
+export function flashOf(
+  event: Record<string, unknown>,
+  view: SeatView | null,
+  version: number,
+  at: number,
+): Flash | null {
   const seat = num(event.seat);
   if (seat === null || !view) return null;
   if (seat === view.seat && event.by === "player") return null;
   const base: Flash = { version, at, seat, melds: [], row: null, stock: false };
   const laid = list(event.melds).length;
-  const newMelds = () => Array.from({ length: laid }, (_, i) => view.table.length - laid + i).filter((i) => i >= 0);
+  const newMelds = () =>
+    Array.from({ length: laid }, (_, i) => view.table.length - laid + i).filter((i) => i >= 0);
   switch (event.do) {
     case "draw":
       return { ...base, stock: true };
@@ -87,7 +93,9 @@ export function flashOf(event: Record<string, unknown>, view: SeatView | null, v
     case "take_row":
       return { ...base, row: "take", melds: newMelds() };
     case "take_discard": {
-      const off = list(event.layoffs).map((x) => num((x as { meld?: unknown }).meld)).filter((x): x is number => x !== null);
+      const off = list(event.layoffs)
+        .map((x) => num((x as { meld?: unknown }).meld))
+        .filter((x): x is number => x !== null);
       return { ...base, row: "take", melds: [...new Set([...newMelds(), ...off])] };
     }
     case "layoff":
@@ -126,7 +134,12 @@ function tileText(faces: Faces, x: unknown): string {
 /** Melds as text: each meld's tiles in brackets, `[7♥ 8♥ 9♥] [Q♠ Q♦ Q♣]`. */
 export function meldsText(faces: Faces, melds: unknown): string {
   return list(melds)
-    .map((m) => `[${list((m as { tiles?: unknown }).tiles).map((x) => tileText(faces, x)).join(" ")}]`)
+    .map(
+      (m) =>
+        `[${list((m as { tiles?: unknown }).tiles)
+          .map((x) => tileText(faces, x))
+          .join(" ")}]`,
+    )
     .join(" ");
 }
 
@@ -134,30 +147,52 @@ export function meldsText(faces: Faces, melds: unknown): string {
 export function describe(event: Record<string, unknown>, ctx: DescribeContext): Described | null {
   const seat = num(event.seat);
   const f = ctx.faces;
-  const bot = seat !== null && ctx.humanSeats.has(seat) && (event.by === "bot" || event.by === "timeout");
-  const out = (key: string, params: Record<string, string | number> = {}, who: number | null = seat): Described => ({ key, params, seat: who, bot });
+  const bot =
+    seat !== null && ctx.humanSeats.has(seat) && (event.by === "bot" || event.by === "timeout");
+  const out = (
+    key: string,
+    params: Record<string, string | number> = {},
+    who: number | null = seat,
+  ): Described => ({ key, params, seat: who, bot });
   const opening = event.opened === true ? t("move.opening") : "";
   switch (event.do) {
     case "draw":
       if (event.stock_empty) return out("move.draw.empty");
-      return typeof event.tile === "number" ? out("move.draw.own", { tile: tileText(f, event.tile) }) : out("move.draw");
+      return typeof event.tile === "number"
+        ? out("move.draw.own", { tile: tileText(f, event.tile) })
+        : out("move.draw");
     case "discard":
-      return out(event.over ? "move.discard.out" : "move.discard", { tile: tileText(f, event.tile) });
+      return out(event.over ? "move.discard.out" : "move.discard", {
+        tile: tileText(f, event.tile),
+      });
     case "lay":
-      return out(event.opened ? "move.lay.open" : "move.lay", { melds: meldsText(f, event.melds), atu: event.atu ? t("move.atu") : "" });
+      return out(event.opened ? "move.lay.open" : "move.lay", {
+        melds: meldsText(f, event.melds),
+        atu: event.atu ? t("move.atu") : "",
+      });
     case "take_row": {
       const tiles = list(event.tiles);
-      const params = { n: tiles.length, tile: tileText(f, tiles[0]), melds: meldsText(f, event.melds), open: opening };
+      const params = {
+        n: tiles.length,
+        tile: tileText(f, tiles[0]),
+        melds: meldsText(f, event.melds),
+        open: opening,
+      };
       return out(tiles.length > 1 ? "move.takeRow.deep" : "move.takeRow.top", params);
     }
     case "take_discard": {
       const parts: string[] = [];
-      if (list(event.melds).length) parts.push(t("move.laid", { melds: meldsText(f, event.melds) }));
+      if (list(event.melds).length)
+        parts.push(t("move.laid", { melds: meldsText(f, event.melds) }));
       for (const lo of list(event.layoffs)) {
         const l = lo as { tile?: unknown; meld?: unknown };
         parts.push(t("move.laidOff", { tile: tileText(f, l.tile), n: (num(l.meld) ?? 0) + 1 }));
       }
-      return out("move.takeDiscard", { tile: tileText(f, event.tile), what: parts.join(", "), open: opening });
+      return out("move.takeDiscard", {
+        tile: tileText(f, event.tile),
+        what: parts.join(", "),
+        open: opening,
+      });
     }
     case "layoff":
       return out("move.layoff", { tile: tileText(f, event.tile), n: (num(event.meld) ?? 0) + 1 });
@@ -166,17 +201,28 @@ export function describe(event: Record<string, unknown>, ctx: DescribeContext): 
     case "joker_button":
       return out("move.jokerButton");
     case "timeout":
-      return { ...out((num(event.timeouts) ?? 1) > 1 ? "move.timeout.again" : "move.timeout", { n: num(event.timeouts) ?? 1 }), bot: false };
+      return {
+        ...out((num(event.timeouts) ?? 1) > 1 ? "move.timeout.again" : "move.timeout", {
+          n: num(event.timeouts) ?? 1,
+        }),
+        bot: false,
+      };
     case "presence":
       if (event.away) return { ...out("move.away"), bot: false };
       if (event.unresponsive) return { ...out("move.unresponsive"), bot: false };
       return { ...out("move.back"), bot: false };
     case "round_start":
-      return { ...out("move.roundStart", { n: num(event.round) ?? 0 }, num(event.first)), bot: false };
+      return {
+        ...out("move.roundStart", { n: num(event.round) ?? 0 }, num(event.first)),
+        bot: false,
+      };
     case "round_over":
       return { ...out("move.roundOver", { n: num(event.round) ?? 0 }, null), bot: false };
     case "match_over":
-      return { ...out(event.reason === "abandoned" ? "move.matchAbandoned" : "move.matchOver", {}, null), bot: false };
+      return {
+        ...out(event.reason === "abandoned" ? "move.matchAbandoned" : "move.matchOver", {}, null),
+        bot: false,
+      };
     default:
       return null;
   }

@@ -12,8 +12,23 @@ import type { VariantFacts } from "../protocol.gen";
 import { sortSymbols, tileEl, tileShort, type Faces } from "../tiles";
 import type { OpeningLock, SeatView } from "../types";
 import { glide, places, type Places } from "./motion";
-import { describe, describeText, FLASH_MS, type Described, type Flash, type LogEntry } from "./movelog";
-import { answerOf, formations, freshLock, layState, myTurn, takesRow, type TableState } from "./state";
+import {
+  describe,
+  describeText,
+  FLASH_MS,
+  type Described,
+  type Flash,
+  type LogEntry,
+} from "./movelog";
+import {
+  answerOf,
+  formations,
+  freshLock,
+  layState,
+  myTurn,
+  takesRow,
+  type TableState,
+} from "./state";
 
 export interface RenderHost {
   langButton(): HTMLElement;
@@ -23,7 +38,8 @@ export interface RenderHost {
 /** The seat's name as this player reads it. */
 export function seatName(s: TableState, seat: number): string {
   const meta = s.room.seats.find((x) => x.seat === seat);
-  if (seat === (s.room.view?.seat ?? null)) return meta?.name ? `${meta.name} (${t("table.you")})` : t("table.you");
+  if (seat === (s.room.view?.seat ?? null))
+    return meta?.name ? `${meta.name} (${t("table.you")})` : t("table.you");
   if (meta?.name) return meta.name;
   if (meta?.is_bot) return `${t("table.bot")} ${seat + 1}`;
   return t("room.seat", { n: seat + 1 });
@@ -34,9 +50,15 @@ export function seatName(s: TableState, seat: number): string {
  * `titled` as for `nameEl` (on the whole). */
 export function seatNameEl(s: TableState, seat: number, cls = "", titled = false): HTMLElement {
   const meta = s.room.seats.find((x) => x.seat === seat);
-  if (seat !== (s.room.view?.seat ?? null) || !meta?.name) return nameEl(seatName(s, seat), cls, titled);
+  if (seat !== (s.room.view?.seat ?? null) || !meta?.name)
+    return nameEl(seatName(s, seat), cls, titled);
   const full = seatName(s, seat);
-  return h("span", { class: cls || null, title: titled ? full : null }, nameEl(meta.name), ` (${t("table.you")})`);
+  return h(
+    "span",
+    { class: cls || null, title: titled ? full : null },
+    nameEl(meta.name),
+    ` (${t("table.you")})`,
+  );
 }
 
 function ownerInitial(s: TableState, seat: number): string {
@@ -52,11 +74,26 @@ export function timeLeftText(s: TableState): string {
 }
 
 function lockText(variant: VariantFacts, lock: OpeningLock): string {
-  if (variant.opening.doubles !== null && (lock.code === "below_threshold" || lock.code === "run_required") && lock.doubles_needed) {
-    return t("table.lay.missing.doubles", { value: lock.value, threshold: lock.threshold ?? 0, doubles: lock.doubles, needed: lock.doubles_needed });
+  if (
+    variant.opening.doubles !== null &&
+    (lock.code === "below_threshold" || lock.code === "run_required") &&
+    lock.doubles_needed
+  ) {
+    return t("table.lay.missing.doubles", {
+      value: lock.value,
+      threshold: lock.threshold ?? 0,
+      doubles: lock.doubles,
+      needed: lock.doubles_needed,
+    });
   }
   if (lock.code === "below_threshold" && lock.threshold !== null) {
-    const parts = [t("table.lay.missing.points", { missing: Math.max(0, lock.threshold - lock.value), value: lock.value, threshold: lock.threshold })];
+    const parts = [
+      t("table.lay.missing.points", {
+        missing: Math.max(0, lock.threshold - lock.value),
+        value: lock.value,
+        threshold: lock.threshold,
+      }),
+    ];
     if (lock.run_required && !lock.has_run) parts.push(t("table.lay.missing.run"));
     return parts.join(" · ");
   }
@@ -68,22 +105,35 @@ function lockText(variant: VariantFacts, lock: OpeningLock): string {
  * (Remi 101) "runs or sets of 3 or more, doubles of 2". */
 function noFormationText(variant: VariantFacts): string {
   const min = variant.meld_min ?? {};
-  if (min.double !== undefined) return t("table.lay.none.kinds", { run: min.run ?? min.set ?? 3, double: min.double });
+  if (min.double !== undefined)
+    return t("table.lay.none.kinds", { run: min.run ?? min.set ?? 3, double: min.double });
   return t("table.lay.none", { n: variant.min_meld });
 }
 
 /** The lay button's label (or the take's: breaking the row, the last discard) with the
  * running total and, when doubles count, the doubles; when it cannot be pressed, why. */
-function layText(s: TableState, variant: VariantFacts): { enabled: boolean; label: string; reason: string } {
+function layText(
+  s: TableState,
+  variant: VariantFacts,
+): { enabled: boolean; label: string; reason: string } {
   const lay = layState(s);
-  const withDoubles = (label: string) => (variant.opening.doubles !== null && lay.doubles > 0 ? t("table.lay.withDoubles", { label, n: lay.doubles }) : label);
-  const opening = () => (lay.value === 0 && lay.doubles > 0 ? t("table.lay.opening.doubles", { n: lay.doubles }) : withDoubles(t("table.lay.opening", { value: lay.value })));
+  const withDoubles = (label: string) =>
+    variant.opening.doubles !== null && lay.doubles > 0
+      ? t("table.lay.withDoubles", { label, n: lay.doubles })
+      : label;
+  const opening = () =>
+    lay.value === 0 && lay.doubles > 0
+      ? t("table.lay.opening.doubles", { n: lay.doubles })
+      : withDoubles(t("table.lay.opening", { value: lay.value }));
   // A question on its way: the last answer's reason stays (no flicker), the button locked.
   const last = s.lock?.locked ? lockText(variant, s.lock) : "";
   const lockReason = () => {
     const lock = freshLock(s);
     if (!lock) return "";
-    const parts = lock.taken_used === false && lock.code !== "taken_tile_unused" ? [t("table.takeRow.need")] : [];
+    const parts =
+      lock.taken_used === false && lock.code !== "taken_tile_unused"
+        ? [t("table.takeRow.need")]
+        : [];
     parts.push(lockText(variant, lock));
     return parts.join(" · ");
   };
@@ -103,22 +153,34 @@ function layText(s: TableState, variant: VariantFacts): { enabled: boolean; labe
       const key = `${row ? "table.takeRow" : "table.takeDiscard"}.send.${lay.opened ? "value" : "open"}`;
       label = withDoubles(t(key, { value: lay.value }));
     }
-    const reason = lay.block === "checking" && !lay.count ? t("table.takeRow.need") : why[lay.block]();
+    const reason =
+      lay.block === "checking" && !lay.count ? t("table.takeRow.need") : why[lay.block]();
     return { enabled: lay.enabled, label, reason };
   }
-  const label = lay.count ? (lay.opened ? withDoubles(t("table.lay.value", { value: lay.value })) : opening()) : t("table.lay");
-  return { enabled: lay.enabled, label: s.room.view?.over ? t("table.lay") : label, reason: why[lay.block]() };
+  const label = lay.count
+    ? lay.opened
+      ? withDoubles(t("table.lay.value", { value: lay.value }))
+      : opening()
+    : t("table.lay");
+  return {
+    enabled: lay.enabled,
+    label: s.room.view?.over ? t("table.lay") : label,
+    reason: why[lay.block](),
+  };
 }
 
 /** A seat in words: opened or not, and its points laid this round (A.7 credits). */
 function openedText(opened: boolean, credits: number, long: boolean): string {
-  if (long) return opened ? t("table.seat.openedLong", { n: credits }) : t("table.seat.notopenedLong");
+  if (long)
+    return opened ? t("table.seat.openedLong", { n: credits }) : t("table.seat.notopenedLong");
   return opened ? t("table.seat.opened", { n: credits }) : t("table.seat.notopened");
 }
 
 /** Why the previewed row tile is not offered, in words. */
 function blockText(block: { code: string; message: string }): string {
-  return block.code === "not_opened" ? t("table.takeRow.notOpened") : reason(block.code, block.message);
+  return block.code === "not_opened"
+    ? t("table.takeRow.notOpened")
+    : reason(block.code, block.message);
 }
 
 /** A bot plays this player's own seat (after turns that timed out, or while away). */
@@ -132,15 +194,23 @@ export function botPlaysMe(s: TableState): boolean {
 /** A seat's first turn (A.4) in words: the first player, dealt one tile more, only
  * discards; any other seat draws, then discards. */
 function firstTurnText(v: SeatView | null): string {
-  return v && v.phase === "build" && v.seat === v.first ? t("table.phase.firstDiscard") : t("table.phase.first");
+  return v && v.phase === "build" && v.seat === v.first
+    ? t("table.phase.firstDiscard")
+    : t("table.phase.first");
 }
 
 function statusText(s: TableState, v: SeatView, variant: VariantFacts): (string | HTMLElement)[] {
   if (v.over) return [t("summary.title")];
   if (botPlaysMe(s)) return [t("table.status.botForYou")];
-  if (v.seat === null || !myTurn(s)) return tParts("table.turn.other", { name: seatNameEl(s, v.turn) });
+  if (v.seat === null || !myTurn(s))
+    return tParts("table.turn.other", { name: seatNameEl(s, v.turn) });
   const mine = v.seats[v.seat];
-  let phase = v.phase === "take" ? (takesRow(variant) ? t("table.phase.take") : t("table.phase.takeDiscard")) : t("table.phase.build");
+  let phase =
+    v.phase === "take"
+      ? takesRow(variant)
+        ? t("table.phase.take")
+        : t("table.phase.takeDiscard")
+      : t("table.phase.build");
   if (variant.first_turn_restricted && mine?.first_turn) phase = firstTurnText(v);
   return [`${t("table.turn.you")}: ${phase}`];
 }
@@ -148,7 +218,9 @@ function statusText(s: TableState, v: SeatView, variant: VariantFacts): (string 
 /** The hint line's text while a row preview is shown. */
 export function previewText(faces: Faces, tiles: number[]): string {
   const along = tiles.slice(1);
-  return along.length ? t("table.takeRow.preview", { tiles: along.map((x) => tileShort(faces, x)).join(" ") }) : t("table.takeRow.only");
+  return along.length
+    ? t("table.takeRow.preview", { tiles: along.map((x) => tileShort(faces, x)).join(" ") })
+    : t("table.takeRow.only");
 }
 
 /** Mark `el` as where the last move of another seat happened: `data-flashed` holds the
@@ -183,9 +255,25 @@ function entryEl(s: TableState, d: Described, version: number, fresh: boolean): 
   return h(
     "li",
     // The whole line as its tooltip: a line cut short on a narrow screen can be read.
-    { class: `move${fresh ? " fresh" : ""}${d.seat !== null ? ` owner${d.seat}` : ""}`, "data-testid": `move-${version}`, "data-version": version, title: describeText(d, (x) => seatName(s, x)) },
-    d.seat !== null ? h("span", { class: `owner-dot owner${d.seat}`, "aria-hidden": "true" }, ownerInitial(s, d.seat)) : h("span", { class: "owner-dot none", "aria-hidden": "true" }, "•"),
-    h("span", { class: "move-text" }, tParts(d.key, params), d.bot ? h("span", { class: "badge bot" }, t("move.byBot")) : null),
+    {
+      class: `move${fresh ? " fresh" : ""}${d.seat !== null ? ` owner${d.seat}` : ""}`,
+      "data-testid": `move-${version}`,
+      "data-version": version,
+      title: describeText(d, (x) => seatName(s, x)),
+    },
+    d.seat !== null
+      ? h(
+          "span",
+          { class: `owner-dot owner${d.seat}`, "aria-hidden": "true" },
+          ownerInitial(s, d.seat),
+        )
+      : h("span", { class: "owner-dot none", "aria-hidden": "true" }, "•"),
+    h(
+      "span",
+      { class: "move-text" },
+      tParts(d.key, params),
+      d.bot ? h("span", { class: "badge bot" }, t("move.byBot")) : null,
+    ),
   );
 }
 
@@ -209,7 +297,8 @@ export class TableView {
     if (explicit) {
       this.focusKey = s.focus!.key;
       this.focusSeq = s.focus!.seq;
-    } else if (active && root.contains(active) && active.dataset.key) this.focusKey = active.dataset.key;
+    } else if (active && root.contains(active) && active.dataset.key)
+      this.focusKey = active.dataset.key;
     const scrollRow = root.querySelector(".row-tiles")?.scrollLeft ?? null;
     const scrollMelds = root.querySelector(".melds")?.scrollTop ?? null;
     const scrollLog = root.querySelector(".log-list")?.scrollTop ?? null;
@@ -219,7 +308,10 @@ export class TableView {
     clear(root);
     const v = s.room.view;
     const variant = s.variant;
-    const page = h("main", { class: `table${variant ? ` faces-${variant.faces}` : ""}`, "data-testid": "table" });
+    const page = h("main", {
+      class: `table${variant ? ` faces-${variant.faces}` : ""}`,
+      "data-testid": "table",
+    });
     page.append(this.header(s));
     if (!v || !variant) {
       page.append(h("div", { class: "table-wait" }, t("table.waitingDeal")));
@@ -229,16 +321,33 @@ export class TableView {
     }
     if (v.seat === null || !s.rack) {
       // A spectator: the table without a rack.
-      page.append(this.seats(s, v), this.moves(s, variant), this.center(s, v, variant), h("section", { class: "controls" }, h("div", { class: "status" }, statusText(s, v, variant))));
+      page.append(
+        this.seats(s, v),
+        this.moves(s, variant),
+        this.center(s, v, variant),
+        h(
+          "section",
+          { class: "controls" },
+          h("div", { class: "status" }, statusText(s, v, variant)),
+        ),
+      );
     } else {
-      page.append(this.seats(s, v), this.moves(s, variant), this.center(s, v, variant), this.controls(s, v, variant), this.rack(s, v, variant));
+      page.append(
+        this.seats(s, v),
+        this.moves(s, variant),
+        this.center(s, v, variant),
+        this.controls(s, v, variant),
+        this.rack(s, v, variant),
+      );
     }
     root.append(page);
     if (s.logOpen) root.append(this.logPanel(s, variant));
     if (s.summaryOpen && s.summary) root.append(this.summary(s, variant.faces));
     this.banner(s);
     const rowEl = root.querySelector(".row-tiles");
-    if (rowEl) rowEl.scrollLeft = scrollRow === null ? rowEl.scrollWidth : Math.max(scrollRow, rowEl.scrollWidth);
+    if (rowEl)
+      rowEl.scrollLeft =
+        scrollRow === null ? rowEl.scrollWidth : Math.max(scrollRow, rowEl.scrollWidth);
     const meldsEl = root.querySelector(".melds");
     if (meldsEl && scrollMelds !== null) meldsEl.scrollTop = scrollMelds;
     this.meldsCue();
@@ -271,21 +380,32 @@ export class TableView {
     this.lastRound = round;
     this.lastTurn = v?.turn ?? null;
     if (!v) return;
-    const stock = this.root.querySelector("[data-testid=stock]")?.getBoundingClientRect() ?? stockWas;
-    const seatCard = mover === null || mover === v.seat ? null : (this.root.querySelector(`[data-testid=seat-${mover}]`)?.getBoundingClientRect() ?? null);
-    const origin = (el: HTMLElement): DOMRect | null => (el.closest("[data-testid=rack]") ? stock : seatCard);
+    const stock =
+      this.root.querySelector("[data-testid=stock]")?.getBoundingClientRect() ?? stockWas;
+    const seatCard =
+      mover === null || mover === v.seat
+        ? null
+        : (this.root.querySelector(`[data-testid=seat-${mover}]`)?.getBoundingClientRect() ?? null);
+    const origin = (el: HTMLElement): DOMRect | null =>
+      el.closest("[data-testid=rack]") ? stock : seatCard;
     glide(this.root, deal ? new Map() : before, origin, deal);
   }
 
   /** The turn timers, every half second without a whole render. */
   tick(s: TableState): void {
-    for (const el of this.root.querySelectorAll<HTMLElement>("[data-timer]")) el.textContent = timeLeftText(s);
+    for (const el of this.root.querySelectorAll<HTMLElement>("[data-timer]"))
+      el.textContent = timeLeftText(s);
   }
 
   banner(s: TableState): void {
     let el = document.getElementById("conn-banner");
     if (!el) {
-      el = h("div", { id: "conn-banner", class: "banner", role: "status", "data-testid": "conn-banner" });
+      el = h("div", {
+        id: "conn-banner",
+        class: "banner",
+        role: "status",
+        "data-testid": "conn-banner",
+      });
       document.body.appendChild(el);
     }
     const lost = s.connection === "lost";
@@ -293,7 +413,10 @@ export class TableView {
     el.classList.toggle("show", lost);
     // Below the table's header, which stays usable (back, scores, language).
     const bar = this.root.querySelector(".tbar");
-    el.style.setProperty("--tbar-h", bar ? `${Math.round(bar.getBoundingClientRect().bottom)}px` : "0px");
+    el.style.setProperty(
+      "--tbar-h",
+      bar ? `${Math.round(bar.getBoundingClientRect().bottom)}px` : "0px",
+    );
   }
 
   /** While a row tile is dragged: its preview shown in place, without rebuilding the DOM
@@ -315,15 +438,49 @@ export class TableView {
     return h(
       "header",
       { class: "tbar" },
-      h("button", { type: "button", class: "icon back", "aria-label": t("table.back"), title: t("table.back"), "data-act": "leave", "data-key": "leave", "data-testid": "leave" }, "←"),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "icon back",
+          "aria-label": t("table.back"),
+          title: t("table.back"),
+          "data-act": "leave",
+          "data-key": "leave",
+          "data-testid": "leave",
+        },
+        "←",
+      ),
       h(
         "div",
         { class: "ttitle" },
         h("h1", { class: "variant" }, variant ? variantName(variant) : ""),
-        s.room.round ? h("span", { class: "round muted" }, t("table.round", { n: s.room.round })) : null,
+        s.room.round
+          ? h("span", { class: "round muted" }, t("table.round", { n: s.room.round }))
+          : null,
       ),
-      s.room.view && s.room.view.seat === null ? h("span", { class: "badge watching", title: t("table.watching.title"), "data-testid": "watching" }, t("table.watching")) : null,
-      h("button", { type: "button", class: "scores-btn", "data-act": "scores", "data-key": "scores", "data-testid": "scores-open" }, t("table.scores")),
+      s.room.view && s.room.view.seat === null
+        ? h(
+            "span",
+            {
+              class: "badge watching",
+              title: t("table.watching.title"),
+              "data-testid": "watching",
+            },
+            t("table.watching"),
+          )
+        : null,
+      h(
+        "button",
+        {
+          type: "button",
+          class: "scores-btn",
+          "data-act": "scores",
+          "data-key": "scores",
+          "data-testid": "scores-open",
+        },
+        t("table.scores"),
+      ),
       ...(this.host.headerButtons?.() ?? []),
       this.host.langButton(),
     );
@@ -334,18 +491,37 @@ export class TableView {
   private moves(s: TableState, variant: VariantFacts): HTMLElement {
     const ctx = { faces: variant.faces, humanSeats: humanSeats(s) };
     const entries = roundEntries(s.room.log.entries);
-    const described = entries.map((e) => ({ e, d: describe(e.event, ctx) })).filter((x) => x.d !== null);
+    const described = entries
+      .map((e) => ({ e, d: describe(e.event, ctx) }))
+      .filter((x) => x.d !== null);
     const last = described.slice(-3);
-    const list = h("ol", { class: "moves-last", "aria-live": "polite", "aria-label": t("table.moves"), "data-testid": "moves-last" });
+    const list = h("ol", {
+      class: "moves-last",
+      "aria-live": "polite",
+      "aria-label": t("table.moves"),
+      "data-testid": "moves-last",
+    });
     if (!last.length) list.append(h("li", { class: "move muted" }, t("table.moves.none")));
-    last.forEach(({ e, d }, i) => list.append(entryEl(s, d!, e.version, i === last.length - 1 && s.room.flash?.version === e.version)));
+    last.forEach(({ e, d }, i) =>
+      list.append(
+        entryEl(s, d!, e.version, i === last.length - 1 && s.room.flash?.version === e.version),
+      ),
+    );
     return h(
       "section",
       { class: "moves-box", "data-testid": "movelog" },
       list,
       h(
         "button",
-        { type: "button", class: "small moves-open", "data-act": "log-open", "data-key": "log-open", "data-testid": "moves-open", "aria-label": `${t("table.moves")} (${described.length}): ${t("table.moves.open")}`, title: t("table.moves.open") },
+        {
+          type: "button",
+          class: "small moves-open",
+          "data-act": "log-open",
+          "data-key": "log-open",
+          "data-testid": "moves-open",
+          "aria-label": `${t("table.moves")} (${described.length}): ${t("table.moves.open")}`,
+          title: t("table.moves.open"),
+        },
         `${t("table.moves")} (${described.length})`,
       ),
     );
@@ -363,10 +539,34 @@ export class TableView {
       { class: "modal-back", "data-act": "log-close" },
       h(
         "div",
-        { class: "modal log-modal", role: "dialog", "aria-modal": "true", "aria-label": t("table.moves.title"), "data-testid": "moves-panel" },
+        {
+          class: "modal log-modal",
+          role: "dialog",
+          "aria-modal": "true",
+          "aria-label": t("table.moves.title"),
+          "data-testid": "moves-panel",
+        },
         h("h2", null, t("table.moves.title")),
-        h("ol", { class: "log-list" }, items.length ? items : h("li", { class: "move muted" }, t("table.moves.none"))),
-        h("div", { class: "row end" }, h("button", { type: "button", class: "primary", "data-act": "log-close", "data-key": "log-close", "data-testid": "moves-close" }, t("common.close"))),
+        h(
+          "ol",
+          { class: "log-list" },
+          items.length ? items : h("li", { class: "move muted" }, t("table.moves.none")),
+        ),
+        h(
+          "div",
+          { class: "row end" },
+          h(
+            "button",
+            {
+              type: "button",
+              class: "primary",
+              "data-act": "log-close",
+              "data-key": "log-close",
+              "data-testid": "moves-close",
+            },
+            t("common.close"),
+          ),
+        ),
       ),
     );
   }
@@ -381,27 +581,78 @@ export class TableView {
       const meta = s.room.seats.find((x) => x.seat === seat);
       const turn = !v.over && v.turn === seat;
       const badges: HTMLElement[] = [];
-      if (meta?.is_bot) badges.push(h("span", { class: "badge bot", "data-testid": `badge-bot-${seat}` }, t("table.bot")));
+      if (meta?.is_bot)
+        badges.push(
+          h("span", { class: "badge bot", "data-testid": `badge-bot-${seat}` }, t("table.bot")),
+        );
       else if (meta?.bot_playing) badges.push(h("span", { class: "badge bot" }, t("table.bot")));
-      if (meta?.away) badges.push(h("span", { class: "badge away", "data-testid": `badge-away-${seat}` }, t("table.away")));
-      if (meta?.unresponsive) badges.push(h("span", { class: "badge away" }, t("table.unresponsive")));
+      if (meta?.away)
+        badges.push(
+          h("span", { class: "badge away", "data-testid": `badge-away-${seat}` }, t("table.away")),
+        );
+      if (meta?.unresponsive)
+        badges.push(h("span", { class: "badge away" }, t("table.unresponsive")));
       list.append(
         h(
           "li",
-          { class: `seat${turn ? " turn" : ""}${seat === me ? " mine" : ""}`, "data-seat": seat, "data-testid": `seat-${seat}`, "aria-current": turn ? "true" : null },
-          h("div", { class: "seat-name" }, h("span", { class: `owner-dot owner${seat}`, "aria-hidden": "true" }, ownerInitial(s, seat)), seatNameEl(s, seat, "nm", true)),
+          {
+            class: `seat${turn ? " turn" : ""}${seat === me ? " mine" : ""}`,
+            "data-seat": seat,
+            "data-testid": `seat-${seat}`,
+            "aria-current": turn ? "true" : null,
+          },
+          h(
+            "div",
+            { class: "seat-name" },
+            h(
+              "span",
+              { class: `owner-dot owner${seat}`, "aria-hidden": "true" },
+              ownerInitial(s, seat),
+            ),
+            seatNameEl(s, seat, "nm", true),
+          ),
           h(
             "div",
             { class: "seat-info" },
-            h("span", { class: "count", title: t("table.tiles", { n: info.tiles }), "aria-label": t("table.tiles", { n: info.tiles }) }, h("span", { class: "mini-tile", "aria-hidden": "true" }), String(info.tiles)),
-            h("span", { class: "total", title: t("table.total", { n: meta?.total ?? 0 }), "data-testid": `total-${seat}` }, h("span", { class: "lbl-long" }, "total "), h("span", { class: "sigma", "aria-hidden": "true" }, "Σ"), String(meta?.total ?? 0)),
+            h(
+              "span",
+              {
+                class: "count",
+                title: t("table.tiles", { n: info.tiles }),
+                "aria-label": t("table.tiles", { n: info.tiles }),
+              },
+              h("span", { class: "mini-tile", "aria-hidden": "true" }),
+              String(info.tiles),
+            ),
+            h(
+              "span",
+              {
+                class: "total",
+                title: t("table.total", { n: meta?.total ?? 0 }),
+                "data-testid": `total-${seat}`,
+              },
+              h("span", { class: "lbl-long" }, "total "),
+              h("span", { class: "sigma", "aria-hidden": "true" }, "Σ"),
+              String(meta?.total ?? 0),
+            ),
           ),
           h(
             "div",
-            { class: `seat-opened opened ${info.opened ? "yes" : "no"}`, title: openedText(info.opened, info.credits, true), "data-testid": `opened-${seat}`, "data-opened": info.opened ? "1" : "0", "data-laid": info.credits },
+            {
+              class: `seat-opened opened ${info.opened ? "yes" : "no"}`,
+              title: openedText(info.opened, info.credits, true),
+              "data-testid": `opened-${seat}`,
+              "data-opened": info.opened ? "1" : "0",
+              "data-laid": info.credits,
+            },
             openedText(info.opened, info.credits, false),
           ),
-          h("div", { class: "seat-badges" }, badges, turn ? h("span", { class: "timer", "data-timer": "1" }, timeLeftText(s)) : null),
+          h(
+            "div",
+            { class: "seat-badges" },
+            badges,
+            turn ? h("span", { class: "timer", "data-timer": "1" }, timeLeftText(s)) : null,
+          ),
         ),
       );
     }
@@ -439,13 +690,27 @@ export class TableView {
       if (!taken && !s.atuOnRack) el.dataset.drag = "atu";
       el.setAttribute("type", "button");
       atuBox.append(el);
-      if (taken) atuBox.append(h("span", { class: "muted small" }, tParts("table.atu.taken", { name: seatNameEl(s, v.atu_taken_by!) })));
+      if (taken)
+        atuBox.append(
+          h(
+            "span",
+            { class: "muted small" },
+            tParts("table.atu.taken", { name: seatNameEl(s, v.atu_taken_by!) }),
+          ),
+        );
     } else {
       atuBox.hidden = !variant.atu;
     }
     // The discard row, oldest to newest, ending with the discard box.
-    const rowTiles = h("div", { class: "row-tiles", "data-drop": "discard", "aria-label": t("table.row") });
-    if (v.row_offset > 0) rowTiles.append(h("span", { class: "row-hidden muted" }, t("table.row.hidden", { n: v.row_offset })));
+    const rowTiles = h("div", {
+      class: "row-tiles",
+      "data-drop": "discard",
+      "aria-label": t("table.row"),
+    });
+    if (v.row_offset > 0)
+      rowTiles.append(
+        h("span", { class: "row-hidden muted" }, t("table.row.hidden", { n: v.row_offset })),
+      );
     const shown = s.preview?.index ?? s.pending?.index ?? null;
     v.row.forEach((id, k) => {
       const index = v.row_offset + k;
@@ -473,17 +738,35 @@ export class TableView {
       if (canTake && index === v.row_length - 1) el.classList.add("can");
       rowTiles.append(el);
     });
-    if (!v.row.length) rowTiles.append(h("span", { class: "muted row-empty" }, t("table.row.empty")));
+    if (!v.row.length)
+      rowTiles.append(h("span", { class: "muted row-empty" }, t("table.row.empty")));
     if (flash?.row === "take") flashEl(rowTiles, flash);
     const discardBox = h(
       "button",
-      { type: "button", class: `discard-box${myTurn(s) && v.phase === "build" ? " can" : ""}`, "data-drop": "discard", "data-act": "discard", "data-key": "discard", "data-testid": "discard" },
+      {
+        type: "button",
+        class: `discard-box${myTurn(s) && v.phase === "build" ? " can" : ""}`,
+        "data-drop": "discard",
+        "data-act": "discard",
+        "data-key": "discard",
+        "data-testid": "discard",
+      },
       t("table.discard"),
     );
-    const rowBox = h("section", { class: "row-box", "aria-label": t("table.row") }, h("div", { class: "lbl" }, t("table.row")), h("div", { class: "row-line" }, rowTiles, v.seat === null ? null : discardBox));
+    const rowBox = h(
+      "section",
+      { class: "row-box", "aria-label": t("table.row") },
+      h("div", { class: "lbl" }, t("table.row")),
+      h("div", { class: "row-line" }, rowTiles, v.seat === null ? null : discardBox),
+    );
 
-    const melds = h("section", { class: "melds", "aria-label": t("table.melds"), "data-testid": "melds" });
-    if (!v.table.length) melds.append(h("p", { class: "muted melds-empty" }, t("table.melds.empty")));
+    const melds = h("section", {
+      class: "melds",
+      "aria-label": t("table.melds"),
+      "data-testid": "melds",
+    });
+    if (!v.table.length)
+      melds.append(h("p", { class: "muted melds-empty" }, t("table.melds.empty")));
     const consumed = new Set(v.consumed);
     v.table.forEach((m, k) => {
       const box = h("button", {
@@ -493,11 +776,19 @@ export class TableView {
         "data-act": `meld:${k}`,
         "data-key": `meld:${k}`,
         "data-testid": `meld-${k}`,
-        "aria-label": t("table.meld", { n: k + 1, kind: t(`table.kind.${m.kind}`) }) + ": " + m.tiles.map((x) => tileShort(faces, x)).join(" "),
+        "aria-label":
+          t("table.meld", { n: k + 1, kind: t(`table.kind.${m.kind}`) }) +
+          ": " +
+          m.tiles.map((x) => tileShort(faces, x)).join(" "),
       });
       if (flash && flash.melds.includes(k)) flashEl(box, flash);
       m.tiles.forEach((id, i) => {
-        const el = tileEl(faces, id, { small: true, consumed: consumed.has(id), owner: m.owners[i], stands: m.stands_for?.[i] ?? null });
+        const el = tileEl(faces, id, {
+          small: true,
+          consumed: consumed.has(id),
+          owner: m.owners[i],
+          stands: m.stands_for?.[i] ?? null,
+        });
         const own = el.querySelector(".own");
         if (own) own.textContent = ownerInitial(s, m.owners[i]);
         if (faceOf(id).joker) {
@@ -512,14 +803,37 @@ export class TableView {
     return h(
       "div",
       { class: "center" },
-      h("div", { class: "pile" }, h("div", { class: "stock-box" }, h("span", { class: "lbl" }, t("table.stock")), stock), atuBox),
+      h(
+        "div",
+        { class: "pile" },
+        h("div", { class: "stock-box" }, h("span", { class: "lbl" }, t("table.stock")), stock),
+        atuBox,
+      ),
       rowBox,
       h(
         "div",
         { class: "melds-wrap" },
         melds,
-        h("span", { class: "melds-more above", "data-testid": "melds-more-above", hidden: true, "aria-hidden": "true" }, `▲ ${t("table.melds.more")}`),
-        h("span", { class: "melds-more below", "data-testid": "melds-more-below", hidden: true, "aria-hidden": "true" }, `▼ ${t("table.melds.more")}`),
+        h(
+          "span",
+          {
+            class: "melds-more above",
+            "data-testid": "melds-more-above",
+            hidden: true,
+            "aria-hidden": "true",
+          },
+          `▲ ${t("table.melds.more")}`,
+        ),
+        h(
+          "span",
+          {
+            class: "melds-more below",
+            "data-testid": "melds-more-below",
+            hidden: true,
+            "aria-hidden": "true",
+          },
+          `▼ ${t("table.melds.more")}`,
+        ),
       ),
     );
   }
@@ -547,14 +861,52 @@ export class TableView {
     if (s.preview?.block) {
       // Not offered: why (a deep take before the opening), and only a way out.
       hint.append(
-        h("span", { class: "lock-reason", "data-testid": "row-blocked", "data-code": s.preview.block.code }, blockText(s.preview.block)),
-        h("button", { type: "button", class: "small", "data-act": "preview-cancel", "data-key": "preview-cancel", "data-testid": "preview-cancel" }, t("common.close")),
+        h(
+          "span",
+          { class: "lock-reason", "data-testid": "row-blocked", "data-code": s.preview.block.code },
+          blockText(s.preview.block),
+        ),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "small",
+            "data-act": "preview-cancel",
+            "data-key": "preview-cancel",
+            "data-testid": "preview-cancel",
+          },
+          t("common.close"),
+        ),
       );
     } else if (s.preview) {
       hint.append(
-        h("span", { class: "preview-text", "data-testid": "row-preview" }, previewText(variant.faces, s.preview.tiles)),
-        h("button", { type: "button", class: "primary small", "data-act": "preview-take", "data-key": "preview-take", "data-testid": "preview-take" }, takesRow(variant) ? t("table.takeRow.confirm") : t("table.takeDiscard")),
-        h("button", { type: "button", class: "small", "data-act": "preview-cancel", "data-key": "preview-cancel", "data-testid": "preview-cancel" }, t("common.cancel")),
+        h(
+          "span",
+          { class: "preview-text", "data-testid": "row-preview" },
+          previewText(variant.faces, s.preview.tiles),
+        ),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "primary small",
+            "data-act": "preview-take",
+            "data-key": "preview-take",
+            "data-testid": "preview-take",
+          },
+          takesRow(variant) ? t("table.takeRow.confirm") : t("table.takeDiscard"),
+        ),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "small",
+            "data-act": "preview-cancel",
+            "data-key": "preview-cancel",
+            "data-testid": "preview-cancel",
+          },
+          t("common.cancel"),
+        ),
       );
     } else if (lay.reason) {
       hint.append(h("span", { class: "lock-reason", "data-testid": "lay-reason" }, lay.reason));
@@ -567,9 +919,31 @@ export class TableView {
     const buttons = h(
       "div",
       { class: "ctl-buttons" },
-      h("button", { type: "button", class: "lay primary", disabled: !lay.enabled, "data-act": "lay", "data-key": "lay", "data-testid": "lay", title: lay.reason || null }, lay.label),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "lay primary",
+          disabled: !lay.enabled,
+          "data-act": "lay",
+          "data-key": "lay",
+          "data-testid": "lay",
+          title: lay.reason || null,
+        },
+        lay.label,
+      ),
       s.pending || s.atuOnRack
-        ? h("button", { type: "button", class: "small", "data-act": "pending-cancel", "data-key": "pending-cancel", "data-testid": "pending-cancel" }, t("table.pending.cancel"))
+        ? h(
+            "button",
+            {
+              type: "button",
+              class: "small",
+              "data-act": "pending-cancel",
+              "data-key": "pending-cancel",
+              "data-testid": "pending-cancel",
+            },
+            t("table.pending.cancel"),
+          )
         : null,
       v.joker_button
         ? h(
@@ -584,20 +958,42 @@ export class TableView {
               "aria-label": t("table.jokerButton", { n: s.room.accountCredits ?? v.joker_credits }),
               title: t("table.jokerButton", { n: s.room.accountCredits ?? v.joker_credits }),
             },
-            h("span", { class: "long" }, t("table.jokerButton", { n: s.room.accountCredits ?? v.joker_credits })),
-            h("span", { class: "short", "aria-hidden": "true" }, `★ ${s.room.accountCredits ?? v.joker_credits}`),
+            h(
+              "span",
+              { class: "long" },
+              t("table.jokerButton", { n: s.room.accountCredits ?? v.joker_credits }),
+            ),
+            h(
+              "span",
+              { class: "short", "aria-hidden": "true" },
+              `★ ${s.room.accountCredits ?? v.joker_credits}`,
+            ),
           )
         : null,
       h("span", { class: "spacer" }),
       h(
         "button",
-        { type: "button", class: "small", "data-act": "sort-suit", "data-key": "sort-suit", "data-testid": "sort-suit", title: t("table.sort.suit") },
+        {
+          type: "button",
+          class: "small",
+          "data-act": "sort-suit",
+          "data-key": "sort-suit",
+          "data-testid": "sort-suit",
+          title: t("table.sort.suit"),
+        },
         h("span", { class: "long" }, t("table.sort.suit")),
         h("span", { class: "short", "aria-hidden": "true" }, symbols.suit),
       ),
       h(
         "button",
-        { type: "button", class: "small", "data-act": "sort-rank", "data-key": "sort-rank", "data-testid": "sort-rank", title: t("table.sort.rank") },
+        {
+          type: "button",
+          class: "small",
+          "data-act": "sort-rank",
+          "data-key": "sort-rank",
+          "data-testid": "sort-rank",
+          title: t("table.sort.rank"),
+        },
         h("span", { class: "long" }, t("table.sort.rank")),
         h("span", { class: "short", "aria-hidden": "true" }, symbols.rank),
       ),
@@ -617,9 +1013,27 @@ export class TableView {
           "data-opened": own?.opened ? "1" : "0",
           "data-busy": s.busy ? "1" : "0",
         },
-        h("span", { "data-testid": botPlaysMe(s) ? "bot-for-you" : null }, statusText(s, v, variant)),
-        botPlaysMe(s) ? h("button", { type: "button", class: "small primary", "data-act": "take-back", "data-key": "take-back", "data-testid": "take-back" }, t("table.takeBack")) : null,
-        mine && !botPlaysMe(s) ? h("span", { class: "timer", "data-timer": "1" }, timeLeftText(s)) : null,
+        h(
+          "span",
+          { "data-testid": botPlaysMe(s) ? "bot-for-you" : null },
+          statusText(s, v, variant),
+        ),
+        botPlaysMe(s)
+          ? h(
+              "button",
+              {
+                type: "button",
+                class: "small primary",
+                "data-act": "take-back",
+                "data-key": "take-back",
+                "data-testid": "take-back",
+              },
+              t("table.takeBack"),
+            )
+          : null,
+        mine && !botPlaysMe(s)
+          ? h("span", { class: "timer", "data-timer": "1" }, timeLeftText(s))
+          : null,
       ),
       buttons,
       hint,
@@ -651,21 +1065,48 @@ export class TableView {
       const label = h("div", {
         class: `flabel ${cls}`,
         "data-testid": `formation-${f.start}`,
-        style: { gridRow: String(f.row * 2 + 1), gridColumn: `${(f.start % cols) + 1} / span ${f.slots.length}` },
+        style: {
+          gridRow: String(f.row * 2 + 1),
+          gridColumn: `${(f.start % cols) + 1} / span ${f.slots.length}`,
+        },
         title: a && !a.valid && !partial ? reason(a.code, a.message) : null,
       });
-      if (a && a.valid) label.append(h("span", { class: "fval" }, String(a.value)), h("span", { class: "fkind" }, t(`table.kind.${a.kind}`)));
+      if (a && a.valid)
+        label.append(
+          h("span", { class: "fval" }, String(a.value)),
+          h("span", { class: "fkind" }, t(`table.kind.${a.kind}`)),
+        );
       else if (a && !partial) label.append(h("span", { class: "fbad" }, "✗"));
       grid.append(label);
     }
     const pendingSet = new Set(s.pending?.tiles ?? []);
     const sel = s.selection?.kind === "rack" ? s.selection.slot : null;
-    const focusSlot = this.focusKey?.startsWith("slot:") ? Number(this.focusKey.slice(5)) : (sel ?? 0);
+    const focusSlot = this.focusKey?.startsWith("slot:")
+      ? Number(this.focusKey.slice(5))
+      : (sel ?? 0);
     rack.slots.forEach((id, i) => {
-      const style = { gridRow: String(Math.floor(i / cols) * 2 + 2), gridColumn: String((i % cols) + 1) };
-      const common = { type: "button", "data-act": `slot:${i}`, "data-drop": `slot:${i}`, "data-key": `slot:${i}`, "data-slot": i, tabindex: i === focusSlot ? 0 : -1, style };
+      const style = {
+        gridRow: String(Math.floor(i / cols) * 2 + 2),
+        gridColumn: String((i % cols) + 1),
+      };
+      const common = {
+        type: "button",
+        "data-act": `slot:${i}`,
+        "data-drop": `slot:${i}`,
+        "data-key": `slot:${i}`,
+        "data-slot": i,
+        tabindex: i === focusSlot ? 0 : -1,
+        style,
+      };
       if (id === null) {
-        grid.append(h("button", { ...common, class: "slot empty", "aria-label": t("table.slot", { n: i + 1 }), "data-testid": `slot-${i}` }));
+        grid.append(
+          h("button", {
+            ...common,
+            class: "slot empty",
+            "aria-label": t("table.slot", { n: i + 1 }),
+            "data-testid": `slot-${i}`,
+          }),
+        );
         return;
       }
       const el = tileEl(faces, id, { tag: "button", consumed: v.consumed.includes(id) });
@@ -705,26 +1146,61 @@ export class TableView {
       parts.push(t("table.open.done", { n: own.credits }));
     } else {
       const threshold = lock?.threshold ?? variant.opening.threshold;
-      parts.push(h("strong", null, threshold ? t("table.open.progress", { value: lay.value, threshold }) : t("table.open.label")));
-      if (variant.opening.run_required) parts.push(lock?.has_run && lay.count ? t("table.open.run.yes") : t("table.open.run.no"));
+      parts.push(
+        h(
+          "strong",
+          null,
+          threshold
+            ? t("table.open.progress", { value: lay.value, threshold })
+            : t("table.open.label"),
+        ),
+      );
+      if (variant.opening.run_required)
+        parts.push(lock?.has_run && lay.count ? t("table.open.run.yes") : t("table.open.run.no"));
       const needed = lock?.doubles_needed ?? variant.opening.doubles;
-      if (variant.opening.doubles !== null && needed) parts.push(t("table.open.doubles", { n: lay.doubles, needed }));
+      if (variant.opening.doubles !== null && needed)
+        parts.push(t("table.open.doubles", { n: lay.doubles, needed }));
     }
     // "Opening: 15 of 45 · run ✓"; with no points to reach, "Opening: run ✓".
     const bare = !done && !(lock?.threshold ?? variant.opening.threshold);
     const progress = h(
       "span",
-      { class: `open-progress${done ? " done" : ""}`, "data-testid": "open-progress", "data-value": done ? null : lay.value, "data-opened": done ? "1" : "0" },
+      {
+        class: `open-progress${done ? " done" : ""}`,
+        "data-testid": "open-progress",
+        "data-value": done ? null : lay.value,
+        "data-opened": done ? "1" : "0",
+      },
       ...parts.flatMap((p, i) => (i ? [i === 1 && bare ? " " : " · ", p] : [p])),
     );
     return h(
       "div",
       { class: "rack-head" },
       progress,
-      h("a", { class: "howto-link", href: `#/howto/${encodeURIComponent(variant.id)}`, target: "_blank", rel: "noopener", title: t("howto.link"), "aria-label": t("howto.link"), "data-testid": "howto-link" }, "?"),
+      h(
+        "a",
+        {
+          class: "howto-link",
+          href: `#/howto/${encodeURIComponent(variant.id)}`,
+          target: "_blank",
+          rel: "noopener",
+          title: t("howto.link"),
+          "aria-label": t("howto.link"),
+          "data-testid": "howto-link",
+        },
+        "?",
+      ),
       h(
         "button",
-        { type: "button", class: "small arrange", "data-act": "arrange", "data-key": "arrange", "data-testid": "arrange", title: t("table.arrange.title"), disabled: !!s.pending || s.atuOnRack },
+        {
+          type: "button",
+          class: "small arrange",
+          "data-act": "arrange",
+          "data-key": "arrange",
+          "data-testid": "arrange",
+          title: t("table.arrange.title"),
+          disabled: !!s.pending || s.atuOnRack,
+        },
         t("table.arrange"),
       ),
     );
@@ -748,37 +1224,89 @@ export class TableView {
       const hand = (v.hands?.[b.seat] ?? []).map((id) => tileEl(faces, id, { small: true }));
       return h(
         "li",
-        { class: `sum-seat${res.out === b.seat ? " out" : ""}`, "data-testid": `summary-seat-${b.seat}` },
+        {
+          class: `sum-seat${res.out === b.seat ? " out" : ""}`,
+          "data-testid": `summary-seat-${b.seat}`,
+        },
         h(
           "div",
           { class: "sum-head" },
           h("span", { class: `owner-dot owner${b.seat}` }, ownerInitial(s, b.seat)),
           h("strong", null, seatNameEl(s, b.seat)),
           h("span", { class: "muted" }, note),
-          h("span", { class: `sum-total ${b.total >= 0 ? "pos" : "neg"}` }, b.total > 0 ? `+${b.total}` : String(b.total)),
+          h(
+            "span",
+            { class: `sum-total ${b.total >= 0 ? "pos" : "neg"}` },
+            b.total > 0 ? `+${b.total}` : String(b.total),
+          ),
         ),
         h("div", { class: "sum-parts muted" }, parts.join(" · ")),
         h("div", { class: "sum-hand" }, hand.length ? hand : h("span", { class: "muted" }, "—")),
       );
     });
-    const winners = s.room.matchOver && s.room.winners ? h("p", { class: "winners" }, tParts("scores.winners", { names: h("span", null, namesEl(s.room.winners.map((x) => seatName(s, x)))) })) : null;
+    const winners =
+      s.room.matchOver && s.room.winners
+        ? h(
+            "p",
+            { class: "winners" },
+            tParts("scores.winners", {
+              names: h("span", null, namesEl(s.room.winners.map((x) => seatName(s, x)))),
+            }),
+          )
+        : null;
     return h(
       "div",
       { class: "modal-back", "data-act": "summary-close" },
       h(
         "div",
-        { class: "modal", role: "dialog", "aria-modal": "true", "aria-label": title, "data-testid": "summary" },
+        {
+          class: "modal",
+          role: "dialog",
+          "aria-modal": "true",
+          "aria-label": title,
+          "data-testid": "summary",
+        },
         h("h2", null, title),
-        h("p", null, res.out !== null ? tParts("summary.out", { name: seatNameEl(s, res.out) }) : t("summary.stock")),
+        h(
+          "p",
+          null,
+          res.out !== null
+            ? tParts("summary.out", { name: seatNameEl(s, res.out) })
+            : t("summary.stock"),
+        ),
         winners,
-        v.atu !== null ? h("p", { class: "sum-atu", "data-testid": "summary-atu" }, t("summary.atu"), " ", tileEl(faces, v.atu, { small: true })) : null,
+        v.atu !== null
+          ? h(
+              "p",
+              { class: "sum-atu", "data-testid": "summary-atu" },
+              t("summary.atu"),
+              " ",
+              tileEl(faces, v.atu, { small: true }),
+            )
+          : null,
         h("ol", { class: "sum-list" }, rows),
-        s.room.matchOver || s.room.nextRoundIn === null ? null : h("p", { class: "muted" }, t("summary.next", { n: Math.round(s.room.nextRoundIn) })),
+        s.room.matchOver || s.room.nextRoundIn === null
+          ? null
+          : h("p", { class: "muted" }, t("summary.next", { n: Math.round(s.room.nextRoundIn) })),
         h(
           "div",
           { class: "row end" },
-          h("button", { type: "button", "data-act": "scores", "data-key": "sum-scores" }, t("table.scores")),
-          h("button", { type: "button", class: "primary", "data-act": "summary-close", "data-key": "summary-close", "data-testid": "summary-close" }, t("summary.continue")),
+          h(
+            "button",
+            { type: "button", "data-act": "scores", "data-key": "sum-scores" },
+            t("table.scores"),
+          ),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "primary",
+              "data-act": "summary-close",
+              "data-key": "summary-close",
+              "data-testid": "summary-close",
+            },
+            t("summary.continue"),
+          ),
         ),
       ),
     );

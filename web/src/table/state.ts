@@ -55,7 +55,12 @@ export interface RoomData {
 
 export type Connection = "open" | "lost" | "connecting" | "closed";
 
-export type Selection = { kind: "rack"; slot: number } | { kind: "row"; index: number } | { kind: "stock" } | { kind: "atu" } | null;
+export type Selection =
+  | { kind: "rack"; slot: number }
+  | { kind: "row"; index: number }
+  | { kind: "stock" }
+  | { kind: "atu" }
+  | null;
 
 /** Tiles taken from the row (or the last discard) but not sent yet: they must go into a formation. */
 export interface Pending {
@@ -102,7 +107,10 @@ export interface ServerError {
 }
 
 /** After a row preview arrives: show it, keep it (a drag is on), or take it onto a slot. */
-export type PreviewThen = { kind: "show" } | { kind: "drag" } | { kind: "take"; slot: number | null };
+export type PreviewThen =
+  | { kind: "show" }
+  | { kind: "drag" }
+  | { kind: "take"; slot: number | null };
 
 export type TableEvent =
   | { type: "room"; room: RoomData; variant: VariantFacts | null }
@@ -113,8 +121,21 @@ export type TableEvent =
   | { type: "drop"; src: NonNullable<Selection>; target: string }
   | { type: "key"; key: string; slot: number | null }
   /** `key`: lockKey of the state the question was asked in (absent: the current one). */
-  | { type: "formations"; forms: number[][]; answers: FormationAnswer[]; lock: OpeningLock | null; key?: string }
-  | { type: "rowPreview"; index: number; tiles: number[]; then: PreviewThen; error: ServerError | null; block?: ServerError | null }
+  | {
+      type: "formations";
+      forms: number[][];
+      answers: FormationAnswer[];
+      lock: OpeningLock | null;
+      key?: string;
+    }
+  | {
+      type: "rowPreview";
+      index: number;
+      tiles: number[];
+      then: PreviewThen;
+      error: ServerError | null;
+      block?: ServerError | null;
+    }
   | { type: "sent"; action: GameAction; clearsPending: boolean; error: ServerError | null }
   /** The engine's `arrange` answer: the best melds it finds in the hand, and the rest. */
   | { type: "arranged"; melds: number[][]; left: number[] };
@@ -141,7 +162,21 @@ export interface Step {
 }
 
 export function emptyRoom(): RoomData {
-  return { view: null, seats: [], deadline: null, scores: null, round: null, status: "waiting", variantId: null, rack: null, matchOver: false, winners: null, nextRoundIn: null, log: emptyLog(), flash: null };
+  return {
+    view: null,
+    seats: [],
+    deadline: null,
+    scores: null,
+    round: null,
+    status: "waiting",
+    variantId: null,
+    rack: null,
+    matchOver: false,
+    winners: null,
+    nextRoundIn: null,
+    log: emptyLog(),
+    flash: null,
+  };
 }
 
 export function initialState(): TableState {
@@ -214,8 +249,18 @@ export function rackLayout(s: TableState): (number | null)[] | null {
  * and the view's turn, phase and openings. A lock answered for another key is stale. */
 export function lockKey(s: TableState): string {
   const v = s.room.view;
-  const forms = formations(s).map((f) => f.tiles.join(",")).join("|");
-  const ctx = v ? [v.turn, v.phase, v.opened_with.join(","), v.last_points_opening, v.last_doubles_opening].join(":") : "";
+  const forms = formations(s)
+    .map((f) => f.tiles.join(","))
+    .join("|");
+  const ctx = v
+    ? [
+        v.turn,
+        v.phase,
+        v.opened_with.join(","),
+        v.last_points_opening,
+        v.last_doubles_opening,
+      ].join(":")
+    : "";
   return `${forms}#${s.pending?.taken ?? ""}#${ctx}`;
 }
 
@@ -224,12 +269,27 @@ export function freshLock(s: TableState): OpeningLock | null {
   return s.lock && s.lockKey === lockKey(s) ? s.lock : null;
 }
 
-export type LayBlock = "none" | "notTurn" | "firstTurn" | "noFormation" | "locked" | "needTaken" | "checking";
+export type LayBlock =
+  | "none"
+  | "notTurn"
+  | "firstTurn"
+  | "noFormation"
+  | "locked"
+  | "needTaken"
+  | "checking";
 
 /** Whether the lay button (or the take's button) can be pressed, what it lays and why not.
  * Every way of opening stays locked until the server's answer for these very formations
  * says the lay would pass (`freshLock`): `value` and `doubles` are the running totals. */
-export function layState(s: TableState): { enabled: boolean; value: number; doubles: number; count: number; pending: Pending | null; opened: boolean; block: LayBlock } {
+export function layState(s: TableState): {
+  enabled: boolean;
+  value: number;
+  doubles: number;
+  count: number;
+  pending: Pending | null;
+  opened: boolean;
+  block: LayBlock;
+} {
   const v = s.room.view;
   const valid = validFormations(s);
   const value = valid.reduce((sum, x) => sum + (x.a.kind === "double" ? 0 : x.a.value), 0);
@@ -240,12 +300,19 @@ export function layState(s: TableState): { enabled: boolean; value: number; doub
   const lock = freshLock(s);
   if (s.pending) {
     if (!lock) return { ...base, enabled: false, block: "checking" };
-    if (lock.locked) return { ...base, enabled: false, block: lock.code === "taken_tile_unused" ? "needTaken" : "locked" };
+    if (lock.locked)
+      return {
+        ...base,
+        enabled: false,
+        block: lock.code === "taken_tile_unused" ? "needTaken" : "locked",
+      };
     return { ...base, enabled: !s.busy, block: "none" };
   }
   if (v.over) return { ...base, enabled: false, block: "none" };
-  if (!myTurn(s) || v.phase !== "build") return { ...base, enabled: false, block: myTurn(s) ? "none" : "notTurn" };
-  if (s.variant?.first_turn_restricted && mine?.first_turn) return { ...base, enabled: false, block: "firstTurn" };
+  if (!myTurn(s) || v.phase !== "build")
+    return { ...base, enabled: false, block: myTurn(s) ? "none" : "notTurn" };
+  if (s.variant?.first_turn_restricted && mine?.first_turn)
+    return { ...base, enabled: false, block: "firstTurn" };
   if (!valid.length) return { ...base, enabled: false, block: "noFormation" };
   if (!lock) return { ...base, enabled: false, block: "checking" };
   if (lock.locked) return { ...base, enabled: false, block: "locked" };
@@ -256,7 +323,8 @@ export function layState(s: TableState): { enabled: boolean; value: number; doub
 const suitOf = (id: number) => (faceOf(id).joker ? 9 : faceOf(id).suit);
 const rankOf = (id: number) => (faceOf(id).joker ? 99 : faceOf(id).rank);
 const SUIT_SPLITS = [
-  (a: number, b: number) => suitOf(a) !== suitOf(b) || (suitOf(b) !== 9 && rankOf(b) - rankOf(a) !== 1),
+  (a: number, b: number) =>
+    suitOf(a) !== suitOf(b) || (suitOf(b) !== 9 && rankOf(b) - rankOf(a) !== 1),
   (a: number, b: number) => suitOf(a) !== suitOf(b),
   () => false,
 ];
@@ -267,7 +335,10 @@ const RANK_SPLITS = [(a: number, b: number) => rankOf(a) !== rankOf(b), () => fa
  * (the server then sends the bare hand, without a single gap: we arrange it ourselves).
  * The player's own layout is kept: a tile no longer in the hand leaves its slot empty, and
  * a tile of the hand it lacks is placed later (`reconcile`: a slot away from formations). */
-export function usableLayout(layout: (number | null)[] | null, hand: number[]): (number | null)[] | null {
+export function usableLayout(
+  layout: (number | null)[] | null,
+  hand: number[],
+): (number | null)[] | null {
   if (!layout || !layout.length || !layout.includes(null)) return null;
   const handSet = new Set(hand);
   const seen = new Set<number>();
@@ -404,7 +475,15 @@ class Draft {
     }
     if (this.s.preview && v && (!mine || v.phase !== "take")) this.s.preview = null;
     // The lock depends on the turn, the phase and the openings too: ask again when they moved.
-    if (v && v.seat !== null && !v.over && keyBefore !== null && keyBefore !== lockKey(this.s) && !this.effects.some((e) => e.do === "rackChanged")) this.effects.push({ do: "ask" });
+    if (
+      v &&
+      v.seat !== null &&
+      !v.over &&
+      keyBefore !== null &&
+      keyBefore !== lockKey(this.s) &&
+      !this.effects.some((e) => e.do === "rackChanged")
+    )
+      this.effects.push({ do: "ask" });
   }
 
   tap(act: string): void {
@@ -434,7 +513,8 @@ class Draft {
       case "sort-rank":
         return this.sort("rank");
       case "arrange":
-        if (!this.s.rack || !this.view || this.s.pending || this.s.atuOnRack) this.effects.push({ do: "toast", key: "table.arrange.notNow" });
+        if (!this.s.rack || !this.view || this.s.pending || this.s.atuOnRack)
+          this.effects.push({ do: "toast", key: "table.arrange.notNow" });
         else this.effects.push({ do: "arrange" });
         return;
       case "lay":
@@ -488,7 +568,8 @@ class Draft {
       return;
     }
     if (kind === "meld" || kind === "joker") {
-      if (sel?.kind === "rack") this.drop(sel, kind === "joker" ? `joker:${a1}:${a2}` : `meld:${a1}`);
+      if (sel?.kind === "rack")
+        this.drop(sel, kind === "joker" ? `joker:${a1}:${a2}` : `meld:${a1}`);
     }
   }
 
@@ -511,8 +592,13 @@ class Draft {
       const p = this.s.pending;
       if (p && id === p.taken && (kind === "meld" || kind === "joker") && p.kind === "discard") {
         // B.4: the last discard used at once in a lay-off.
-        const melds = validFormations(this.s).filter((x) => !x.f.tiles.includes(id)).map(meldSpec);
-        return this.send({ do: "take_discard", melds, layoffs: [{ tile: id, meld: Number(a1) }] }, true);
+        const melds = validFormations(this.s)
+          .filter((x) => !x.f.tiles.includes(id))
+          .map(meldSpec);
+        return this.send(
+          { do: "take_discard", melds, layoffs: [{ tile: id, meld: Number(a1) }] },
+          true,
+        );
       }
       if (p?.tiles.includes(id) || (this.s.atuOnRack && id === v.atu)) {
         this.effects.push({ do: "toast", key: p ? "table.takeRow.need" : "table.atu.pending" });
@@ -526,7 +612,8 @@ class Draft {
         const meld = v.table[Number(a1)];
         const can = meld?.stands_for?.[meld.tiles.indexOf(Number(target.split(":")[2]))];
         const face = faceOf(id).joker ? null : id % 52;
-        if (can && (face === null || !can.includes(face))) return this.send({ do: "layoff", tile: id, meld: Number(a1) });
+        if (can && (face === null || !can.includes(face)))
+          return this.send({ do: "layoff", tile: id, meld: Number(a1) });
         return this.send({ do: "buy_joker", tile: id, meld: Number(a1) });
       }
       return;
@@ -554,7 +641,13 @@ class Draft {
     this.effects.push({ do: "rowPreview", index, then: { kind: "show" } });
   }
 
-  previewArrived(index: number, tiles: number[], then: PreviewThen, error: ServerError | null, block: ServerError | null): void {
+  previewArrived(
+    index: number,
+    tiles: number[],
+    then: PreviewThen,
+    error: ServerError | null,
+    block: ServerError | null,
+  ): void {
     const v = this.view;
     if (!v) return;
     if (error) {
@@ -562,7 +655,11 @@ class Draft {
       return;
     }
     if (then.kind === "drag" && this.s.preview?.index === index) return;
-    this.s.preview = { index, tiles: tiles.length ? tiles : v.row.slice(index - v.row_offset), block };
+    this.s.preview = {
+      index,
+      tiles: tiles.length ? tiles : v.row.slice(index - v.row_offset),
+      block,
+    };
     if (then.kind === "drag") return;
     this.s.selection = null;
     if (then.kind === "show") {
@@ -591,7 +688,12 @@ class Draft {
     }
     const taken = v.row[p.index - v.row_offset];
     if (taken === undefined) return;
-    this.s.pending = { kind: takesRow(this.s.variant) ? "row" : "discard", index: p.index, taken, tiles: p.tiles };
+    this.s.pending = {
+      kind: takesRow(this.s.variant) ? "row" : "discard",
+      index: p.index,
+      taken,
+      tiles: p.tiles,
+    };
     this.s.preview = null;
     const rack = this.editRack()!;
     if (slot !== null) rack.put(taken, slot);
@@ -670,7 +772,10 @@ class Draft {
     const got = [...melds.flat(), ...left].sort((a, b) => a - b).join(",");
     if (have !== got) return;
     const mins = this.s.variant.meld_min ?? {};
-    const shortest = Math.min(mins.run ?? this.s.variant.min_meld, mins.set ?? this.s.variant.min_meld);
+    const shortest = Math.min(
+      mins.run ?? this.s.variant.min_meld,
+      mins.set ?? this.s.variant.min_meld,
+    );
     const chunk = Math.max(1, Math.min(shortest, this.s.variant.min_meld) - 1);
     const rest = [...left].sort((a, b) => suitKey(a) - suitKey(b));
     const groups = [...melds];
@@ -683,7 +788,12 @@ class Draft {
   sort(by: "suit" | "rank"): void {
     const rack = this.editRack();
     if (!this.view || !rack || !this.s.variant) return;
-    rack.arrange(rack.tiles(), by === "suit" ? suitKey : rankKey, by === "suit" ? SUIT_SPLITS : RANK_SPLITS, rackRows(this.s.variant, rack.cols));
+    rack.arrange(
+      rack.tiles(),
+      by === "suit" ? suitKey : rankKey,
+      by === "suit" ? SUIT_SPLITS : RANK_SPLITS,
+      rackRows(this.s.variant, rack.cols),
+    );
     this.s.selection = null;
     this.rackChanged();
   }
@@ -704,7 +814,12 @@ class Draft {
     this.setFocus(`slot:${next}`);
   }
 
-  formationsArrived(forms: number[][], answers: FormationAnswer[], lock: OpeningLock | null, key: string | undefined): void {
+  formationsArrived(
+    forms: number[][],
+    answers: FormationAnswer[],
+    lock: OpeningLock | null,
+    key: string | undefined,
+  ): void {
     const map = new Map(this.s.answers);
     forms.forEach((tiles, i) => {
       if (answers[i]) map.set(tiles.join(","), answers[i]);
@@ -728,7 +843,9 @@ export function nextSlot(key: string, slot: number, cols: number = COLS): number
 
 function meldSpec(x: { f: Formation; a: FormationAnswer }): LayAction["melds"][number] {
   const kind = x.a.kind;
-  return kind === "set" || kind === "run" || kind === "double" ? { kind, tiles: x.f.tiles } : { tiles: x.f.tiles };
+  return kind === "set" || kind === "run" || kind === "double"
+    ? { kind, tiles: x.f.tiles }
+    : { tiles: x.f.tiles };
 }
 
 export function reduce(state: TableState, event: TableEvent): Step {
