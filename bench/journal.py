@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from server.accounts.identity import IdentityService
 from server.rooms.journal import Journal
-from server.rooms.options import RoomSettings
-from server.rooms.service import RoomService
+from server.rooms.lobby.options import RoomSettings
+from server.rooms.lobby.service import RoomService
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.gamelog import GameLog

@@ -39,7 +39,7 @@ from server.api.limits import BodyLimit
 from server.api.lobby_events import LobbyPublisher
 from server.api.origin import CookieOriginCheck
 from server.bus import RedisBus
-from server.rooms.service import RoomEvents
+from server.rooms.lobby.service import RoomEvents
 from server.services import Services, build_services
 from server.settings import Settings
 from server.storage.migrate import migrate

@@ -14,8 +14,8 @@ from server.economy.ledger import Economy
 from server.economy.profiles import Profiles
 from server.limits import CreateLimits
 from server.metrics import Metrics
-from server.rooms.quickstart import QuickStart
-from server.rooms.service import RoomEvents, RoomService
+from server.rooms.lobby.quickstart import QuickStart
+from server.rooms.lobby.service import RoomEvents, RoomService
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.gamelog import GameLog

@@ -40,13 +40,13 @@ from server.protocol import (
     parse_client,
 )
 from server.rooms.actor import MOVED, PONG, error_frame
-from server.rooms.cluster import Elsewhere
+from server.rooms.cluster.node import Elsewhere
 from server.rooms.conn import Conn
 from server.rooms.live import LiveRooms
 from server.wsprotocol import PING_EVENT
 
 if TYPE_CHECKING:
-    from server.rooms.service import RoomEvents
+    from server.rooms.lobby.service import RoomEvents
     from server.services import Services
     from server.settings import Settings
 
@@ -116,7 +116,7 @@ BINARY_REFUSED = "binary frames are not accepted: send each message as a text fr
 
 class Room(Protocol):
     """Where a connection's messages go: the room's actor on this node, or the
-    :class:`~server.rooms.bridge.Bridge` to the node that plays the room."""
+    :class:`~server.rooms.cluster.bridge.Bridge` to the node that plays the room."""
 
     def post(self, *command: Any) -> None: ...
 

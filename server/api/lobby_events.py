@@ -22,7 +22,7 @@ from fastapi.responses import StreamingResponse
 
 from server.api.deps import LiveDep, ServicesDep
 from server.bus import RESUBSCRIBED
-from server.rooms.service import RoomEvents, RoomView
+from server.rooms.lobby.service import RoomEvents, RoomView
 from server.services import Services
 
 log = logging.getLogger(__name__)

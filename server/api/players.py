@@ -16,7 +16,7 @@ from server.api.limits import limit_players
 from server.cursors import CURSOR_MAX
 from server.economy.profiles import Profile
 from server.ids import ID_MAX, ID_PATTERN
-from server.rooms.service import MatchSummary, RoomView
+from server.rooms.lobby.service import MatchSummary, RoomView
 
 router = APIRouter(prefix="/api", tags=["players"])
 

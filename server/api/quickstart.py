@@ -1,6 +1,6 @@
 """Quick start: ``POST /api/quickstart`` seats the player at a waiting
 table of a variant and stake, or opens one that bots fill after a short wait
-(server/rooms/quickstart.py)."""
+(server/rooms/lobby/quickstart.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, StrictInt
 
 from server.api.deps import ServicesDep
 from server.api.limits import LimitedQuickStart
-from server.rooms.service import RoomView
+from server.rooms.lobby.service import RoomView
 from server.rules.variants import VARIANTS
 
 router = APIRouter(prefix="/api", tags=["rooms"])

@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field
 from server.api.deps import CurrentPlayer, LiveDep, OptionalPlayer, ServicesDep
 from server.api.limits import LimitedCreator, invite_code_guard
 from server.ids import CODE_MAX, ID_MAX, ID_PATTERN
-from server.rooms.options import RoomSettings
-from server.rooms.service import RoomView, ScoreSheet
+from server.rooms.lobby.options import RoomSettings
+from server.rooms.lobby.service import RoomView, ScoreSheet
 
 router = APIRouter(prefix="/api/rooms", tags=["rooms"])
 

@@ -44,7 +44,8 @@ _SEATS = cast(Table, Seat.__table__)
 
 
 class ArenaTable(Protocol):
-    """What the Arena reads of a room's settings (:class:`server.rooms.options.RoomSettings`)."""
+    """What the Arena reads of a room's settings
+    (:class:`server.rooms.lobby.options.RoomSettings`)."""
 
     @property
     def kind(self) -> str: ...

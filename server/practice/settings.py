@@ -1,6 +1,6 @@
 """A practice match's settings, checked without pydantic (this runs under Pyodide).
 
-The same choices as a server room where they apply (server/rooms/options.py): the
+The same choices as a server room where they apply (server/rooms/lobby/options.py): the
 variant, 2 to 4 seats, the short game for 2 where the variant has one, a bot level per
 bot seat, a turn timer (off, 15, 30, 60 or 120 s) and an end condition (one round, N
 rounds, a target score). Seat 0 is the player's; the others are bots.

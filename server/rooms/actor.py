@@ -160,7 +160,7 @@ def pacing_of(config: Any) -> Pacing:
 
 
 def seats_of_view(view: Any) -> tuple[Seat, ...]:
-    """The seats of the lobby's room view (:class:`~server.rooms.service.RoomView`)."""
+    """The seats of the lobby's room view (:class:`~server.rooms.lobby.service.RoomView`)."""
     return tuple(
         Seat(
             seat=sv.seat,

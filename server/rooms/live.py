@@ -2,11 +2,11 @@
 
 :class:`LiveRooms` creates a :class:`~server.rooms.actor.RoomActor` when a
 connection arrives or the owner starts a match, and listens to the lobby (it is the
-:class:`~server.rooms.service.RoomEvents` of the room service). Its pacing (bot
+:class:`~server.rooms.lobby.service.RoomEvents` of the room service). Its pacing (bot
 delay, round pause, turn time scale, ...) is read from the injected
 :class:`~server.settings.Settings`, like everything else.
 
-An actor runs only while this node holds its room's lease (:mod:`server.rooms.cluster`,
+An actor runs only while this node holds its room's lease (:mod:`server.rooms.cluster.node`,
 :mod:`server.storage.leases`): the lease is claimed before the actor boots, every write
 of the actor is fenced by it, and it is released when the actor stops. At start-up the
 node restores the playing rooms whose lease it wins (with no Redis: every playing
@@ -35,11 +35,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 from server.errors import Code, ServerError
 from server.rooms.actor import MOVED, RoomActor
 from server.rooms.botplay import BotRunner
-from server.rooms.bridge import Bridge, Bridges, Moved, RemoteConn
-from server.rooms.cluster import Cluster, Elsewhere
+from server.rooms.cluster.bridge import Bridge, Bridges, Moved, RemoteConn
+from server.rooms.cluster.node import Cluster, Elsewhere
 from server.rooms.conn import Conn
 from server.rooms.journal import Journal
-from server.rooms.service import RoomView
+from server.rooms.lobby.service import RoomView
 from server.storage.leases import Fence, Fenced
 
 if TYPE_CHECKING:
@@ -49,8 +49,8 @@ if TYPE_CHECKING:
     from server.bus import Bus
     from server.economy.ledger import Economy
     from server.metrics import Metrics
-    from server.rooms.quickstart import QuickStart
-    from server.rooms.service import RoomEvents, RoomService
+    from server.rooms.lobby.quickstart import QuickStart
+    from server.rooms.lobby.service import RoomEvents, RoomService
     from server.settings import Settings
     from server.storage.database import Database
     from server.storage.gamelog import GameLog
@@ -417,7 +417,7 @@ class LiveRooms:
             await asyncio.sleep(self.settings.heartbeat_seconds)
 
     async def _quick_start_loop(self) -> None:
-        """Start the quick start rooms whose wait is over (server/rooms/quickstart.py):
+        """Start the quick start rooms whose wait is over (server/rooms/lobby/quickstart.py):
         every second, or a quarter of the wait when it is shorter."""
         every = max(0.05, min(1.0, self.settings.quick_start_wait_seconds / 4))
         while True:
@@ -556,7 +556,7 @@ class LiveRooms:
 
     async def attach(self, room_id: str, conn: Conn) -> RoomActor | Bridge:
         """The room's actor with ``conn`` registered on it (before its hello); or, when
-        another node plays the room, the :class:`~server.rooms.bridge.Bridge` to it.
+        another node plays the room, the :class:`~server.rooms.cluster.bridge.Bridge` to it.
         :class:`~server.rooms.cluster.Elsewhere` (owner None) while this node stops."""
         while True:
             try:
@@ -612,7 +612,7 @@ class LiveRooms:
         self, op: str, room_id: str, player: PlayerInfo, args: dict[str, Any]
     ) -> RoomView:
         """A room command sent by another node: run it if this node plays the room,
-        else :class:`~server.rooms.bridge.Moved`."""
+        else :class:`~server.rooms.cluster.bridge.Moved`."""
         actor = self.actors.get(room_id)
         if actor is None or actor.stopped or self.cluster.draining:
             raise Moved(room_id)

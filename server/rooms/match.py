@@ -9,7 +9,7 @@ import logging
 from datetime import UTC, datetime
 
 from server.rooms.core.room import joker_availability
-from server.rooms.options import RoomSettings
+from server.rooms.lobby.options import RoomSettings
 from server.rules import Deal, EndCondition, RoundOptions, RoundState, get_variant, replay
 from server.rules.state import deal_tiles
 from server.storage.gamelog import RoundRecord, TurnClock

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from server.rooms.core.config import RoomConfig
 from server.rooms.core.messages import Restored, Seat, Started, StoredRound
 from server.rooms.core.rack import saved_layout
+from server.rooms.lobby.options import RoomSettings, kind_of
 from server.rooms.match import end_condition, restored_turn_left
-from server.rooms.options import RoomSettings, kind_of
 from server.rooms.store import logged_seqs, player_names, round_lines
 
 if TYPE_CHECKING:

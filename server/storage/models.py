@@ -271,7 +271,7 @@ class Room(Base):
     turn_since: Mapped[datetime | None] = mapped_column(default=None)
     start_at: Mapped[datetime | None] = mapped_column(default=None)
     """A waiting quick-start room is started then, empty seats filled with bots
-    (server/rooms/quickstart.py); null for every other room."""
+    (server/rooms/lobby/quickstart.py); null for every other room."""
 
 
 class Seat(Base):

@@ -31,7 +31,7 @@ from typing import Any, Protocol, cast
 
 from sqlalchemy import Row, Table, and_, select
 
-from server.rooms.service import RoomService
+from server.rooms.lobby.service import RoomService
 from server.settings import Settings, TournamentSeries
 from server.storage.database import Database
 from server.storage.models import Room, Tournament, TournamentTable, utcnow

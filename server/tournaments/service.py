@@ -20,8 +20,8 @@ from sqlalchemy.exc import IntegrityError
 from server.accounts.identity import PlayerInfo
 from server.economy.payouts import split
 from server.errors import Code, ServerError
-from server.rooms.options import RoomSettings
-from server.rooms.service import PlayerRef
+from server.rooms.lobby.options import RoomSettings
+from server.rooms.lobby.service import PlayerRef
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.models import (

@@ -36,7 +36,7 @@ from server.accounts.identity import new_id
 from server.economy.ledger import change, pay
 from server.economy.payouts import split
 from server.errors import Code, ServerError
-from server.rooms.options import RoomSettings, RoundsEnd
+from server.rooms.lobby.options import RoomSettings, RoundsEnd
 from server.settings import TournamentSeries
 from server.storage.models import (
     MatchResult,

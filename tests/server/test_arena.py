@@ -19,8 +19,8 @@ from server.accounts.identity import IdentityService, PlayerInfo
 from server.economy.ledger import Economy
 from server.economy.settlement import MatchFinish
 from server.errors import ServerError
-from server.rooms.options import RoomSettings
-from server.rooms.service import RoomService
+from server.rooms.lobby.options import RoomSettings
+from server.rooms.lobby.service import RoomService
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.gamelog import GameLog

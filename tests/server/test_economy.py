@@ -22,9 +22,9 @@ from server.economy.ledger import Economy, NoJokerCredit
 from server.economy.settlement import JokerSpend, RoundFinish
 from server.errors import ServerError
 from server.rooms.journal import Journal
+from server.rooms.lobby.options import ASKED_KINDS, RoomSettings
+from server.rooms.lobby.service import RoomService
 from server.rooms.match import joker_availability
-from server.rooms.options import ASKED_KINDS, RoomSettings
-from server.rooms.service import RoomService
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.migrate import migrate
@@ -67,7 +67,7 @@ async def _room(bank: Bank, kind: str = "normal", seated: int = 2, seats: int = 
     arena = {"stake": 10, "fill_with_bots": False} if kind == "arena" else {}
     if arena:  # an arena table is played by players only, who all pay the stake
         seats = seated
-    if kind == "practice":  # a practice room is private (server/rooms/options.py)
+    if kind == "practice":  # a practice room is private (server/rooms/lobby/options.py)
         arena = {"public": False}
     settings = RoomSettings.model_validate(
         {"variant": "remi101", "seats": seats, "fill_with_bots": True, "kind": kind, **arena}

@@ -1,4 +1,4 @@
-"""The envelopes between nodes (server/rooms/envelopes.py): each kind goes to the link's
+"""The envelopes between nodes (server/rooms/cluster/envelopes.py): each kind goes to the link's
 JSON and back unchanged, and a malformed one is not read (the bridge drops it)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from server.rooms.envelopes import (
+from server.rooms.cluster.envelopes import (
     Call,
     ConnClose,
     ConnFrame,

@@ -25,8 +25,8 @@ from wsharness import Client, running_server, simple_move
 from server.accounts.identity import IdentityService, PlayerInfo
 from server.economy.settlement import MatchFinish, RoundFinish
 from server.rooms.journal import Journal
-from server.rooms.options import RoomSettings
-from server.rooms.service import RoomService
+from server.rooms.lobby.options import RoomSettings
+from server.rooms.lobby.service import RoomService
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.gamelog import GameLog

@@ -30,8 +30,8 @@ from server.accounts.identity import IdentityService
 from server.economy.settlement import RoundFinish
 from server.protocol.common import MAX_SEQ
 from server.rooms.journal import Journal, JournalStopped
-from server.rooms.options import RoomSettings
-from server.rooms.service import RoomService
+from server.rooms.lobby.options import RoomSettings
+from server.rooms.lobby.service import RoomService
 from server.settings import Settings
 from server.storage.database import Database, sqlite_path
 from server.storage.gamelog import GameLog

@@ -1,4 +1,4 @@
-"""The Redis links between nodes (server/rooms/links.py): what one node sends another
+"""The Redis links between nodes (server/rooms/cluster/links.py): what one node sends another
 arrives in order, and a send that no node heard (the receiver's subscription is down)
 is a failed send, never silence: a hello lost that way once left a bridged client
 waiting for ever."""
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from redis.asyncio import Redis
 
-from server.rooms.links import Links
+from server.rooms.cluster.links import Links
 
 
 class Events:

@@ -20,7 +20,7 @@ from conftest import base_settings
 from redisproc import RedisProcess
 from wsharness import Server, running_server
 
-from server.rooms.service import RoomView
+from server.rooms.lobby.service import RoomView
 
 REDIS_URL = os.environ.get("REMI_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 

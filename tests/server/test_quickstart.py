@@ -18,8 +18,8 @@ from sqlalchemy import update
 from server.accounts.identity import IdentityService
 from server.app import create_app
 from server.economy.ledger import Economy
-from server.rooms.quickstart import QuickStart
-from server.rooms.service import RoomService
+from server.rooms.lobby.quickstart import QuickStart
+from server.rooms.lobby.service import RoomService
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.migrate import migrate

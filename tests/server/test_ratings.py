@@ -19,8 +19,8 @@ import server.economy.settlement as settlement
 from server.accounts.identity import IdentityService, PlayerInfo
 from server.economy.ledger import Economy
 from server.economy.settlement import MatchFinish
-from server.rooms.options import RoomSettings
-from server.rooms.service import RoomService
+from server.rooms.lobby.options import RoomSettings
+from server.rooms.lobby.service import RoomService
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.gamelog import GameLog
@@ -65,7 +65,7 @@ async def _match(
     round with these scores, and (``record``) its result recorded."""
     # an Arena table has a stake and no bots (docs/tournaments.md)
     arena = {"stake": 10, "fill_with_bots": False} if kind == "arena" else {}
-    if kind == "practice":  # a practice room is private (server/rooms/options.py)
+    if kind == "practice":  # a practice room is private (server/rooms/lobby/options.py)
         arena = {"public": False}
     room = await club.rooms.create_room(
         seated[0],

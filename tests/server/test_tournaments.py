@@ -21,7 +21,7 @@ from server.accounts.identity import IdentityService, PlayerInfo
 from server.economy.ledger import Economy
 from server.economy.settlement import MatchFinish
 from server.errors import ServerError
-from server.rooms.service import NoRoomEvents, RoomView
+from server.rooms.lobby.service import NoRoomEvents, RoomView
 from server.services import build_services
 from server.settings import Settings, TournamentSeries
 from server.storage.database import Database

@@ -21,7 +21,7 @@ from server.app import create_app
 from server.cli import uvicorn_options
 from server.protocol import validate_server
 from server.rooms.live import LiveRooms
-from server.rooms.service import RoomEvents
+from server.rooms.lobby.service import RoomEvents
 from server.settings import Settings
 
 FAST: dict[str, Any] = {

@@ -15,7 +15,7 @@ from openskill.models import PlackettLuce
 
 from server.economy.ledger import change
 from server.economy.settlement import MatchFinish
-from server.rooms.service import NoRoomEvents
+from server.rooms.lobby.service import NoRoomEvents
 from server.services import Services
 from server.storage.models import Rating, utcnow
 
@@ -122,7 +122,7 @@ async def _played(
     services = services_of(app)
     services.rooms.events = NoRoomEvents()  # the game log is written here, not by an actor
     body = {"variant": "remi", "seats": 3, "fill_with_bots": True, **settings}
-    if body.get("kind") == "practice":  # a practice room is private (server/rooms/options.py)
+    if body.get("kind") == "practice":  # a practice room is private (server/rooms/lobby/options.py)
         body["public"] = False
     made = await client.post("/api/rooms", json=body, headers=Players.auth(tokens[0]))
     assert made.status_code == 201, made.text

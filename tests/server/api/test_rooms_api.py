@@ -9,7 +9,7 @@ import pytest
 from fastapi import FastAPI
 
 from server.economy.settlement import MatchFinish
-from server.rooms.service import NoRoomEvents
+from server.rooms.lobby.service import NoRoomEvents
 from server.services import Services
 
 Players = Any  # the ``players`` fixture (tests/server/conftest.py)

@@ -12,8 +12,8 @@ import pytest
 from server.accounts.identity import IdentityService, PlayerInfo
 from server.economy.settlement import MatchFinish
 from server.errors import ServerError
-from server.rooms.options import RoomSettings
-from server.rooms.service import RoomService
+from server.rooms.lobby.options import RoomSettings
+from server.rooms.lobby.service import RoomService
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.gamelog import DuplicateAction, GameLog, TurnClock

@@ -1,12 +1,12 @@
 """Bridging: any node accepts any client; the node that plays the room answers it.
 
 A socket that reaches a node (the *client's node*) whose room another node plays (the
-*owner*) is bridged to the owner through Redis (:mod:`server.rooms.links`): the
+*owner*) is bridged to the owner through Redis (:mod:`server.rooms.cluster.links`): the
 client's node keeps the socket, checks each frame (size, budget, the protocol) and
 forwards the messages; the owner's actor sees a :class:`RemoteConn` like any other
 connection, and what it sends that connection goes back to the client's node, which
 writes it to the socket. The room commands of the HTTP API reach the owner the same
-way (:meth:`Bridges.call`). The envelopes (:mod:`server.rooms.envelopes`; on the
+way (:meth:`Bridges.call`). The envelopes (:mod:`server.rooms.cluster.envelopes`; on the
 link, ``t`` names their kind):
 
 * ``m`` client's node → owner: a message of connection ``c`` (``k``: hello, action,
@@ -45,10 +45,7 @@ from server.accounts.identity import PlayerInfo
 from server.errors import Code, ServerError
 from server.protocol import ProtocolError, parse_client
 from server.rooms.actor import MOVED, RoomActor
-from server.rooms.cluster import Cluster
-from server.rooms.conn import Conn
-from server.rooms.core.frames import error as error_frame
-from server.rooms.envelopes import (
+from server.rooms.cluster.envelopes import (
     Call,
     ConnClose,
     ConnFrame,
@@ -59,8 +56,11 @@ from server.rooms.envelopes import (
     from_wire,
     to_wire,
 )
-from server.rooms.links import Links
-from server.rooms.service import RoomView
+from server.rooms.cluster.links import Links
+from server.rooms.cluster.node import Cluster
+from server.rooms.conn import Conn
+from server.rooms.core.frames import error as error_frame
+from server.rooms.lobby.service import RoomView
 
 
 class Node(Protocol):
@@ -184,7 +184,7 @@ class Bridge:
 
 class Bridges:
     """This node's bridged sockets (client side), remote connections (owner side), and
-    room commands in flight, over its :class:`~server.rooms.links.Links`."""
+    room commands in flight, over its :class:`~server.rooms.cluster.links.Links`."""
 
     def __init__(self, live: Node, redis: Redis) -> None:
         self.live = live

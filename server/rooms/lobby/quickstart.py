@@ -35,8 +35,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from server.accounts.identity import PlayerInfo
 from server.economy.ledger import room_kind
 from server.errors import Code, ServerError
-from server.rooms.options import RoomSettings, RoundsEnd
-from server.rooms.service import RoomService, RoomView
+from server.rooms.lobby.options import RoomSettings, RoundsEnd
+from server.rooms.lobby.service import RoomService, RoomView
 from server.rules.variants import VARIANTS, get_variant
 from server.settings import Settings
 from server.storage.database import Database

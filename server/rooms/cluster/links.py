@@ -2,7 +2,7 @@
 
 Each node subscribes to its own channel, ``remi:node:<node id>``, and sends to another
 node by publishing on that node's channel. What a node sends are *envelopes* (small
-JSON objects, :mod:`server.rooms.bridge` says which); the envelopes for one node wait
+JSON objects, :mod:`server.rooms.cluster.bridge` says which); the envelopes for one node wait
 in that node's :class:`_Outbox` and one task publishes them, every envelope queued
 meanwhile in the same message (a JSON list): they arrive in the order they were sent,
 and a busy link costs one Redis round trip per batch, not per frame.
@@ -40,7 +40,7 @@ MAX_BATCH = 256
 
 
 class LinkEvents(Protocol):
-    """What the links tell the node (:class:`server.rooms.bridge.Bridges`)."""
+    """What the links tell the node (:class:`server.rooms.cluster.bridge.Bridges`)."""
 
     async def on_envelope(self, envelope: dict[str, Any]) -> None:
         """An envelope another node sent this one."""

@@ -1,9 +1,9 @@
 """The envelopes the nodes send each other over their links, as small frozen dataclasses.
 
-On the wire (:mod:`server.rooms.links`) an envelope is a JSON object whose ``t`` names
+On the wire (:mod:`server.rooms.cluster.links`) an envelope is a JSON object whose ``t`` names
 its kind; :func:`to_wire` writes one and :func:`from_wire` reads one back (None: not an
 envelope this node knows, or a field of the wrong type: dropped). The bridge
-(:mod:`server.rooms.bridge`) dispatches them with ``match``.
+(:mod:`server.rooms.cluster.bridge`) dispatches them with ``match``.
 
 >>> env = ConnFrame(conn=7, n=1, frame='{"type":"pong"}')
 >>> to_wire(env)

@@ -35,7 +35,7 @@ from server.accounts.identity import PlayerInfo, new_id
 from server.economy.arena import arena_terms, take_stakes
 from server.economy.ledger import room_kind
 from server.errors import Code, ServerError
-from server.rooms.options import ASKED_KINDS, RoomKind, RoomSettings
+from server.rooms.lobby.options import ASKED_KINDS, RoomKind, RoomSettings
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.leases import Fence, check_fence

@@ -33,7 +33,7 @@ RoomKind = Literal["practice", "normal", "quick", "arena", "tournament"]
 into the seats' balances; arena and tournament: standings only (docs/economy.md)."""
 ASKED_KINDS: tuple[str, ...] = ("practice", "normal", "arena")
 """The kinds a player's request may ask for; the server alone makes quick start rooms
-(server/rooms/quickstart.py) and tournament tables (server/tournaments/)."""
+(server/rooms/lobby/quickstart.py) and tournament tables (server/tournaments/)."""
 
 
 def kind_of(settings: dict[str, object] | None) -> str:
