@@ -89,7 +89,7 @@ class QuickStart:
         async with self._db.transaction() as session:
             await lock_async(session, [lane(variant, stake)])
             candidates = await self._waiting(session, variant, stake)
-            seat_map = await rooms._seats_of(session, [r.id for r in candidates])
+            seat_map = await rooms.seats_of(session, [r.id for r in candidates])
             room = next(
                 (
                     r
@@ -112,7 +112,7 @@ class QuickStart:
                     room = await rooms.new_room(
                         session, player.id, self.room_settings(variant, stake), utcnow() + wait
                     )
-            view = await rooms._view(session, room, player.id)
+            view = await rooms.view_in(session, room, player.id)
         if how == "again":
             return view
         log.info(
@@ -151,8 +151,7 @@ class QuickStart:
     ) -> None:
         """The player on the room's first free seat; a dormant quick room wakes up."""
         free = _free(seats)[0]
-        await RoomService._check_balance(session, room, player_id)
-        await RoomService._move(session, seats, free, player_id)
+        await self._rooms.sit_in(session, room, seats, free, player_id)
         if room_kind(room.settings) == "quick" and room.start_at is None:
             room.start_at = utcnow() + timedelta(seconds=self._settings.quick_start_wait_seconds)
         room.version += 1

@@ -191,7 +191,7 @@ class RoomService:
             )
         async with self._db.transaction() as session:
             room = await self.new_room(session, owner.id, settings)
-            view = await self._view(session, room, owner.id)
+            view = await self.view_in(session, room, owner.id)
         log.info(
             "room_created",
             extra={"room_id": room.id, "owner_id": owner.id, "variant": settings.variant},
@@ -256,10 +256,9 @@ class RoomService:
             if target.player_id != player.id:
                 if target.player_id is not None or target.bot_level is not None:
                     raise ServerError(Code.SEAT_TAKEN, f"seat {seat} is taken")
-                await self._check_balance(session, room, player.id)
-                await self._move(session, seats, target, player.id)
+                await self.sit_in(session, room, seats, target, player.id)
                 room.version += 1
-            view = await self._view(session, room, player.id)
+            view = await self.view_in(session, room, player.id)
         log.info("seat_taken", extra={"room_id": room_id, "player_id": player.id, "seat": seat})
         await self.events.room_changed(view)
         return view
@@ -289,11 +288,10 @@ class RoomService:
                 free = [s for s in seats if s.player_id is None and s.bot_level is None]
                 if not free:
                     raise ServerError(Code.ROOM_FULL, "every seat of this room is taken")
-                await self._check_balance(session, room, player.id)
-                await self._move(session, seats, free[0], player.id)
+                await self.sit_in(session, room, seats, free[0], player.id)
                 room.version += 1
                 changed = True
-            view = await self._view(session, room, player.id)
+            view = await self.view_in(session, room, player.id)
         if changed:
             log.info("room_joined", extra={"room_id": room.id, "player_id": player.id})
             await self.events.room_changed(view)
@@ -312,7 +310,7 @@ class RoomService:
                 self._check_waiting(room)
                 mine[0].player_id = None
                 room.version += 1
-            view = await self._view(session, room, player.id)
+            view = await self.view_in(session, room, player.id)
         if mine:
             await self.events.room_changed(view)
         return view
@@ -329,7 +327,7 @@ class RoomService:
             self._check_waiting(room)
             bots = self._begin(room, seats)
             await self._take_stakes(session, room, seats)  # an arena table's, or no start
-            view = await self._view(session, room, player.id)
+            view = await self.view_in(session, room, player.id)
         log.info("room_started", extra={"room_id": room_id, "bots": bots})
         await self.events.room_started(view)
         return view
@@ -347,7 +345,7 @@ class RoomService:
                 room.start_at = None
                 return None
             bots = self._begin(room, seats)
-            view = await self._view(session, room, None)
+            view = await self.view_in(session, room, None)
         log.info("room_started", extra={"room_id": room_id, "bots": bots, "by": "start_at"})
         await self.events.room_started(view)
         return view
@@ -406,13 +404,13 @@ class RoomService:
             room = await self._load_room(session, room_id)
             seats = await self._seats(session, room.id)
             self._check_access(room, viewer_id, code, seats)
-            return await self._view(session, room, viewer_id, seats)
+            return await self.view_in(session, room, viewer_id, seats)
 
     async def room_view(self, room_id: str) -> RoomView:
         """A room as nobody in particular sees it (no invite code): for notifications."""
         async with self._db.transaction() as session:
             room = await self._load_room(session, room_id)
-            return await self._view(session, room, None)
+            return await self.view_in(session, room, None)
 
     async def lobby(self, limit: int = 100, status: str = "waiting") -> list[RoomView]:
         """Public rooms in ``status`` (waiting for players, or playing: to watch), newest
@@ -426,7 +424,7 @@ class RoomService:
                     .limit(limit)
                 )
             )
-            seat_map = await self._seats_of(session, [r.id for r in rooms])
+            seat_map = await self.seats_of(session, [r.id for r in rooms])
             owners = await self._players(session, {r.owner_id for r in rooms})
             views = [
                 _room_view(r, seat_map.get(r.id, []), owners, None, show_code=False) for r in rooms
@@ -446,7 +444,7 @@ class RoomService:
                     .limit(limit)
                 )
             )
-            seat_map = await self._seats_of(session, [r.id for r in rooms])
+            seat_map = await self.seats_of(session, [r.id for r in rooms])
             players = await self._players(
                 session,
                 {r.owner_id for r in rooms}
@@ -534,7 +532,7 @@ class RoomService:
             rows = (await session.execute(query)).all()
             more = len(rows) > limit
             rows = rows[:limit]
-            seat_map = await self._seats_of(session, [room.id for _, room, _ in rows])
+            seat_map = await self.seats_of(session, [room.id for _, room, _ in rows])
             players = await self._players(
                 session,
                 {s.player_id for ss in seat_map.values() for s in ss if s.player_id},
@@ -589,7 +587,9 @@ class RoomService:
         )
 
     @staticmethod
-    async def _seats_of(session: AsyncSession, room_ids: Sequence[str]) -> dict[str, list[Seat]]:
+    async def seats_of(session: AsyncSession, room_ids: Sequence[str]) -> dict[str, list[Seat]]:
+        """The seats of each of these rooms, in seat order, read in the caller's transaction
+        (a room without seats is absent)."""
         out: dict[str, list[Seat]] = {}
         if not room_ids:
             return out
@@ -607,6 +607,17 @@ class RoomService:
             return {}
         rows = await session.scalars(select(Player).where(Player.id.in_(wanted)))
         return {p.id: p for p in rows}
+
+    @classmethod
+    async def sit_in(
+        cls, session: AsyncSession, room: Room, seats: list[Seat], target: Seat, player_id: str
+    ) -> None:
+        """Sit the player on ``target``, one of the room's ``seats`` (leaving the seat they
+        held, if any), in the caller's transaction: ``balance_too_low`` below the room's
+        ``min_balance``, ``seat_taken`` if another player took it meanwhile. The caller
+        checks that the room is waiting and the seat free, and bumps the room's version."""
+        await cls._check_balance(session, room, player_id)
+        await cls._move(session, seats, target, player_id)
 
     @staticmethod
     async def _move(session: AsyncSession, seats: list[Seat], target: Seat, player_id: str) -> None:
@@ -655,13 +666,15 @@ class RoomService:
         # A private room does not admit that it exists.
         raise _not_found(room.id)
 
-    async def _view(
+    async def view_in(
         self,
         session: AsyncSession,
         room: Room,
         viewer_id: str | None,
         seats: list[Seat] | None = None,
     ) -> RoomView:
+        """The room as ``viewer_id`` sees it (None: anyone), read in the caller's transaction;
+        ``seats`` if the caller has them already."""
         if seats is None:
             seats = await self._seats(session, room.id)
         players = await self._players(
