@@ -289,6 +289,13 @@ class Settings(BaseSettings):
         description="A quick start room waits this long for players after its first one "
         "sat down, then starts with bots in the seats still empty (at once when full).",
     )
+    owner_gone_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        description="A waiting room that only its owner can start closes once its owner "
+        "has had no socket on it for this long: it leaves the lobby and its seated players "
+        "are told why (owner_gone).",
+    )
     quick_start_request_seconds: float = Field(
         default=600.0,
         gt=0,
