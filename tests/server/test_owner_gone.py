@@ -8,8 +8,10 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
+from conftest import base_settings
 from sqlalchemy import update
 from wsharness import Client, running_server
 
@@ -36,6 +38,18 @@ async def _open(client: Client) -> bool:
     return True
 
 
+async def _backdate(settings: Settings) -> None:
+    """Every room made longer ago than the setting."""
+    db = Database(settings)
+    try:
+        async with db.transaction() as session:
+            await session.execute(
+                update(Room).values(created_at=utcnow() - timedelta(seconds=2 * GONE))
+            )
+    finally:
+        await db.dispose()
+
+
 async def test_a_waiting_room_whose_owner_is_gone_closes_and_tells_its_players(
     settings: Settings,
 ) -> None:
@@ -50,14 +64,7 @@ async def test_a_waiting_room_whose_owner_is_gone_closes_and_tells_its_players(
         on_cy = await srv.client(cy, kept)  # Cy, the owner, is there
         await _hello(on_bob)
         await _hello(on_cy)
-        db = Database(srv.settings)
-        try:  # both rooms are older than the setting
-            async with db.transaction() as session:
-                await session.execute(
-                    update(Room).values(created_at=utcnow() - timedelta(seconds=2 * GONE))
-                )
-        finally:
-            await db.dispose()
+        await _backdate(srv.settings)  # both rooms are older than the setting
 
         assert await srv.live.close_abandoned() == 0  # gone from now on
         assert await srv.live.close_abandoned(time.monotonic() + GONE + 1) == 1
@@ -72,3 +79,31 @@ async def test_a_waiting_room_whose_owner_is_gone_closes_and_tells_its_players(
         assert view["status"] == "finished"
         assert await _open(on_cy)
         await on_cy.close()
+
+
+async def test_a_room_another_node_plays_is_left_to_that_node(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """With several nodes, the node that plays the room (it holds the sockets) judges it;
+    the others leave it alone."""
+    settings = base_settings(
+        data_dir=tmp_path, database_url="", redis_url=redis_url, owner_gone_seconds=GONE
+    )
+    async with running_server(settings) as one, running_server(settings) as two:
+        _, ana = await one.player("Ana")
+        _, bob = await one.player("Bob")
+        room = await one.room(ana, variant="remi", seats=2, public=True)
+        await two.sit(bob, room, 1)
+        on_bob = await two.client(bob, room)
+        await _hello(on_bob)
+        assert room in two.live.actors and room not in one.live.actors  # two plays it
+        await _backdate(one.settings)
+        later = time.monotonic() + GONE + 1
+        assert await one.live.close_abandoned() == 0
+        assert await one.live.close_abandoned(later) == 0  # not its room
+        assert await _open(on_bob)
+        assert await two.live.close_abandoned() == 0
+        assert await two.live.close_abandoned(later) == 1
+        assert on_bob.closed is not None
+        assert (await asyncio.wait_for(on_bob.closed, 10))[0] == 4410
+        assert [m["code"] for m in on_bob.frames if m["type"] == "error"] == ["owner_gone"]
