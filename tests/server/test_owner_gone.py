@@ -13,7 +13,7 @@ from typing import Any
 
 from conftest import base_settings
 from sqlalchemy import update
-from wsharness import Client, running_server
+from wsharness import Client, running_server, still_open
 
 from server.settings import Settings
 from server.storage.database import Database
@@ -26,16 +26,6 @@ async def _hello(client: Client) -> None:
     mark = len(client.frames)
     await client.send({"type": "hello", "last_version": None})
     await client.wait(lambda m: m["type"] == "snapshot", since=mark)
-
-
-async def _open(client: Client) -> bool:
-    mark = len(client.frames)
-    await client.send({"type": "ping"})
-    try:
-        await client.wait(lambda m: m["type"] == "pong", since=mark, timeout=5)
-    except AssertionError:
-        return False
-    return True
 
 
 async def _backdate(settings: Settings) -> None:
@@ -77,7 +67,7 @@ async def test_a_waiting_room_whose_owner_is_gone_closes_and_tells_its_players(
         assert [r["id"] for r in listed] == [kept]
         view: dict[str, Any] = (await srv.http.get(f"/api/rooms/{left}")).json()
         assert view["status"] == "finished"
-        assert await _open(on_cy)
+        assert await still_open(on_cy)
         await on_cy.close()
 
 
@@ -101,7 +91,7 @@ async def test_a_room_another_node_plays_is_left_to_that_node(
         later = time.monotonic() + GONE + 1
         assert await one.live.close_abandoned() == 0
         assert await one.live.close_abandoned(later) == 0  # not its room
-        assert await _open(on_bob)
+        assert await still_open(on_bob)
         assert await two.live.close_abandoned() == 0
         assert await two.live.close_abandoned(later) == 1
         assert on_bob.closed is not None
