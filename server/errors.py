@@ -27,6 +27,7 @@ class Code(StrEnum):
     SEQ_REUSED = "seq_reused"
     NOT_SEATED = "not_seated"
     ROOM_CLOSED = "room_closed"
+    OWNER_GONE = "owner_gone"
     RATE_LIMITED = "rate_limited"
     NOT_AUTHENTICATED = "not_authenticated"
     ROOM_NOT_FOUND = "room_not_found"
@@ -80,6 +81,8 @@ _MEANINGS: dict[Code, str] = {
     Code.SEQ_REUSED: "This seq was already used by this player for a different message.",
     Code.NOT_SEATED: "Only a seated player may do this (spectators watch).",
     Code.ROOM_CLOSED: "The room is not playing (waiting, between rounds or finished).",
+    Code.OWNER_GONE: "The waiting room closed: its owner was gone for REMI_OWNER_GONE_SECONDS "
+    "and only the owner can start it; the connection is closed with 4410.",
     Code.RATE_LIMITED: "Too many messages; the connection is closed with 1008.",
     Code.NOT_AUTHENTICATED: "No valid token (cookie or bearer).",
     Code.ROOM_NOT_FOUND: "No such room, or a private room without membership or ?code=.",

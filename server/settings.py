@@ -289,6 +289,19 @@ class Settings(BaseSettings):
         description="A quick start room waits this long for players after its first one "
         "sat down, then starts with bots in the seats still empty (at once when full).",
     )
+    owner_gone_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        description="A waiting room that only its owner can start closes once its owner "
+        "has had no socket on it for this long: it leaves the lobby and its seated players "
+        "are told why (owner_gone).",
+    )
+    quick_start_request_seconds: float = Field(
+        default=600.0,
+        gt=0,
+        description="A quick start request id is remembered this long per player: the "
+        "same request again (a retry) gives the same room, even after it started.",
+    )
     quick_start_seats: int = Field(
         default=4, ge=2, le=4, description="Seats of a room opened by quick start."
     )

@@ -146,7 +146,10 @@ def render_markdown() -> str:
         "browser tab) closes the seat's older connections from another named device, with "
         "an `error` `played_elsewhere` then close 4409; the same device's connections and "
         "ones naming no device are never closed so. Signing a device out (or every device) "
-        "closes the sockets opened with its token: `error` `session_revoked`, close 4403.",
+        "closes the sockets opened with its token: `error` `session_revoked`, close 4403. "
+        "A waiting room only its owner can start closes once the owner has had no socket on "
+        "it for `REMI_OWNER_GONE_SECONDS`: its sockets get `error` `owner_gone`, then close "
+        "4410, and the room (now `finished`, no round played) leaves the lobby.",
         "7. Between rounds the next round starts by itself after a short pause, until the "
         "room's end condition (RULES.md A.17): then `match_over`. A room with no player "
         "connected ends after a grace period (`match_over`, reason `abandoned`); the scores "

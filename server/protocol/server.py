@@ -576,6 +576,7 @@ SOCKET_CODES: tuple[Code, ...] = (
     Code.SEQ_REUSED,
     Code.NOT_SEATED,
     Code.ROOM_CLOSED,
+    Code.OWNER_GONE,
     Code.RATE_LIMITED,
     Code.NOT_AUTHENTICATED,
     Code.ROOM_NOT_FOUND,

@@ -58,6 +58,7 @@ from server.rooms.core.messages import (
     BeginRound,
     BotMove,
     Close,
+    Closed,
     Command,
     Effect,
     FindLogged,
@@ -261,6 +262,10 @@ class RoomActor:
     def seat_connected(self, seat: int) -> bool:
         return self.core.seat_connected(seat)
 
+    def player_connected(self, player_id: str) -> bool:
+        """Whether the player has an open connection to the room (seated or watching)."""
+        return any(p.player_id == player_id and not p.closed for p in self.core.peers.values())
+
     def turn_clock(self) -> TurnClock | None:
         """The running turn's clock now, as a heartbeat records it (None: no turn)."""
         clock = self.core.turn_clock(self.loop.time())
@@ -293,6 +298,9 @@ class RoomActor:
             return
         if kind == "revoked":
             self._queue(Revoked(frozenset(command[1])))
+            return
+        if kind == "closed":
+            self._queue(Closed(command[1], command[2]))
             return
         if kind == "room_changed":
             self._queue(SeatsChanged(seats_of_view(command[1])))

@@ -170,6 +170,8 @@ class LiveRooms:
         room)."""
         self._sessions_task: asyncio.Task[None] | None = None
         self._quick_task: asyncio.Task[None] | None = None
+        self._owner_gone: dict[str, float] = {}
+        """Waiting rooms whose owner this node found gone: since when (monotonic)."""
         # Not ``secrets``: the browser tests script that module's token_hex (new_seed).
         self._instance = os.urandom(8).hex()
         self._revoked: set[str] = set()
@@ -417,15 +419,56 @@ class LiveRooms:
             await asyncio.sleep(self.settings.heartbeat_seconds)
 
     async def _quick_start_loop(self) -> None:
-        """Start the quick start rooms whose wait is over (server/rooms/lobby/quickstart.py):
-        every second, or a quarter of the wait when it is shorter."""
-        every = max(0.05, min(1.0, self.settings.quick_start_wait_seconds / 4))
+        """Start the quick start rooms whose wait is over (server/rooms/lobby/quickstart.py) and
+        close the waiting rooms whose owner is gone (:meth:`close_abandoned`): every
+        second, or a quarter of the wait when it is shorter."""
+        s = self.settings
+        every = max(0.05, min(1.0, s.quick_start_wait_seconds / 4, s.owner_gone_seconds / 4))
         while True:
             try:
                 await self.services.quick.start_due()
+                await self.close_abandoned()
             except Exception as exc:  # the database is down: the next look will do
                 log.warning("quick_start_loop_failed", extra={"error": repr(exc)})
             await asyncio.sleep(every)
+
+    async def close_abandoned(self, now: float | None = None) -> int:
+        """Close the waiting rooms only their owner can start whose owner has had no
+        socket on the room for ``owner_gone_seconds`` (``now``: monotonic seconds, the
+        loop's clock by default); returns how many. The room's actor knows its sockets
+        (a socket on another node is bridged to it); a room with no actor anywhere has
+        none. A room another live node plays is that node's to watch. Its seated players
+        are told ``owner_gone`` and their sockets closed with 4410; it leaves the lobby."""
+        limit = self.settings.owner_gone_seconds
+        at = time.monotonic() if now is None else now
+        rooms = await self.services.rooms.owned_waiting(older_than=limit)
+        closed = 0
+        gone = self._owner_gone
+        for room_id, owner_id in rooms:
+            actor = self.actors.get(room_id)
+            if actor is not None and not actor.stopped:
+                if actor.player_connected(owner_id):
+                    gone.pop(room_id, None)
+                    continue
+            elif not self.cluster.single:
+                owner = await self.cluster.leases.owner(room_id)
+                if owner is not None and owner.alive and owner.node != self.cluster.node:
+                    gone.pop(room_id, None)
+                    continue
+            since = gone.setdefault(room_id, at)
+            if at - since < limit:
+                continue
+            gone.pop(room_id, None)
+            if await self.services.rooms.close_waiting(room_id) is None:
+                continue
+            closed += 1
+            actor = self.actors.get(room_id)
+            if actor is not None and not actor.stopped:
+                actor.post("closed", Code.OWNER_GONE, "the room's owner has gone: it is closed")
+                actor.post("stop")
+        for room_id in set(gone) - {r for r, _ in rooms}:
+            del gone[room_id]
+        return closed
 
     async def stop(self) -> None:
         """Hand the rooms over: stop every actor, record the time of the stop, stop the

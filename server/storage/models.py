@@ -465,3 +465,19 @@ class RoomLease(Base):
     epoch: Mapped[int] = mapped_column(BigInteger)
     node: Mapped[str | None] = mapped_column(String(32), index=True, default=None)
     claimed_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class QuickRequest(Base):
+    """A quick start request a player sent (``request_id``, chosen by the client once per
+    press) and the room it gave: the same request again gives the same room, even after
+    that room started (server/rooms/lobby/quickstart.py). Kept ``REMI_QUICK_START_REQUEST_SECONDS``;
+    older rows are ignored and deleted by the player's next request."""
+
+    __tablename__ = "quick_requests"
+
+    player_id: Mapped[str] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    request_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

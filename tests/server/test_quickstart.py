@@ -1,19 +1,21 @@
 """Quick start, on both stores: two players pressing at once land at
 the same table; a table opened by quick start fills with bots after its wait, or starts
-at once when full; a waiting normal room (it waits for an owner who may have gone) is
+at once when full; the same request sent again gives the same table, even after it
+started; a waiting normal room (it waits for an owner who may have gone) is
 never joined; a full waiting room is not in the lobby."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
 from conftest import Players
 from fastapi import FastAPI
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from server.accounts.identity import IdentityService
 from server.app import create_app
@@ -23,7 +25,7 @@ from server.rooms.lobby.service import RoomService
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.migrate import migrate
-from server.storage.models import Room, utcnow
+from server.storage.models import QuickRequest, Room, utcnow
 
 WAIT = 0.4
 
@@ -38,13 +40,16 @@ async def app(settings: Settings) -> AsyncIterator[FastAPI]:
 
 
 async def _press(
-    client: httpx.AsyncClient, token: str, variant: str = "remi", stake: int = 0
+    client: httpx.AsyncClient,
+    token: str,
+    variant: str = "remi",
+    stake: int = 0,
+    request_id: str | None = None,
 ) -> httpx.Response:
-    return await client.post(
-        "/api/quickstart",
-        json={"variant": variant, "stake": stake},
-        headers=Players.auth(token),
-    )
+    body: dict[str, Any] = {"variant": variant, "stake": stake}
+    if request_id is not None:
+        body["request_id"] = request_id
+    return await client.post("/api/quickstart", json=body, headers=Players.auth(token))
 
 
 async def _room(client: httpx.AsyncClient, room_id: str) -> dict[str, Any]:
@@ -110,6 +115,52 @@ async def test_pressing_again_gives_the_same_table(
     first, again = await _press(client, ta), await _press(client, ta)
     assert first.json()["id"] == again.json()["id"]
     assert [s["player"] is not None for s in again.json()["seats"]] == [True, False, False, False]
+
+
+async def test_a_retried_request_after_its_table_started_gives_that_table(
+    client: httpx.AsyncClient, players: Players
+) -> None:
+    _, ta = await players.create("Ana")
+    first = await _press(client, ta, request_id="press-1")
+    assert first.status_code == 200, first.text
+    others = [(await players.create(f"P{i}"))[1] for i in range(3)]
+    for token in others:  # the table fills and starts at once
+        assert (await _press(client, token)).status_code == 200
+    assert (await _room(client, first.json()["id"]))["status"] == "playing"
+    again = await _press(client, ta, request_id="press-1")
+    assert again.status_code == 200, again.text
+    assert again.json()["id"] == first.json()["id"]
+    assert again.json()["status"] == "playing" and again.json()["your_seat"] == 0
+    # A new press (a new request id) opens the player's next table.
+    fresh = await _press(client, ta, request_id="press-2")
+    assert fresh.status_code == 200, fresh.text
+    assert fresh.json()["id"] != first.json()["id"] and fresh.json()["status"] == "waiting"
+    # Another player's request with the same id is another request.
+    other = await _press(client, others[0], request_id="press-1")
+    assert other.json()["id"] == fresh.json()["id"]
+
+
+async def test_a_request_id_is_forgotten_after_its_time(settings: Settings) -> None:
+    """Past ``quick_start_request_seconds`` the same id is a new request (its row goes)."""
+    db = Database(settings)
+    await migrate(settings, db.engine)
+    try:
+        identity = IdentityService(db, economy=Economy(db, settings))
+        ana, _ = await identity.create_player("Ana")
+        quick = QuickStart(db, settings, RoomService(db, settings))
+        first = await quick.join(ana, "remi", request_id="r1")
+        assert (await quick.join(ana, "remi", request_id="r1")).id == first.id
+        kept = timedelta(seconds=settings.quick_start_request_seconds + 1)
+        async with db.transaction() as session:  # the room started; the request is old
+            await session.execute(update(Room).values(status="playing"))
+            await session.execute(update(QuickRequest).values(created_at=utcnow() - kept))
+        later = await quick.join(ana, "remi", request_id="r1")
+        assert later.id != first.id
+        async with db.transaction() as session:
+            rows = (await session.scalars(select(QuickRequest))).all()
+        assert [(r.request_id, r.room_id) for r in rows] == [("r1", later.id)]
+    finally:
+        await db.dispose()
 
 
 async def test_a_waiting_normal_room_is_never_joined_only_quick_rooms(

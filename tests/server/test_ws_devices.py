@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import base_settings
-from wsharness import Client, Server, running_server
+from wsharness import Client, Server, running_server, still_open
 
 
 @pytest.fixture
@@ -32,17 +32,6 @@ async def _hello(client: Client, device: str | None) -> dict[str, Any]:
         hello["device"] = device
     await client.send(hello)
     return await client.wait(lambda m: m["type"] == "snapshot", since=mark)
-
-
-async def _open(client: Client) -> bool:
-    """The connection still answers a ping."""
-    mark = len(client.frames)
-    await client.send({"type": "ping"})
-    try:
-        await client.wait(lambda m: m["type"] == "pong", since=mark, timeout=5)
-    except AssertionError:
-        return False
-    return True
 
 
 async def _closed(client: Client) -> tuple[int | None, str]:
@@ -74,7 +63,7 @@ async def test_signing_a_device_out_closes_its_sockets_only(srv: Server) -> None
     assert r.status_code == 204
     assert (await _closed(on_laptop))[0] == 4403
     assert _errors(on_laptop) == ["session_revoked"]
-    assert await _open(on_phone)
+    assert await still_open(on_phone)
     # The revoked token opens no new socket.
     again = await srv.client(laptop, room)
     assert (await _closed(again))[0] == 4401
@@ -95,7 +84,7 @@ async def test_signing_out_everywhere_closes_every_socket_of_the_player(srv: Ser
     for c in clients[:2]:
         assert (await _closed(c))[0] == 4403
         assert _errors(c) == ["session_revoked"]
-    assert await _open(clients[2])  # another player's socket stays
+    assert await still_open(clients[2])  # another player's socket stays
     fresh = await srv.client(r.json()["token"], room)
     assert (await _hello(fresh, None))["you"]["seat"] == 0
     for c in (clients[2], fresh):
@@ -109,7 +98,7 @@ async def test_rotating_a_token_keeps_the_devices_sockets(srv: Server) -> None:
     await _hello(c, "tab-one")
     r = await srv.http.post("/api/session/rotate", headers=_bearer(phone))
     assert r.status_code == 200, r.text
-    assert await _open(c)
+    assert await still_open(c)
     assert _errors(c) == []
     await c.close()
 
@@ -123,12 +112,12 @@ async def test_a_hello_from_another_device_takes_the_seat(srv: Server) -> None:
     await _hello(second, "device-B")
     assert (await _closed(first))[0] == 4409
     assert _errors(first) == ["played_elsewhere"]
-    assert await _open(second)
+    assert await still_open(second)
     # Taking it back: a new connection of the first device displaces the second.
     back = await srv.client(ana, room)
     await _hello(back, "device-A")
     assert (await _closed(second))[0] == 4409
-    assert await _open(back)
+    assert await still_open(back)
     await back.close()
 
 
@@ -146,14 +135,14 @@ async def test_the_same_device_or_no_device_displaces_nobody(srv: Server) -> Non
     other_seat = await srv.client(bob, room)
     await _hello(other_seat, "device-B")  # another seat's device: not this seat's
     for c in (same_1, same_2, unnamed, other_seat):
-        assert await _open(c)
+        assert await still_open(c)
     # A named other device displaces the seat's named connections, not the unnamed one.
     elsewhere = await srv.client(ana, room)
     await _hello(elsewhere, "device-C")
     for c in (same_1, same_2):
         assert (await _closed(c))[0] == 4409
     for c in (unnamed, other_seat, elsewhere):
-        assert await _open(c)
+        assert await still_open(c)
         assert _errors(c) == []
     for c in (unnamed, other_seat, elsewhere):
         await c.close()

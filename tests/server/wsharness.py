@@ -305,6 +305,17 @@ class Client:
                 await asyncio.wait_for(self._task, 5)
 
 
+async def still_open(client: Client) -> bool:
+    """The connection still answers a ping."""
+    mark = len(client.frames)
+    await client.send({"type": "ping"})
+    try:
+        await client.wait(lambda m: m["type"] == "pong", since=mark, timeout=5)
+    except AssertionError:
+        return False
+    return True
+
+
 async def two_player_room(srv: Server, **settings: object) -> tuple[str, Client, Client, str, str]:
     """A started ``remi`` room of two players, Ana (seat 0) and Bob, both said ``hello``
     and got the round's start (``settings``: the room's, over these); the room's id, the

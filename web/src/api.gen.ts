@@ -206,6 +206,8 @@ export interface QuickStartRequest {
   variant: "remi" | "remi45" | "remi51" | "etalat" | "etalat51" | "remi101" | "remi101-rising";
   /** The balance a table asks to sit down (its min_balance); 0: none. */
   stake?: number;
+  /** Chosen by the client once per press and sent again on a retry: the same request gives the same room (for REMI_QUICK_START_REQUEST_SECONDS), even after that room started. */
+  request_id?: string | null;
 }
 
 /** A page of a variant's rating leaderboard; `next_cursor` asks for the next one. */

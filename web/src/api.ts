@@ -245,11 +245,15 @@ export const changePassword = (current: string, next: string) =>
 export const ledger = (before?: number) =>
   call<gen.LedgerPage>("GET", `/api/account/ledger?limit=20${before ? `&before=${before}` : ""}`);
 
+/** A fresh id for a request the server must not act on twice (a retry sends it again). */
+export const newRequestId = () =>
+  `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+
 /** Buy joker credits with the balance (`request_id`: a retry buys nothing more). */
 export const buyJokers = (count: number) =>
   call<Account>("POST", "/api/account/jokers", {
     count,
-    request_id: `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
+    request_id: newRequestId(),
   });
 
 // ------------------------------------------------------------------ finished rounds
@@ -324,9 +328,18 @@ export const recordUrl = (room: string, n: number) => `${roundPath(room, n)}/ver
 // ------------------------------------------------------------------ quick start, boards
 
 /** Sit at a waiting table of the variant (and stake), or open one that bots fill after a
- * short wait (POST /api/quickstart). */
-export const quickStart = (variant: string, stake = 0) =>
-  call<RoomView>("POST", "/api/quickstart", { variant, stake });
+ * short wait (POST /api/quickstart). One `requestId` per press: the press is sent again
+ * with it once if the network failed, and the server answers a known request with the
+ * room it gave, even after that table started. */
+export async function quickStart(variant: string, stake = 0): Promise<RoomView> {
+  const body = { variant, stake, request_id: newRequestId() };
+  try {
+    return await call<RoomView>("POST", "/api/quickstart", body);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.code !== "network") throw err;
+    return await call<RoomView>("POST", "/api/quickstart", body);
+  }
+}
 
 const pageQuery = (cursor: string | null | undefined, limit: number) =>
   `?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;

@@ -3,7 +3,8 @@
 // are answered by ack / error / query_result. Reconnects by itself with a back-off
 // with jitter (backoff.ts), except after a close that retrying would not mend: 4401 not
 // authenticated, 4403 signed out (the token was revoked), 4404 no such room, 4409 the
-// seat is played from another device or tab. The hello names this tab's device id
+// seat is played from another device or tab, 4410 the waiting room closed (its owner
+// left). The hello names this tab's device id
 // (deviceId), so the server tells an older tab that its seat is now played here.
 // A message refused with a retry hint (busy, database_unavailable: nothing was played) is
 // sent again by request() with a new seq, no sooner than the hint and backing off, a few
@@ -61,7 +62,7 @@ export const PING_MS = 2000;
 export const SILENT_MS = 6000;
 
 /** Closes after which the connection does not retry by itself. */
-export const FATAL_CLOSES = [4003, 4401, 4403, 4404, 4409];
+export const FATAL_CLOSES = [4003, 4401, 4403, 4404, 4409, 4410];
 
 const DEVICE_KEY = "remi.device";
 let fallbackDevice: string | null = null;

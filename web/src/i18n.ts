@@ -544,6 +544,7 @@ const ro: Dict = {
   "err.not_seated": "Nu stai la această masă.",
   "err.rate_limited": "Prea multe mesaje; mai încet.",
   "err.room_closed": "Camera s-a închis.",
+  "err.owner_gone": "Camera s-a închis: cel care a creat-o a plecat și numai el o putea porni.",
   "err.bad_message": "Mesaj greșit.",
   "err.network": "Serverul nu răspunde.",
   "err.not_authenticated": "Alege întâi un nume.",
@@ -693,6 +694,7 @@ const ro: Dict = {
 };
 
 const en: Dict = {
+  "err.owner_gone": "The room closed: its owner left, and only the owner could start it.",
   "practice.title": "Practice on this device",
   "practice.hint":
     "Runs entirely on your device, against bots, with no connection. The same rules and bots as on the server.",

@@ -238,6 +238,8 @@ export class RoomPage {
         else if (code === 4003) showOriginRefused();
         else if (code === 4403) void signedOut(this.app, () => this.conn?.reopen());
         else if (code === 4401) toast(t("err.not_authenticated"));
+        else if (code === 4410)
+          this.app.go("#/"); // told why by the owner_gone error
         else if (this.state.status !== "waiting") toast(t("room.notfound"));
       },
       lastVersion: () => this.version,

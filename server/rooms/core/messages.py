@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from server.errors import Code
 from server.rooms.core.bots import Bot
 from server.rooms.core.config import RoomConfig
 from server.rules.actions import Action
@@ -137,6 +138,15 @@ class Revoked:
 
 
 @dataclass(frozen=True, slots=True)
+class Closed:
+    """The lobby closed the waiting room (``code`` says why): every connection is told
+    and closed."""
+
+    code: Code
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class Stop:
     """The actor is to stop (the shell's own command: the core never sees it)."""
 
@@ -154,6 +164,7 @@ Command = (
     | SeatsChanged
     | Started
     | Revoked
+    | Closed
 )
 """What the core's :meth:`~server.rooms.core.room.RoomCore.handle` takes."""
 

@@ -51,6 +51,7 @@ from server.rooms.core.messages import (
     BeginRound,
     BotMove,
     Close,
+    Closed,
     Command,
     Effect,
     FinishRound,
@@ -118,6 +119,9 @@ PLAYED_ELSEWHERE = 4409
 
 SESSION_REVOKED = 4403
 """Close code of a connection whose token was revoked."""
+
+ROOM_GONE = 4410
+"""Close code of a connection to a waiting room the lobby closed."""
 
 
 def joker_availability(
@@ -274,6 +278,11 @@ class RoomCore:
                 for peer in list(self.peers.values()):
                     if not peer.closed and peer.session_id in command.sessions:
                         self._close(peer, frame, SESSION_REVOKED)
+            case Closed():
+                frame = frames.error(None, command.code, command.message, self.encode)
+                for peer in list(self.peers.values()):
+                    if not peer.closed:
+                        self._close(peer, frame, ROOM_GONE)
 
     def run_due(self) -> Step:
         """Do what is due now (at most one timer's work); :attr:`did` says whether

@@ -2,8 +2,12 @@
 
 :meth:`QuickStart.join` (``POST /api/quickstart``), in one transaction:
 
+0. the request carries a ``request_id`` the player sent in the last
+   ``REMI_QUICK_START_REQUEST_SECONDS``: the room that request gave, whatever its status
+   (a retry after the table filled and started gets that table, not a new room; the
+   ``quick_requests`` table keeps it, so it holds across nodes and restarts);
 1. the player already sits in a waiting room of this variant and stake: that room (a
-   second press, a retried request, changes nothing);
+   second press changes nothing);
 2. else the first public waiting quick start room of this variant and stake with a free
    seat, the oldest first: the player takes its first free seat (a room's
    ``min_balance`` is its stake: 0 means none). Normal rooms are never joined: they
@@ -29,7 +33,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.accounts.identity import PlayerInfo
@@ -41,7 +45,7 @@ from server.rules.variants import VARIANTS, get_variant
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.locks import lock_async
-from server.storage.models import Room, Seat, utcnow
+from server.storage.models import QuickRequest, Room, Seat, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +82,11 @@ class QuickStart:
             min_balance=stake or None,
         )
 
-    async def join(self, player: PlayerInfo, variant: str, stake: int = 0) -> RoomView:
-        """Seat the player at a table of ``variant`` and ``stake`` (module doc)."""
+    async def join(
+        self, player: PlayerInfo, variant: str, stake: int = 0, request_id: str | None = None
+    ) -> RoomView:
+        """Seat the player at a table of ``variant`` and ``stake`` (module doc); the same
+        ``request_id`` again gives the same room."""
         if variant not in VARIANTS:
             raise ServerError(
                 Code.INVALID_REQUEST, f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}"
@@ -88,6 +95,10 @@ class QuickStart:
         how, start_now = "again", False
         async with self._db.transaction() as session:
             await lock_async(session, [lane(variant, stake)])
+            if request_id is not None:
+                known = await self._requested(session, player.id, request_id)
+                if known is not None:
+                    return await rooms.view_in(session, known, player.id)
             candidates = await self._waiting(session, variant, stake)
             seat_map = await rooms.seats_of(session, [r.id for r in candidates])
             room = next(
@@ -112,6 +123,10 @@ class QuickStart:
                     room = await rooms.new_room(
                         session, player.id, self.room_settings(variant, stake), utcnow() + wait
                     )
+            if request_id is not None:
+                session.add(
+                    QuickRequest(player_id=player.id, request_id=request_id, room_id=room.id)
+                )
             view = await rooms.view_in(session, room, player.id)
         if how == "again":
             return view
@@ -123,6 +138,22 @@ class QuickStart:
         if start_now and await rooms.start_due(view.id) is not None:
             return await rooms.get_room(view.id, player.id)
         return view
+
+    async def _requested(
+        self, session: AsyncSession, player_id: str, request_id: str
+    ) -> Room | None:
+        """The room this request of the player gave within the kept time, if any; the
+        player's older requests are forgotten here."""
+        since = utcnow() - timedelta(seconds=self._settings.quick_start_request_seconds)
+        await session.execute(
+            delete(QuickRequest).where(
+                QuickRequest.player_id == player_id, QuickRequest.created_at < since
+            )
+        )
+        known = await session.get(QuickRequest, (player_id, request_id))
+        if known is None:
+            return None
+        return await session.get(Room, known.room_id)
 
     async def _waiting(self, session: AsyncSession, variant: str, stake: int) -> list[Room]:
         """The public waiting rooms of the variant and stake a quick start may join, in the

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -348,6 +348,36 @@ class RoomService:
             view = await self.view_in(session, room, None)
         log.info("room_started", extra={"room_id": room_id, "bots": bots, "by": "start_at"})
         await self.events.room_started(view)
+        return view
+
+    async def owned_waiting(self, older_than: float, limit: int = 500) -> list[tuple[str, str]]:
+        """``(room id, owner id)`` of the waiting rooms only their owner can start (the
+        kinds a player asks for, :data:`ASKED_KINDS`; never quick start or tournament
+        rooms, which the server starts) made more than ``older_than`` seconds ago, the
+        oldest first."""
+        since = utcnow() - timedelta(seconds=older_than)
+        async with self._db.transaction() as session:
+            rows = await session.execute(
+                select(Room.id, Room.owner_id, Room.settings)
+                .where(Room.status == "waiting", Room.created_at <= since)
+                .order_by(Room.created_at)
+                .limit(limit)
+            )
+            return [(r.id, r.owner_id) for r in rows if room_kind(r.settings) in ASKED_KINDS]
+
+    async def close_waiting(self, room_id: str) -> RoomView | None:
+        """Close a waiting room nobody can start any more (it is then finished, with no
+        round played: it leaves the lobby); None when it no longer waits."""
+        async with self._db.transaction() as session:
+            room = await self._load_room(session, room_id, for_update=True)
+            if room.status != "waiting":
+                return None
+            room.status = "finished"
+            room.finished_at = utcnow()
+            room.version += 1
+            view = await self._view(session, room, None)
+        log.info("room_closed", extra={"room_id": room_id, "reason": "owner_gone"})
+        await self.events.room_finished(view)
         return view
 
     async def due_rooms(self, limit: int = 100) -> list[str]:

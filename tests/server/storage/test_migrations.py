@@ -37,6 +37,7 @@ TABLES = {
     "rating_changes",
     "room_leases",
     "cluster_nodes",
+    "quick_requests",
     "alembic_version",
 }
 
