@@ -375,7 +375,7 @@ class RoomService:
             room.status = "finished"
             room.finished_at = utcnow()
             room.version += 1
-            view = await self._view(session, room, None)
+            view = await self.view_in(session, room, None)
         log.info("room_closed", extra={"room_id": room_id, "reason": "owner_gone"})
         await self.events.room_finished(view)
         return view
