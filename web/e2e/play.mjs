@@ -249,7 +249,16 @@ async function dragWith(page, from, to, step) {
   }
 }
 
+/** Wait until no tile glides (src/table/motion.ts): a glide moves a tile's box for up to
+ * 300 ms, so positions read during one point beside the slot a player sees settle. */
+export async function settled(page) {
+  await page.waitForFunction(() =>
+    document.getAnimations().every((a) => a.id !== "glide" || a.playState !== "running"),
+  );
+}
+
 export async function drag(page, from, to) {
+  await settled(page);
   await box(page, from);
   await box(page, to);
   await showEnds(page, from, to);
