@@ -11,7 +11,12 @@ each effect a step yields, in order, and sends the frames the step made:
   before the frames that follow them are sent (a move is in the round's log before
   it is acknowledged or broadcast);
 * reads (joker credits, a logged move, a new round's seed) go to the database or the
-  random source; a bot's search goes to the :class:`~server.rooms.botplay.BotRunner`.
+  random source.
+
+A bot's search the core asks for (a ``BotRequest`` in its outbox) runs in a task of its
+own on the :class:`~server.rooms.botplay.BotRunner`; its decision comes back through
+the inbox like any other input. Meanwhile the room answers hellos, queries and moves
+and its timers fire; a decision for a room that has moved on is dropped by the core.
 
 Versions are reserved in blocks in ``rooms.version`` so that a restarted server never
 reuses a version a client may hold. Every write carries the room's
@@ -56,7 +61,8 @@ from server.rooms.core.messages import (
     Ask,
     Attach,
     BeginRound,
-    BotMove,
+    BotDecision,
+    BotRequest,
     Close,
     Closed,
     Command,
@@ -240,6 +246,8 @@ class RoomActor:
         """Another node plays the room now: its lease is not this node's to release."""
         self.keep_conns = False
         """Stop without closing the connections (a hand-over closes them itself)."""
+        self._searches: set[asyncio.Task[None]] = set()
+        """The bots' searches under way (each posts its decision to the inbox)."""
 
     # ------------------------------------------------------------------ what others read
 
@@ -362,6 +370,8 @@ class RoomActor:
         finally:
             self.stopped = True
             self.alarm.arm(None)
+            for search in self._searches:
+                search.cancel()
             self.ctx.forget(self)
             self.ctx.metrics.live_rooms.dec()
             if not self.keep_conns:
@@ -479,6 +489,24 @@ class RoomActor:
                     metrics.move(self.core.config.variant, source)
                 case MatchEnded():
                     self.ctx.match_over(self.room_id)
+                case BotRequest():
+                    task = asyncio.create_task(self._search(out), name=f"bot-{self.room_id}")
+                    self._searches.add(task)
+                    task.add_done_callback(self._searches.discard)
+
+    async def _search(self, ask: BotRequest) -> None:
+        """Run the bot's search away from the room's inbox; post its decision (a bot
+        whose search failed outright decides nothing: the core plays a fallback move)."""
+        ctx = self.ctx
+        t0 = time.perf_counter()
+        try:
+            choice, searched = await ctx.bots.choose(ask.bot, ask.view)
+        except Exception:
+            log.exception("bot_search_failed", extra={"room_id": self.room_id})
+            choice, searched = None, ask.bot
+        ctx.metrics.bot_searched(time.perf_counter() - t0)
+        if not self.stopped:
+            self._queue(BotDecision(ask.seat, ask.version, ask.bot, choice, searched))
 
     async def _perform(self, effect: Effect) -> Any:
         ctx, fence = self.ctx, self.fence
@@ -559,11 +587,6 @@ class RoomActor:
                     )
                     return READ_FAILED
                 return None if move is None else LoggedMove(move.action, move.version)
-            case BotMove():
-                t0 = time.perf_counter()
-                answer = await ctx.bots.choose(effect.bot, effect.view)
-                ctx.metrics.bot_searched(time.perf_counter() - t0)
-                return answer
         raise ValueError(f"unknown effect {effect!r}")  # pragma: no cover
 
     # ------------------------------------------------------------------ boot / restore
