@@ -36,7 +36,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Coroutine, Generator
 from datetime import UTC, datetime
 from typing import Any, Protocol, cast
 
@@ -63,6 +63,7 @@ from server.rooms.core.messages import (
     BeginRound,
     BotDecision,
     BotRequest,
+    ClockRestarted,
     Close,
     Closed,
     Command,
@@ -246,8 +247,9 @@ class RoomActor:
         """Another node plays the room now: its lease is not this node's to release."""
         self.keep_conns = False
         """Stop without closing the connections (a hand-over closes them itself)."""
-        self._searches: set[asyncio.Task[None]] = set()
-        """The bots' searches under way (each posts its decision to the inbox)."""
+        self._beside: set[asyncio.Task[None]] = set()
+        """Work under way beside the inbox: the bots' searches (each posts its decision
+        to the inbox) and the turn clock's records."""
 
     # ------------------------------------------------------------------ what others read
 
@@ -370,7 +372,7 @@ class RoomActor:
         finally:
             self.stopped = True
             self.alarm.arm(None)
-            for search in self._searches:
+            for search in self._beside:
                 search.cancel()
             self.ctx.forget(self)
             self.ctx.metrics.live_rooms.dec()
@@ -490,9 +492,31 @@ class RoomActor:
                 case MatchEnded():
                     self.ctx.match_over(self.room_id)
                 case BotRequest():
-                    task = asyncio.create_task(self._search(out), name=f"bot-{self.room_id}")
-                    self._searches.add(task)
-                    task.add_done_callback(self._searches.discard)
+                    self._aside(self._search(out))
+                case ClockRestarted():
+                    self._aside(self._record_clock())
+
+    def _aside(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` beside the room's inbox (cancelled when the actor stops)."""
+        task = asyncio.create_task(work, name=f"room-{self.room_id}-aside")
+        self._beside.add(task)
+        task.add_done_callback(self._beside.discard)
+
+    async def _record_clock(self) -> None:
+        """Record the running turn's clock now (``rooms.turn_left``, as a heartbeat
+        does): a clock started without a logged move that says so (the room restored,
+        its player back) is what a restart must give the turn, even before the next
+        heartbeat."""
+        clock = self.turn_clock()
+        if clock is None or self.stopped:
+            return
+        fences = [self.fence] if self.fence is not None else []
+        try:
+            await self.ctx.gamelog.mark_alive({self.room_id: clock}, fences=fences)
+        except Exception as exc:  # the database is away: the next heartbeat records it
+            log.warning(
+                "turn_clock_not_recorded", extra={"room_id": self.room_id, "error": repr(exc)}
+            )
 
     async def _search(self, ask: BotRequest) -> None:
         """Run the bot's search away from the room's inbox; post its decision (a bot
@@ -603,6 +627,7 @@ class RoomActor:
         core.restore(restored)
         await self._drive(core.resume())
         if core.status == "playing":
+            self._aside(self._record_clock())  # the turn's clock restarted here
             log.info(
                 "room_restored",
                 extra={

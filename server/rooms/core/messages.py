@@ -16,9 +16,9 @@ only the shell can read (``ReadCredits``, ``NewSeed``, ``FindLogged``).
 connections (``Send``, ``Close``), requests (``BotRequest``: run a bot's search and
 hand its ``BotDecision`` back as an input, whenever it is ready: the room answers
 everything else meanwhile) and notes for the shell (``Rejected``, ``Acked``,
-``Played``, ``MatchEnded``). The shell hands the outbox over before it performs each
-effect: a frame never waits for a record it does not depend on, and never goes out
-before the records it does depend on.
+``Played``, ``MatchEnded``, ``ClockRestarted``). The shell hands the outbox over
+before it performs each effect: a frame never waits for a record it does not depend
+on, and never goes out before the records it does depend on.
 """
 
 from __future__ import annotations
@@ -367,4 +367,11 @@ class BotRequest:
     view: SeatView
 
 
-Output = Send | Close | Rejected | Acked | Played | MatchEnded | BotRequest
+@dataclass(frozen=True, slots=True)
+class ClockRestarted:
+    """The running turn's clock started again with its whole time within the turn (its
+    player came back), which no logged move records: the shell records the clock, so
+    that a restart gives the turn the time it has."""
+
+
+Output = Send | Close | Rejected | Acked | Played | MatchEnded | BotRequest | ClockRestarted

@@ -51,6 +51,7 @@ from server.rooms.core.messages import (
     BeginRound,
     BotDecision,
     BotRequest,
+    ClockRestarted,
     Close,
     Closed,
     Command,
@@ -490,7 +491,7 @@ class RoomCore:
         slot = self.seats[seat]
         if presence.returned(slot):
             if self._is_turn(seat) and not slot.unresponsive:
-                self.timers.start_turn(self.at, self.config.turn_seconds)
+                self._restart_turn()
             self.emit(Change(presence.presence_event(slot)))
 
     def _on_leave(self, conn: int) -> None:
@@ -625,8 +626,10 @@ class RoomCore:
         changed = presence.acted(self.seats[seat], accepted=True) if player else False
         if state.over:
             t.stop_turn()
-        elif state.turn != prev_turn or (player and (t.timed_out or changed)):
+        elif state.turn != prev_turn:
             t.start_turn(self.at, self.config.turn_seconds)
+        elif player and (t.timed_out or changed):
+            self._restart_turn()
         return changed
 
     def _player_acted(self, seat: int, accepted: bool) -> None:
@@ -634,9 +637,16 @@ class RoomCore:
         slot = self.seats[seat]
         changed = presence.acted(slot, accepted)
         if self._is_turn(seat) and (self.timers.timed_out or changed):
-            self.timers.start_turn(self.at, self.config.turn_seconds)
+            self._restart_turn()
         if changed:
             self.emit(Change(presence.presence_event(slot)))
+
+    def _restart_turn(self) -> None:
+        """The turn's clock starts again with its whole time, within the turn (its player
+        is back): no logged move says so, so the shell records the clock
+        (``ClockRestarted``) for a restart to give the turn that time."""
+        self.timers.start_turn(self.at, self.config.turn_seconds)
+        self.outbox.append(ClockRestarted())
 
     def _is_turn(self, seat: int) -> bool:
         state = self.round
