@@ -18,8 +18,11 @@ const ARGS = [
 ];
 
 /** One player's browser: its own Chromium with a fresh user-data-dir (so its own cookie
- * jar), as a Playwright context; `close()` removes the directory. */
-export async function launch(options = {}) {
+ * jar), as a Playwright context; `close()` removes the directory. The lobby's "more" (its
+ * less used boxes, folded on a phone) starts open, as a player who opened it once finds
+ * it (`remi.lobby.more`), so the tests of those boxes reach them at any size;
+ * `{ lobbyFolded: true }` leaves the lobby as a first visit shows it. */
+export async function launch({ lobbyFolded = false, ...options } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "remi-chromium-"));
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: CHROMIUM,
@@ -28,6 +31,15 @@ export async function launch(options = {}) {
     ...DESKTOP,
     ...options,
   });
+  if (!lobbyFolded)
+    await context.addInitScript(() => {
+      try {
+        if (localStorage.getItem("remi.lobby.more") === null)
+          localStorage.setItem("remi.lobby.more", "open");
+      } catch {
+        /* a page without storage */
+      }
+    });
   return {
     context,
     async page() {

@@ -8,7 +8,7 @@ import { call } from "./api";
 import type * as gen from "./api.gen";
 import { variantName } from "./catalogue";
 import { clear, h, nameEl } from "./dom";
-import { getLang, t } from "./i18n";
+import { formatWhen, t } from "./i18n";
 import { showApiError } from "./lobby";
 import type { App } from "./main";
 
@@ -30,10 +30,7 @@ export const withdraw = (id: string) =>
 function when(iso: string): string {
   const d = new Date(iso);
   const today = new Date().toDateString() === d.toDateString();
-  const time = d.toLocaleTimeString(getLang(), { hour: "2-digit", minute: "2-digit" });
-  return today
-    ? time
-    : `${d.toLocaleDateString(getLang(), { day: "numeric", month: "short" })} ${time}`;
+  return today ? formatWhen(d, "time") : formatWhen(d);
 }
 
 export function tournamentTitle(x: TournamentSummary): string {
