@@ -200,6 +200,10 @@ export function localPracticeBox(go: (hash: string) => void): HTMLElement {
     };
   };
 
+  // Every choice is remembered as it is made (and at Start): the box shows it next time.
+  for (const el of [variant, seats, short, turn, end, endValue, levels])
+    el.addEventListener("change", () => remember(settings()));
+
   void loadGame().then(
     (kept) => {
       clear(resume);
