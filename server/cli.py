@@ -111,7 +111,7 @@ def serve(settings: Settings) -> None:
 
     asyncio.run(migrate(settings))
     app = create_app(
-        settings.model_copy(update={"migrate_on_startup": False}), freeze_after_start=True
+        settings.model_copy(update={"migrate_on_startup": False}), process_wide=True
     )
     run_server(
         app,
