@@ -5,8 +5,8 @@
 // countdown; a finished match played again by the same two players; a wrong password
 // whose answer comes late never shown after the right one signed in.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
+import { test } from "./fixtures.mjs";
 import { shot } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
@@ -21,11 +21,11 @@ const WAIT = 12; // the quick start's wait, long enough to watch its countdown
 let server;
 const browsers = [];
 
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer({ REMI_QUICK_START_WAIT_SECONDS: String(WAIT) });
 });
 
-after(async () => {
+test.afterAll(async () => {
   for (const b of browsers) await b.close();
   await server?.stop();
 });
@@ -74,9 +74,8 @@ function createRoom(page, settings) {
 }
 
 for (const [size, options] of SIZES) {
-  test(`a first visit at ${size}: no failed request, the short lobby, settings remembered`, {
-    timeout: 90_000,
-  }, async () => {
+  test(`a first visit at ${size}: no failed request, the short lobby, settings remembered`, async () => {
+    test.setTimeout(90_000);
     const page = await browser({ ...options, lobbyFolded: true });
     const failures = watchFailures(page);
     await page.goto(server.url);
@@ -136,9 +135,8 @@ for (const [size, options] of SIZES) {
   });
 }
 
-test("an invite link names the room and who invites, before the name form", {
-  timeout: 90_000,
-}, async () => {
+test("an invite link names the room and who invites, before the name form", async () => {
+  test.setTimeout(90_000);
   const ana = await browser(DESKTOP);
   await ana.goto(server.url);
   await named(ana, "Ana");
@@ -192,9 +190,8 @@ test("an invite link names the room and who invites, before the name form", {
   await shot(lost, "invite-bad-phone-360.png");
 });
 
-test("the quick start's wait counts down the seconds until the bots come", {
-  timeout: 90_000,
-}, async () => {
+test("the quick start's wait counts down the seconds until the bots come", async () => {
+  test.setTimeout(90_000);
   const page = await browser(PHONE_360);
   await page.goto(server.url);
   await named(page, "Cara");
@@ -214,9 +211,8 @@ test("the quick start's wait counts down the seconds until the bots come", {
   await page.waitForSelector("[data-testid=rack] .tile", { timeout: (WAIT + 20) * 1000 });
 });
 
-test("a finished match is played again: the same settings, the other player invited", {
-  timeout: 240_000,
-}, async () => {
+test("a finished match is played again: the same settings, the other player invited", async () => {
+  test.setTimeout(240_000);
   const ana = await browser(DESKTOP);
   await ana.goto(server.url);
   await named(ana, "Ana");
@@ -286,9 +282,8 @@ test("a finished match is played again: the same settings, the other player invi
   await shot(ana, "again-waiting-desktop.png");
 });
 
-test("a wrong password answered late is never shown after the right one signed in", {
-  timeout: 60_000,
-}, async () => {
+test("a wrong password answered late is never shown after the right one signed in", async () => {
+  test.setTimeout(60_000);
   const owner = await browser(DESKTOP);
   await owner.goto(server.url);
   await named(owner, "Dana");
