@@ -3,8 +3,9 @@
 **Inputs** (:data:`Command`): a connection's validated message (``Hello``, ``Act``,
 ``SetRack``, ``Ask``, ``Leave``, ``NextRound``, ``React``), a connection arriving or
 gone (``Attach``, ``Gone``), the lobby's news (``SeatsChanged``, ``Started``), revoked
-sessions (``Revoked``), the actor's ``Stop``; on restore, a :class:`Restored` room; the
-time, given with every step (:class:`~server.rooms.core.clock.Now`).
+sessions (``Revoked``); on restore, a :class:`Restored` room; the time, given with every
+step (:class:`~server.rooms.core.clock.Now`). The server's actor also queues its own
+``Start`` and ``Stop`` in its inbox (the core never sees them).
 
 **Effects** (:data:`Effect`), each one yielded by the core's step and answered by its
 shell before the step goes on: records to persist, in order (``ReserveVersions``,
@@ -149,6 +150,12 @@ class Closed:
 @dataclass(frozen=True, slots=True)
 class Stop:
     """The actor is to stop (the shell's own command: the core never sees it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """The lobby started the waiting room (the shell's own command: the server's actor
+    reads the room's seats and settings, then hands the core :class:`Started`)."""
 
 
 Command = (
