@@ -4,9 +4,10 @@ The offline practice's shell around the room core (:class:`~server.rooms.core.ro
 the server's rooms' own game flow): it runs in the browser's worker under Pyodide
 (web/src/practice/worker.ts), so the table gets the very frames a server room sends
 (docs/protocol.md). The shell parses the page's messages into the core's commands
-(checked here, without pydantic), answers the core's effects at once (the bots run in
-process, each round's seed comes from the match seed, the records are kept in memory),
-and hands the frames for the player's one connection back as dicts.
+(checked here, without pydantic), answers the core's effects at once (each round's seed
+comes from the match seed, the records are kept in memory), runs a bot's search in
+process as soon as the core asks for it and hands its decision straight back, and
+gives the frames for the player's one connection back as dicts.
 
 Pure like the core: no clock (every call gets ``now``, unix seconds), no global random,
 no I/O. :meth:`PracticeRoom.to_dict` is the whole state (the match so far, the round's
@@ -32,7 +33,7 @@ from typing import Any
 from server.errors import Code
 from server.practice.settings import PracticeSettings, SettingsError, parse_settings
 from server.rooms.core import frames
-from server.rooms.core.bots import bot_choice
+from server.rooms.core.bots import search
 from server.rooms.core.clock import Now
 from server.rooms.core.config import Pacing, RoomConfig
 from server.rooms.core.messages import (
@@ -41,7 +42,8 @@ from server.rooms.core.messages import (
     Ask,
     Attach,
     BeginRound,
-    BotMove,
+    BotDecision,
+    BotRequest,
     Command,
     Effect,
     FindLogged,
@@ -310,8 +312,18 @@ class PracticeRoom:
     # ------------------------------------------------------------------ the shell
 
     def _run(self, step: Step, now: float) -> None:
-        self.core.tell_time(Now(now, now))
+        """Run the step; a bot's decision it asks for is searched here at once and
+        handed back before anything else happens (the server's worker answers later,
+        with the room's other inputs in between: the frames are the same)."""
+        core = self.core
+        core.tell_time(Now(now, now))
         run_now(step, self._answer)
+        while asks := [out for out in core.outbox if isinstance(out, BotRequest)]:
+            core.outbox = [out for out in core.outbox if not isinstance(out, BotRequest)]
+            for ask in asks:
+                choice, searched = search(ask.bot, ask.view)
+                decision = BotDecision(ask.seat, ask.version, ask.bot, choice, searched)
+                run_now(core.handle(decision), self._answer)
 
     def _take(self) -> list[dict[str, Any]]:
         return [
@@ -351,8 +363,6 @@ class PracticeRoom:
                     if logged_seat == seat and client_seq == seq:
                         return LoggedMove(action, version)
                 return None
-            case BotMove(bot=bot, view=view):
-                return bot_choice(bot, view), bot
         return None
 
     # ------------------------------------------------------------------ keeping it

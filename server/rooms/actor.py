@@ -14,7 +14,12 @@ yields, in order, and sends the frames the step made:
   before the frames that follow them are sent (a move is in the round's log before
   it is acknowledged or broadcast);
 * reads (joker credits, a logged move, a new round's seed) go to the database or the
-  random source; a bot's search goes to the :class:`~server.rooms.botplay.BotRunner`.
+  random source.
+
+A bot's search the core asks for (a ``BotRequest`` in its outbox) runs in a task of its
+own on the :class:`~server.rooms.botplay.BotRunner`; its decision comes back through
+the inbox like any other input. Meanwhile the room answers hellos, queries and moves
+and its timers fire; a decision for a room that has moved on is dropped by the core.
 
 Versions are reserved in blocks in ``rooms.version`` so that a restarted server never
 reuses a version a client may hold. Every write carries the room's
@@ -34,7 +39,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Coroutine, Generator
 from datetime import UTC, datetime
 from typing import Any, Protocol, cast
 
@@ -68,7 +73,9 @@ from server.rooms.core.messages import (
     Ask,
     Attach,
     BeginRound,
-    BotMove,
+    BotDecision,
+    BotRequest,
+    ClockRestarted,
     Close,
     Command,
     Effect,
@@ -261,6 +268,9 @@ class RoomActor:
         """Another node plays the room now: its lease is not this node's to release."""
         self.keep_conns = False
         """Stop without closing the connections (a hand-over closes them itself)."""
+        self._beside: set[asyncio.Task[None]] = set()
+        """Work under way beside the inbox: the bots' searches (each posts its decision
+        to the inbox) and the turn clock's records."""
 
     # ------------------------------------------------------------------ what others read
 
@@ -375,6 +385,8 @@ class RoomActor:
         finally:
             self.stopped = True
             self.alarm.arm(None)
+            for search in self._beside:
+                search.cancel()
             self.ctx.forget(self)
             self.ctx.metrics.live_rooms.dec()
             if not self.keep_conns:
@@ -492,6 +504,46 @@ class RoomActor:
                     metrics.move(self.core.config.variant, source)
                 case MatchEnded():
                     self.ctx.match_over(self.room_id)
+                case BotRequest():
+                    self._aside(self._search(out))
+                case ClockRestarted():
+                    self._aside(self._record_clock())
+
+    def _aside(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` beside the room's inbox (cancelled when the actor stops)."""
+        task = asyncio.create_task(work, name=f"room-{self.room_id}-aside")
+        self._beside.add(task)
+        task.add_done_callback(self._beside.discard)
+
+    async def _record_clock(self) -> None:
+        """Record the running turn's clock now (``rooms.turn_left``, as a heartbeat
+        does): a clock started without a logged move that says so (the room restored,
+        its player back) is what a restart must give the turn, even before the next
+        heartbeat."""
+        clock = self.turn_clock()
+        if clock is None or self.stopped:
+            return
+        fences = [self.fence] if self.fence is not None else []
+        try:
+            await self.ctx.gamelog.mark_alive({self.room_id: clock}, fences=fences)
+        except Exception as exc:  # the database is away: the next heartbeat records it
+            log.warning(
+                "turn_clock_not_recorded", extra={"room_id": self.room_id, "error": repr(exc)}
+            )
+
+    async def _search(self, ask: BotRequest) -> None:
+        """Run the bot's search away from the room's inbox; post its decision (a bot
+        whose search failed outright decides nothing: the core plays a fallback move)."""
+        ctx = self.ctx
+        t0 = time.perf_counter()
+        try:
+            choice, searched = await ctx.bots.choose(ask.bot, ask.view)
+        except Exception:
+            log.exception("bot_search_failed", extra={"room_id": self.room_id})
+            choice, searched = None, ask.bot
+        ctx.metrics.bot_searched(time.perf_counter() - t0)
+        if not self.stopped:
+            self._queue(BotDecision(ask.seat, ask.version, ask.bot, choice, searched))
 
     async def _perform(self, effect: Effect) -> Any:
         ctx, fence = self.ctx, self.fence
@@ -572,11 +624,6 @@ class RoomActor:
                     )
                     return READ_FAILED
                 return None if move is None else LoggedMove(move.action, move.version)
-            case BotMove():
-                t0 = time.perf_counter()
-                answer = await ctx.bots.choose(effect.bot, effect.view)
-                ctx.metrics.bot_searched(time.perf_counter() - t0)
-                return answer
         raise ValueError(f"unknown effect {effect!r}")  # pragma: no cover
 
     # ------------------------------------------------------------------ boot / restore
@@ -593,6 +640,7 @@ class RoomActor:
         core.restore(restored)
         await self._drive(core.resume())
         if core.status == "playing":
+            self._aside(self._record_clock())  # the turn's clock restarted here
             log.info(
                 "room_restored",
                 extra={

@@ -6,8 +6,11 @@ takes a millisecond on average but up to tens of milliseconds (the hard bot in
 Remi 101), and on the loop it would hold every room of the server for that long.
 By default they run in one worker process: the loop pickles the bot and the
 seat's view (a bot gets nothing else, there or here) and goes on with the other
-rooms; the search runs on another core. A bot object is used by one search at a
-time: its room's actor waits for the answer and keeps the bot that comes back.
+rooms; the search runs on another core. The room does not wait for it: its actor
+runs the search in a task and posts the decision to its inbox (the room core keeps
+the bot that comes back, or drops a decision made for a turn that has moved on). One
+worker runs the searches one after another, so a bot object is in one search at a
+time.
 
 >>> from server.rules import new_round, view_for
 >>> s = new_round("remi", players=2, seed=1)

@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 from wsharness import FAST, Server, running_server, simple_move, two_player_room
 
 from server.economy.settlement import MatchFinish
+from server.rooms.live import LiveRooms
 from server.settings import Settings
 from server.storage.database import Database
 from server.storage.models import Action, MatchResult, Room, Round
@@ -168,6 +169,55 @@ async def test_turn_deadline_across_several_crashes_within_one_turn(
             _crash(monkeypatch, srv)
             await a.close()
             await b.close()
+
+
+async def test_a_restored_turn_keeps_its_time_when_the_run_dies_before_its_first_beat(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restart restores Bob's turn, Bob draws, and that run dies before any heartbeat
+    of its own (as when servers are killed in quick succession). The next restart gives
+    the turn the time it had: the clock the restore started is recorded at once. Without
+    that record the draw (logged after the first downtime) charged that downtime to the
+    turn, down to the 5 s minimum when 12-15 s were left."""
+    live = {**FAST, "heartbeat_seconds": 0.2}
+    downtime = 8.0
+    async with running_server(settings, live) as srv:
+        room, a, b, _, bob = await two_player_room(srv, variant="remi45", turn_seconds=30)
+        ack = await a.act(simple_move(a.view))  # type: ignore[arg-type]
+        assert ack["type"] == "ack"
+        await b.wait(lambda m: b.my_turn())
+        up = time.time()
+        await asyncio.sleep(1.0)  # heartbeats record Bob's clock
+        alive = time.time() - up
+        _crash(monkeypatch, srv)
+        await a.close()
+        await b.close()
+    await asyncio.sleep(downtime)
+
+    async def dead(self: LiveRooms, actors: object = None) -> None:
+        return None
+
+    with monkeypatch.context() as patch:
+        patch.setattr(LiveRooms, "heartbeat", dead)  # this run never beats
+        up = time.time()
+        async with running_server(settings, live) as srv:
+            b = await srv.client(bob, room)
+            snap = await b.hello()
+            assert snap["type"] == "snapshot" and snap["view"]["turn"] == 1
+            assert (await b.act({"do": "draw"}))["type"] == "ack"
+            alive += time.time() - up
+            await b.close()
+    await asyncio.sleep(1.0)
+
+    async with running_server(settings, live) as srv:
+        b = await srv.client(bob, room)
+        snap = await b.hello()
+        assert snap["type"] == "snapshot" and snap["view"]["phase"] == "build"
+        left = snap["deadline"] - snap["server_time"]
+        # At least the turn's time less the time the servers were up (1.5 s of slack
+        # for a loaded machine); charged the first downtime it would be 8 s less.
+        assert left > 30 - alive - 1.5, (left, alive)
+        await b.close()
 
 
 def _crash(monkeypatch: pytest.MonkeyPatch, srv: Server) -> None:

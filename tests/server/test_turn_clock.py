@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from server.rooms.core.clock import Now
+from server.rooms.core.config import Pacing, RoomConfig
+from server.rooms.core.messages import Attach, ClockRestarted, Hello, NewSeed, Restored, Seat
+from server.rooms.core.room import RoomCore, run_now
 from server.rooms.match import restored_turn_left
 from server.storage.gamelog import LoggedAction, RoundRecord, TurnClock
 
@@ -79,3 +83,26 @@ def test_a_turn_whose_time_ran_out_keeps_a_few_seconds() -> None:
     current = _round((0.0, "discard"))
     left = restored_turn_left(current, _at(40.0), TURN, clock=TurnClock(0.0, _at(0.0)))
     assert left == 5.0
+
+
+def test_a_clock_restarted_within_a_turn_is_handed_to_the_shell_to_record() -> None:
+    """A player back from away gets the turn's whole time again: no logged move says so,
+    so the core tells its shell (``ClockRestarted``), which records the clock; a restart
+    then gives the turn that time, not what the last heartbeat saw."""
+    core = RoomCore(
+        RoomConfig("r", "remi", 2, turn_seconds=TURN, plays_to_the_end=True),
+        Pacing(bot_delay=100.0, round_pause=0.0, reconnect_grace=1.0),
+    )
+    core.tell_time(Now(0.0, 0.0))
+    seats = (Seat(0, "p", "Ana"), Seat(1, None, None, "easy"))
+    core.restore(Restored("playing", 0, seats))
+    run_now(core.run_due(), lambda e: "s" if isinstance(e, NewSeed) else None)  # the deal
+    assert core.round is not None and core.round.turn == 0
+    core.tell_time(Now(10.0, 10.0))  # Ana never came: away after the grace
+    run_now(core.run_due(), lambda e: None)
+    assert core.seats[0].away
+    core.take()
+    run_now(core.handle(Attach(1, "p")), lambda e: None)
+    run_now(core.handle(Hello(1)), lambda e: None)
+    assert any(isinstance(out, ClockRestarted) for out in core.take())
+    assert core.turn_clock(10.0) == (TURN, 10.0)

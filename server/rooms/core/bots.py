@@ -1,10 +1,12 @@
 """The bots of a room's seats, as the room core uses them: pure, run by the shell.
 
 A bot only ever receives one seat's :class:`~server.rules.views.SeatView` (RULES.md
-§D). The core asks its shell to run a bot (a :class:`~server.rooms.core.effects.BotMove`
-request: the server runs it in a worker, the offline practice in its own thread) and
-tries the bot's choice first, then moves legal in every position
-(:func:`fallback_actions`): the engine judges, and a bot never stalls a room.
+§D). The core asks its shell to run a bot (a
+:class:`~server.rooms.core.messages.BotRequest`: the server runs it in a worker, the
+offline practice in its own thread), gets its decision back as an input (a
+:class:`~server.rooms.core.messages.BotDecision`) and tries the bot's choice first,
+then moves legal in every position (:func:`fallback_actions`): the engine judges, and
+a bot never stalls a room.
 
 >>> from server.rules import new_round, view_for
 >>> s = new_round("remi", players=2, seed=1)

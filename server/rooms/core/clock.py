@@ -85,10 +85,18 @@ class Timers:
 
 
 def due(
-    t: Timers, now: float, *, playing: bool, in_round: bool, bot_turn: bool, empty_grace: float
+    t: Timers,
+    now: float,
+    *,
+    playing: bool,
+    in_round: bool,
+    bot_turn: bool,
+    empty_grace: float,
+    bot_asked: bool = False,
 ) -> Due | None:
     """What is due at ``now``. ``in_round``: a round is being played; ``bot_turn``: a
-    bot plays the seat whose turn it is (or the turn timed out)."""
+    bot plays the seat whose turn it is (or the turn timed out); ``bot_asked``: that
+    bot's decision for the room as it is has been asked for and is awaited."""
     if not playing:
         return None
     if t.empty_since is not None and now >= t.empty_since + empty_grace:
@@ -96,7 +104,7 @@ def due(
     if not in_round:
         return Due.DEAL if t.next_round_at is not None and now >= t.next_round_at else None
     if bot_turn:
-        return Due.BOT if now >= t.bot_at else None
+        return Due.BOT if now >= t.bot_at and not bot_asked else None
     if t.deadline is not None and now >= t.deadline:
         return Due.TIMEOUT
     return None
@@ -112,6 +120,7 @@ def next_wakeup(
     empty_grace: float,
     connected: bool,
     idle_grace: float,
+    bot_asked: bool = False,
 ) -> float | None:
     """When :func:`due` will next say something (None: only a command can change it);
     a room that is not being played and has no connection wakes to stop when idle."""
@@ -123,7 +132,8 @@ def next_wakeup(
             if t.next_round_at is not None:
                 times.append(t.next_round_at)
         elif bot_turn:
-            times.append(t.bot_at)
+            if not bot_asked:
+                times.append(t.bot_at)
         elif t.deadline is not None:
             times.append(t.deadline)
     elif not connected:

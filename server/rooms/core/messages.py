@@ -3,21 +3,23 @@
 **Inputs** (:data:`Command`): a connection's validated message (``Hello``, ``Act``,
 ``SetRack``, ``Ask``, ``Leave``, ``NextRound``, ``React``), a connection arriving or
 gone (``Attach``, ``Gone``), the lobby's news (``SeatsChanged``, ``Started``), revoked
-sessions (``Revoked``); on restore, a :class:`Restored` room; the time, given with every
-step (:class:`~server.rooms.core.clock.Now`). The server's actor also queues its own
+sessions (``Revoked``), a bot's decision (``BotDecision``, the answer to a
+``BotRequest``); on restore, a :class:`Restored` room; the time, given with every step
+(:class:`~server.rooms.core.clock.Now`). The server's actor also queues its own
 ``Start`` and ``Stop`` in its inbox (the core never sees them).
 
 **Effects** (:data:`Effect`), each one yielded by the core's step and answered by its
 shell before the step goes on: records to persist, in order (``ReserveVersions``,
 ``BeginRound``, ``AppendAction``, ``FinishRound``, ``RecordMatch``, ``SaveRack``), what
-only the shell can read (``ReadCredits``, ``NewSeed``, ``FindLogged``) and a bot's
-decision (``BotMove``).
+only the shell can read (``ReadCredits``, ``NewSeed``, ``FindLogged``).
 
 **Output** (:data:`Output`), gathered in the core's outbox in order: frames for
-connections (``Send``, ``Close``) and notes for the shell (``Rejected``, ``Acked``,
-``Played``, ``MatchEnded``). The shell hands the outbox over before it performs each
-effect: a frame never waits for a record it does not depend on, and never goes out
-before the records it does depend on.
+connections (``Send``, ``Close``), requests (``BotRequest``: run a bot's search and
+hand its ``BotDecision`` back as an input, whenever it is ready: the room answers
+everything else meanwhile) and notes for the shell (``Rejected``, ``Acked``,
+``Played``, ``MatchEnded``, ``ClockRestarted``). The shell hands the outbox over
+before it performs each effect: a frame never waits for a record it does not depend
+on, and never goes out before the records it does depend on.
 """
 
 from __future__ import annotations
@@ -148,6 +150,19 @@ class Closed:
 
 
 @dataclass(frozen=True, slots=True)
+class BotDecision:
+    """A :class:`BotRequest`'s answer: the bot's ``choice`` (None: it failed) and
+    ``searched``, the bot to keep (a worker process sends back its copy). Played only
+    while the room is still at ``version`` with the seat's bot to move; else dropped."""
+
+    seat: int
+    version: int
+    bot: Bot
+    choice: Mapping[str, Any] | None
+    searched: Bot
+
+
+@dataclass(frozen=True, slots=True)
 class Stop:
     """The actor is to stop (the shell's own command: the core never sees it)."""
 
@@ -172,6 +187,7 @@ Command = (
     | Started
     | Revoked
     | Closed
+    | BotDecision
 )
 """What the core's :meth:`~server.rooms.core.room.RoomCore.handle` takes."""
 
@@ -305,17 +321,8 @@ class FindLogged:
 READ_FAILED = "read_failed"
 
 
-@dataclass(frozen=True, slots=True)
-class BotMove:
-    """Run ``bot`` on the seat's view: answered with ``(choice or None, the bot to keep)``."""
-
-    seat: int
-    bot: Bot
-    view: SeatView
-
-
 Record = ReserveVersions | BeginRound | AppendAction | FinishRound | RecordMatch | SaveRack
-Effect = Record | ReadCredits | NewSeed | FindLogged | BotMove
+Effect = Record | ReadCredits | NewSeed | FindLogged
 
 # --------------------------------------------------------------------------- output
 
@@ -356,4 +363,22 @@ class MatchEnded:
     reason: str
 
 
-Output = Send | Close | Rejected | Acked | Played | MatchEnded
+@dataclass(frozen=True, slots=True)
+class BotRequest:
+    """Run ``bot`` on the seat's view (the room at ``version``), then hand the core a
+    :class:`BotDecision` with the same seat, version and bot."""
+
+    seat: int
+    version: int
+    bot: Bot
+    view: SeatView
+
+
+@dataclass(frozen=True, slots=True)
+class ClockRestarted:
+    """The running turn's clock started again with its whole time within the turn (its
+    player came back), which no logged move records: the shell records the clock, so
+    that a restart gives the turn the time it has."""
+
+
+Output = Send | Close | Rejected | Acked | Played | MatchEnded | BotRequest | ClockRestarted

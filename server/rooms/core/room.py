@@ -49,7 +49,9 @@ from server.rooms.core.messages import (
     Ask,
     Attach,
     BeginRound,
-    BotMove,
+    BotDecision,
+    BotRequest,
+    ClockRestarted,
     Close,
     Closed,
     Command,
@@ -221,6 +223,9 @@ class RoomCore:
         self._last_table: Table | None = None
         self.replies = Replies(encode)
         self.bots: dict[int, Bot] = {}
+        self.bot_asked: int | None = None
+        """The version at which a bot's decision was last asked for (a ``BotRequest``):
+        while the room is still at it, the decision is awaited, not asked again."""
         self.timers = Timers()
         self.summary_read: set[int] = set()
         self.reactions = Reactions(pacing.reactions_per_minute)
@@ -283,6 +288,8 @@ class RoomCore:
                 for peer in list(self.peers.values()):
                     if not peer.closed:
                         self._close(peer, frame, ROOM_GONE)
+            case BotDecision():
+                yield from self._bot_decided(command)
 
     def run_due(self) -> Step:
         """Do what is due now (at most one timer's work); :attr:`did` says whether
@@ -304,6 +311,7 @@ class RoomCore:
             in_round=in_round,
             bot_turn=self._bot_turn(),
             empty_grace=pacing.empty_grace,
+            bot_asked=self.bot_asked == self.version,
         )
         if todo is None:
             return
@@ -313,7 +321,7 @@ class RoomCore:
         elif todo is Due.DEAL:
             yield from self._deal()
         elif state is not None and todo is Due.BOT:
-            yield from self._bot_step(state.turn)
+            self._ask_bot(state.turn)
         elif state is not None:
             self._timeout(state.turn)
 
@@ -332,6 +340,7 @@ class RoomCore:
                 empty_grace=pacing.empty_grace,
                 connected=bool(self.peers),
                 idle_grace=pacing.idle_grace,
+                bot_asked=self.bot_asked == self.version,
             ),
         ]
         times_due = [t for t in times if t is not None]
@@ -482,7 +491,7 @@ class RoomCore:
         slot = self.seats[seat]
         if presence.returned(slot):
             if self._is_turn(seat) and not slot.unresponsive:
-                self.timers.start_turn(self.at, self.config.turn_seconds)
+                self._restart_turn()
             self.emit(Change(presence.presence_event(slot)))
 
     def _on_leave(self, conn: int) -> None:
@@ -617,8 +626,10 @@ class RoomCore:
         changed = presence.acted(self.seats[seat], accepted=True) if player else False
         if state.over:
             t.stop_turn()
-        elif state.turn != prev_turn or (player and (t.timed_out or changed)):
+        elif state.turn != prev_turn:
             t.start_turn(self.at, self.config.turn_seconds)
+        elif player and (t.timed_out or changed):
+            self._restart_turn()
         return changed
 
     def _player_acted(self, seat: int, accepted: bool) -> None:
@@ -626,9 +637,16 @@ class RoomCore:
         slot = self.seats[seat]
         changed = presence.acted(slot, accepted)
         if self._is_turn(seat) and (self.timers.timed_out or changed):
-            self.timers.start_turn(self.at, self.config.turn_seconds)
+            self._restart_turn()
         if changed:
             self.emit(Change(presence.presence_event(slot)))
+
+    def _restart_turn(self) -> None:
+        """The turn's clock starts again with its whole time, within the turn (its player
+        is back): no logged move says so, so the shell records the clock
+        (``ClockRestarted``) for a restart to give the turn that time."""
+        self.timers.start_turn(self.at, self.config.turn_seconds)
+        self.outbox.append(ClockRestarted())
 
     def _is_turn(self, seat: int) -> bool:
         state = self.round
@@ -680,20 +698,44 @@ class RoomCore:
             bot = self.bots[seat] = make_seat_bot(level, f"{self.bot_key}:{seat}", self.bot_clock)
         return bot
 
-    def _bot_step(self, seat: int) -> Step:
-        """The seat's bot plays: its choice first, then the moves legal in every position
-        (the engine judges). A bot plays a seat with no player, or whose player is away
-        or unresponsive (``by: bot``), or finishes a turn whose time ran out (``timeout``)."""
+    def _ask_bot(self, seat: int) -> None:
+        """Ask the shell for the seat's bot's decision (a ``BotRequest``): it comes back
+        later as a ``BotDecision``, and the room answers everything else meanwhile. A bot
+        plays a seat with no player, or whose player is away or unresponsive (``by:
+        bot``), or finishes a turn whose time ran out (``timeout``)."""
         state = self.round
         assert state is not None
         slot = self.seats[seat]
-        source = "bot" if slot.bot_plays else "timeout"
+        bot = self._bot_for(seat, slot.bot_level or self.config.bot_level)
+        self.bot_asked = self.version
+        self.outbox.append(BotRequest(seat, self.version, bot, view_for(state, seat)))
+
+    def _bot_decided(self, decision: BotDecision) -> Step:
+        """The bot's decision: played when the room is still as it was asked (same
+        version, the seat's bot to move), its choice first, then the moves legal in every
+        position (the engine judges); otherwise dropped (the turn moved on: a new
+        decision is asked for when one is due)."""
+        state = self.round
+        seat = decision.seat
+        if (
+            decision.version != self.version
+            or state is None
+            or state.over
+            or state.turn != seat
+            or not self._bot_turn()
+        ):
+            log.debug(
+                "bot_decision_dropped",
+                extra={"room_id": self.config.room_id, "seat": seat, "at": decision.version},
+            )
+            return
+        self.bot_asked = None
+        if self.bots.get(seat) is decision.bot:
+            self.bots[seat] = decision.searched
+        source = "bot" if self.seats[seat].bot_plays else "timeout"
         prev_turn = state.turn
         view = view_for(state, seat)
-        bot = self._bot_for(seat, slot.bot_level or self.config.bot_level)
-        choice, searched = yield BotMove(seat, bot, view)
-        if self.bots.get(seat) is bot:
-            self.bots[seat] = searched
+        choice = None if decision.choice is None else dict(decision.choice)
         event: Event | None = None
         for action in [*([] if choice is None else [choice]), *fallback_actions(view)]:
             try:
