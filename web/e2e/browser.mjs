@@ -1,8 +1,8 @@
-// Debian's Chromium driven by playwright-core: no browser is ever downloaded.
+// Debian's Chromium driven by Playwright: no browser is ever downloaded.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { chromium } from "@playwright/test";
 
 export const CHROMIUM = process.env.REMI_CHROMIUM ?? "/usr/bin/chromium";
 
@@ -17,8 +17,13 @@ const ARGS = [
   "--disable-sync",
 ];
 
+/** The players' browsers now open, each recording a trace of the current test (see
+ * `keepTraces`). */
+const open = new Set();
+
 /** One player's browser: its own Chromium with a fresh user-data-dir (so its own cookie
- * jar), as a Playwright context; `close()` removes the directory. */
+ * jar), as a Playwright context that records a trace (DOM snapshots, no screenshots) one
+ * test at a time; `close()` removes the directory. */
 export async function launch(options = {}) {
   const dir = mkdtempSync(join(tmpdir(), "remi-chromium-"));
   const context = await chromium.launchPersistentContext(dir, {
@@ -28,16 +33,21 @@ export async function launch(options = {}) {
     ...DESKTOP,
     ...options,
   });
-  return {
+  await context.tracing.start({ snapshots: true, sources: false });
+  await context.tracing.startChunk();
+  const player = {
     context,
     async page() {
       return context.pages()[0] ?? (await context.newPage());
     },
     async close() {
+      open.delete(player);
       await context.close().catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  open.add(player);
+  return player;
 }
 
 export const PHONE_VIEWPORT = { width: 390, height: 844 };
@@ -48,3 +58,16 @@ export const PHONE = {
   hasTouch: true,
 };
 export const DESKTOP = { viewport: { width: 1280, height: 800 } };
+
+/** At the end of a test: the trace of each open browser since the test began is written
+ * to `dir` when the test failed (`npx playwright show-trace <file>` replays it), dropped
+ * otherwise; each browser then records the next test's. */
+export async function keepTraces(failed, dir) {
+  let n = 0;
+  for (const player of open) {
+    n += 1;
+    const path = failed ? join(dir, `trace-player-${n}.zip`) : undefined;
+    await player.context.tracing.stopChunk({ path }).catch(() => undefined);
+    await player.context.tracing.startChunk().catch(() => undefined);
+  }
+}

@@ -5,7 +5,7 @@
 // events), a hostile display name kept as text; at phone sizes (360×740, 390×844) and on
 // a desktop (1280×800).
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, launch } from "./browser.mjs";
 import {
   drag,
@@ -29,12 +29,12 @@ const NAME = "Dana <b>x</b>";
 let server;
 let player;
 
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer({ REMI_E2E_SEEDS: SEED });
   player = await launch(DESKTOP);
 });
 
-after(async () => {
+test.afterAll(async () => {
   await player?.close();
   await server?.stop();
 });
@@ -51,9 +51,8 @@ async function logTexts(page) {
   return texts;
 }
 
-test("move log, row discarders, highlights and what a table joker stands for", {
-  timeout: 180_000,
-}, async () => {
+test("move log, row discarders, highlights and what a table joker stands for", async () => {
+  test.setTimeout(180_000);
   const page = await player.page();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, PHONE } from "./browser.mjs";
 import { botRound, shot } from "./play.mjs";
 import { REPO } from "./server.mjs";
@@ -40,9 +40,8 @@ const stepIs = (page, n) =>
     n,
   );
 
-test("a finished round, step by step, shared and downloaded as a scenario", {
-  timeout: 300_000,
-}, async () => {
+test("a finished round, step by step, shared and downloaded as a scenario", async () => {
+  test.setTimeout(300_000);
   const ana = await open(DESKTOP);
   await named(ana, "Ana");
   const room = await botRound(ana, session.server.url, { variant: "remi", seats: 3 });
