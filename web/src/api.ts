@@ -5,7 +5,6 @@
 // ROTATE_AFTER_MS is rotated on page load (maybeRotate).
 
 import type * as gen from "./api.gen";
-import type { RoundResult, TableMeld } from "./types";
 
 // The request and response types are generated from the server's OpenAPI schema
 // (src/api.gen.ts, `python -m server.apitypes`); these are the names the client uses.
@@ -260,63 +259,15 @@ export const buyJokers = (count: number) =>
   });
 
 // ------------------------------------------------------------------ finished rounds
-// The server sends a replay and a published record as free objects (the engine's data:
-// server/rules/replays.py, server/fairness/rounds.py), so their types are written here.
-
-/** One step of a replay: the event that made it (null: the deal) and the whole table after
- * it, every hand and the stock (top first) included. */
-export interface ReplayStep {
-  event: Record<string, unknown> | null;
-  hands: number[][];
-  stock: number[];
-  atu: number | null;
-  atu_taken_by: number | null;
-  row: number[];
-  row_by: number[];
-  table: TableMeld[];
-  consumed: number[];
-  turn: number;
-  phase: string;
-  opened: boolean[];
-}
 
 /** A finished round told again (GET /api/rooms/{id}/rounds/{n}/replay). */
-export interface Replay {
-  room_id: string;
-  round: number;
-  seats: { seat: number; name: string | null; bot_level: string | null }[];
-  variant: string;
-  players: number;
-  first: number;
-  options: { short_game?: boolean; row_depth?: number | null; joker_button?: boolean };
-  steps: ReplayStep[];
-  result: RoundResult | null;
-  commitment: string | null;
-  seed: string;
-}
-
-export interface FairCheck {
-  name: string;
-  ok: boolean;
-  detail: string;
-}
-
+export type Replay = gen.RoundReplay;
+/** One step of a replay: the event that made it (null: the deal) and the whole table after
+ * it, every hand and the stock (top first) included. */
+export type ReplayStep = gen.ReplayStep;
+export type FairCheck = gen.FairCheck;
 /** A finished round's published record (GET .../verify, docs/fairness.md). */
-export interface RoundRecord {
-  scheme: string | null;
-  room_id: string;
-  round: number;
-  variant: string;
-  players: number;
-  first: number;
-  options: { short_game?: boolean };
-  commitment: string | null;
-  seed: string;
-  deal: { first: number; hands: number[][]; atu: number | null; stock: number[] };
-  actions: [number, Record<string, unknown>][];
-  result: RoundResult | null;
-  checks: FairCheck[];
-}
+export type RoundRecord = gen.PublishedRound;
 
 const roundPath = (room: string, n: number) => `/api/rooms/${encodeURIComponent(room)}/rounds/${n}`;
 export const replay = (room: string, n: number) =>
