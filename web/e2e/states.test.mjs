@@ -317,3 +317,44 @@ test("a wrong password answered late is never shown after the right one signed i
   assert.equal(presses, 2);
   assert.equal(await page.locator(".toast.error").count(), 0);
 });
+
+test("a tournament's fee shows in the balance at once; its page by link names the variant", async () => {
+  test.setTimeout(90_000);
+  const page = await browser(DESKTOP);
+  await page.goto(server.url);
+  await named(page, "Eva");
+  const { tournaments } = await page.evaluate(() =>
+    fetch("/api/tournaments").then((r) => r.json()),
+  );
+  const tour = tournaments.find((x) => x.status === "registering" && x.fee > 0);
+  assert.ok(tour, "a tournament with a fee takes registrations");
+  const chip = page.locator("[data-testid=chip-balance]");
+  await page.waitForFunction(() =>
+    /^\d+$/.test(document.querySelector("[data-testid=chip-balance]")?.textContent ?? ""),
+  );
+  const before = Number(await chip.textContent());
+  await page.click(`[data-testid=register-${tour.id}]`);
+  // The top bar's chip and the account card, without a reload.
+  await page.waitForFunction(
+    (n) => document.querySelector("[data-testid=chip-balance]")?.textContent === String(n),
+    before - tour.fee,
+    { timeout: 5_000 },
+  );
+  assert.equal(
+    await page.locator("[data-testid=balance]").textContent(),
+    String(before - tour.fee),
+  );
+
+  // The tournament's page opened by its link in a new browser: the variant by its name.
+  const { variants } = await page.evaluate(() => fetch("/api/variants").then((r) => r.json()));
+  const name = variants.find((v) => v.id === tour.variant).names.ro;
+  for (const [size, options] of SIZES.slice(0, 2)) {
+    const phone = await browser(options);
+    await phone.goto(`${server.url}/#/tournament/${encodeURIComponent(tour.id)}`);
+    await phone.waitForSelector("[data-testid=tour-facts]");
+    const text = await phone.locator("[data-testid=tournament-page]").textContent();
+    assert.ok(text.includes(name), `${name} in ${text}`);
+    assert.ok(!new RegExp(`\\b${tour.variant}\\b`).test(text), text);
+    await shot(phone, `tournament-link-${size}.png`);
+  }
+});

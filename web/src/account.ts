@@ -113,8 +113,25 @@ export function accountCard(): HTMLElement {
       ledgerBox(),
     );
   };
+  // A change made elsewhere on the page (a tournament's fee): the sums here follow too.
+  const changed = (e: Event) => {
+    if (!card.isConnected) return window.removeEventListener(ACCOUNT_EVENT, changed);
+    const acc = (e as CustomEvent<api.Account>).detail;
+    balance.textContent = String(acc.balance);
+    credits.textContent = String(acc.joker_credits);
+  };
+  window.addEventListener(ACCOUNT_EVENT, changed);
   api.account().then(show, showError);
   return card;
+}
+
+/** The sums changed on the server (a tournament's fee taken or given back): read them and
+ * tell every balance shown. */
+export function accountChanged(): void {
+  api.account().then(
+    (acc) => window.dispatchEvent(new CustomEvent<api.Account>(ACCOUNT_EVENT, { detail: acc })),
+    () => undefined,
+  );
 }
 
 function buyRow(acc: api.Account, show: (a: api.Account) => void): HTMLElement {

@@ -4,9 +4,10 @@
 // link to play one's own table or to watch the others. The server moves the tournament on
 // (server/tournaments); the page reads GET /api/tournaments/{id} every few seconds.
 import "./tournament.css";
+import { accountChanged } from "./account";
 import { call } from "./api";
 import type * as gen from "./api.gen";
-import { variantName } from "./catalogue";
+import { loadCatalogue, variantName } from "./catalogue";
 import { clear, h, nameEl } from "./dom";
 import { formatWhen, t } from "./i18n";
 import { showApiError } from "./lobby";
@@ -79,6 +80,7 @@ function entryButton(
         (e.currentTarget as HTMLButtonElement).disabled = true;
         try {
           done(await action(x.id));
+          accountChanged(); // the fee left the balance (or came back): the chip shows it
         } catch (err) {
           showApiError(err);
           (e.currentTarget as HTMLButtonElement).disabled = false;
@@ -176,7 +178,8 @@ export class TournamentPage {
 
   private async load(): Promise<void> {
     try {
-      const detail = await getTournament(this.id);
+      // The variant's name comes from the catalogue: a page opened by its link loads it.
+      const [detail] = await Promise.all([getTournament(this.id), loadCatalogue().catch(() => [])]);
       if (this.disposed) return;
       this.detail = detail;
       this.draw();
