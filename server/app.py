@@ -9,7 +9,6 @@ everything on shutdown. Several apps can live in one process (tests do).
 
 from __future__ import annotations
 
-import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,6 +19,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from redis.asyncio import Redis
 from starlette.types import Receive, Scope, Send
 
+from server import gcpolicy
 from server.api import (
     account,
     health,
@@ -75,26 +75,24 @@ def create_app(
     settings: Settings | None = None,
     events: RoomEvents | None = None,
     *,
-    freeze_after_start: bool = False,
+    process_wide: bool = False,
 ) -> FastAPI:
     """Build the ASGI app; ``settings`` default to the environment (``REMI_*``).
 
-    With ``freeze_after_start`` (the server process, server/cli.py), what start-up made
-    (modules, the app, the rooms restored) is moved out of the garbage collector's
-    generations once start-up is over (``gc.freeze()``): it lives as long as the process,
-    and the collector's full passes need not walk it again. Tests leave it off: their
-    process goes on after an app."""
+    ``process_wide``: the app is the process's one server (server/cli.py), which may set
+    the process's garbage-collector policy (:mod:`server.gcpolicy`, unless the
+    ``gc_policy`` setting is off) once start-up has built what lives as long as the
+    process, before the rooms are restored. Tests leave it off: their process goes on
+    after an app."""
     settings = settings if settings is not None else Settings()
     services = build_services(settings, events)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await _startup(services)
+        policy = gcpolicy.apply(process_wide and settings.gc_policy)
         await live.start()  # the room actors: restore every playing room
         runner.start()  # the tournaments: moved on from the database
-        if freeze_after_start:
-            gc.collect()
-            gc.freeze()
         services.metrics.gc.watch()
         services.metrics.watch_loop()
         try:
@@ -105,6 +103,7 @@ def create_app(
             await runner.stop()
             await live.stop()
             await _shutdown(services)
+            gcpolicy.undo(policy)
 
     app = RemiApp(
         title="Remi online",

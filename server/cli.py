@@ -110,9 +110,7 @@ def serve(settings: Settings) -> None:
     from server.storage.migrate import migrate
 
     asyncio.run(migrate(settings))
-    app = create_app(
-        settings.model_copy(update={"migrate_on_startup": False}), freeze_after_start=True
-    )
+    app = create_app(settings.model_copy(update={"migrate_on_startup": False}), process_wide=True)
     run_server(
         app,
         host=settings.host,

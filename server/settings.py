@@ -372,6 +372,12 @@ class Settings(BaseSettings):
     version_block: int = Field(
         default=1000, ge=32, description="Versions reserved in the database at a time."
     )
+    gc_policy: bool = Field(
+        default=True,
+        description="The server process's garbage-collector policy (server/gcpolicy.py): "
+        "what start-up built is frozen and the young generation is larger, so that full "
+        "collections, which stop every room, are rare; false keeps CPython's defaults.",
+    )
     heartbeat_seconds: float = Field(
         default=10.0,
         gt=0,

@@ -17,7 +17,6 @@ True
 
 from __future__ import annotations
 
-import copy
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -188,7 +187,8 @@ def _public(state: RoundState) -> SeatView:
 def _own(public: SeatView, state: RoundState, seat: int) -> SeatView:
     """``public`` with what ``seat`` alone sees: its hand, joker credits and button (B.9).
     The other values are ``public``'s own objects."""
-    view = copy.copy(public)
+    view = SeatView.__new__(SeatView)  # a shallow copy (``copy.copy`` costs 5x more)
+    view.__dict__.update(public.__dict__)
     view.seat = seat
     view.hand = list(state.hands[seat])
     view.joker_credits = state.joker_credits[seat]

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from wsharness import running_server, simple_move, two_player_room
 
+from server.rooms.core.messages import Revoked
 from server.settings import Settings
 
 LIVE: dict[str, Any] = {
@@ -102,7 +103,7 @@ async def test_a_room_dropped_while_paused_stops_at_once(
         [actor] = [x for x in live.actors.values() if not x.stopped]
         assert live.rooms_owned() == 1
         live.cluster.valid_until = time.monotonic() - 1  # paused past the lease
-        actor.post("revoked", frozenset())  # anything wakes the room: it pauses
+        actor.post(Revoked(frozenset()))  # anything wakes the room: it pauses
         for _ in range(100):
             if "room_paused" in caplog.text:
                 break

@@ -60,10 +60,11 @@ def test_live_room_pacing_is_in_the_one_settings_object(
 
 
 def test_no_setting_of_the_removed_speed_layer() -> None:
-    """One ``gc.freeze()`` at start-up (server/cli.py) is all the tuning there is: no
-    garbage-collector, socket-writer or native-build setting is read."""
+    """One garbage-collector policy (server/gcpolicy.py), on or off, is all the tuning
+    there is: no other collector, socket-writer or native-build setting is read."""
     names = set(Settings.model_fields)
-    assert not {n for n in names if n.startswith("gc_")}
+    assert {n for n in names if n.startswith("gc_")} == {"gc_policy"}
+    assert Settings().gc_policy is True
     assert not names & {"socket_writes", "send_buffer_bytes", "native"}
 
 

@@ -4,7 +4,7 @@
 // found is printed with its rule, impact and the elements it names.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
-import { after, before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE, PHONE_VIEWPORT } from "./browser.mjs";
 import { botRound } from "./play.mjs";
 import { startServer } from "./server.mjs";
@@ -13,11 +13,11 @@ const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 let server;
 const browsers = [];
 
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer();
 });
 
-after(async () => {
+test.afterAll(async () => {
   for (const b of browsers) await b.close();
   await server?.stop();
 });
@@ -48,9 +48,8 @@ for (const [size, options] of [
   ["phone", PHONE],
   ["desktop", DESKTOP],
 ]) {
-  test(`lobby, waiting room and table have no serious or critical violation (${size})`, {
-    timeout: 120_000,
-  }, async () => {
+  test(`lobby, waiting room and table have no serious or critical violation (${size})`, async () => {
+    test.setTimeout(120_000);
     const b = await launch({ ...options, bypassCSP: true }); // axe is injected as a script
     browsers.push(b);
     const page = await b.page();
@@ -82,9 +81,8 @@ for (const [size, options] of [
   });
 }
 
-test("a finished round's replay and deal check have no serious or critical violation", {
-  timeout: 240_000,
-}, async () => {
+test("a finished round's replay and deal check have no serious or critical violation", async () => {
+  test.setTimeout(240_000);
   const b = await launch({ ...DESKTOP, bypassCSP: true });
   browsers.push(b);
   const page = await b.page();

@@ -3,7 +3,7 @@
 // 360 px screen, and with no serious or critical axe violation.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
-import { after, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
 import { shot, startPractice } from "./play.mjs";
 import { startServer } from "./server.mjs";
@@ -16,7 +16,7 @@ const PHONE_360 = {
   hasTouch: true,
 };
 const running = [];
-after(async () => {
+test.afterAll(async () => {
   for (const x of running.reverse()) await x.close?.().catch?.(() => undefined);
 });
 
@@ -43,9 +43,8 @@ for (const [name, opts] of [
   ["phone", PHONE],
   ["desktop", DESKTOP],
 ]) {
-  test(`${name}: how to play from the lobby and from the table, each variant's facts, both languages`, {
-    timeout: 180_000,
-  }, async () => {
+  test(`${name}: how to play from the lobby and from the table, each variant's facts, both languages`, async () => {
+    test.setTimeout(180_000);
     const server = await startServer();
     const player = await launch({ ...opts, bypassCSP: true }); // axe is injected as a script
     running.push(player, { close: () => server.stop() });

@@ -2,7 +2,7 @@
 // or a tournament's page sticks out sideways (what is wider scrolls inside its own box),
 // and the page never scrolls sideways.
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { launch } from "./browser.mjs";
 import { botRound, shot } from "./play.mjs";
 import { startServer } from "./server.mjs";
@@ -14,7 +14,7 @@ const PHONE_360 = {
   hasTouch: true,
 };
 const running = [];
-after(async () => {
+test.afterAll(async () => {
   for (const x of running.reverse()) await x.close?.().catch?.(() => undefined);
 });
 
@@ -47,9 +47,8 @@ async function overflowing(page) {
   });
 }
 
-test("phone-360: lobby, table, score sheet, replay, deal check and tournament page within the screen", {
-  timeout: 300_000,
-}, async () => {
+test("phone-360: lobby, table, score sheet, replay, deal check and tournament page within the screen", async () => {
+  test.setTimeout(300_000);
   const server = await startServer();
   const player = await launch(PHONE_360);
   running.push(player, { close: () => server.stop() });

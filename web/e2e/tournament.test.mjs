@@ -6,7 +6,7 @@
 // its stages, and an Arena table in the lobby.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
-import { after, before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
 import { plainTurn, read, shot } from "./play.mjs";
 import { startServer } from "./server.mjs";
@@ -22,7 +22,7 @@ const SERIES = [
   { kind: "scheduled", players: 16, fee: 100, at: "19:00" },
 ];
 
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer({
     REMI_TOURNAMENT_SERIES: JSON.stringify(SERIES),
     REMI_TOURNAMENT_TICK_SECONDS: "0.3",
@@ -30,7 +30,7 @@ before(async () => {
   });
 });
 
-after(async () => {
+test.afterAll(async () => {
   for (const b of browsers) await b.close();
   await server?.stop();
 });
@@ -94,9 +94,8 @@ async function balance(page) {
   return page.evaluate(async () => (await (await fetch("/api/account")).json()).balance);
 }
 
-test("a player registers for a sit-and-go and plays its table to the prizes", {
-  timeout: 300_000,
-}, async () => {
+test("a player registers for a sit-and-go and plays its table to the prizes", async () => {
+  test.setTimeout(300_000);
   const ana = await open(PHONE);
   await named(ana, "Ana");
   const sng = (await openTournaments()).find((x) => x.kind === "sitngo" && x.players === 4);
@@ -150,9 +149,8 @@ test("a player registers for a sit-and-go and plays its table to the prizes", {
   assert.deepEqual(problems, []);
 });
 
-test("a sit-and-go of 8 through both stages, and an Arena table, as they look", {
-  timeout: 300_000,
-}, async () => {
+test("a sit-and-go of 8 through both stages, and an Arena table, as they look", async () => {
+  test.setTimeout(300_000);
   const eve = await open(DESKTOP);
   await named(eve, "Eve");
   const sng = (await openTournaments()).find((x) => x.kind === "sitngo" && x.players === 8);

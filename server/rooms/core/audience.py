@@ -4,13 +4,17 @@ and the frame that brings each one up to date.
 Every connection gets its own seat's view, made by the engine (``every_view``: each
 seat's ``view_for`` and the spectator's view, made at once; RULES.md §D): nothing else
 decides what a seat sees. A connection whose ``hello`` asked for ``patches`` gets,
-instead of the whole view at every event, the top-level keys of its view whose JSON
-differs from what that connection last received (``{}`` when none does), and ``seats``
-and ``scores`` only when their JSON differs from what it last got (null otherwise). It
-gets the whole view, with ``seats`` and ``scores``, when it holds none or holds another
-round's. What a connection last got is kept here (:class:`Seen`) as the JSON of each
-key, shared by the connections that received the same view: the views of a version are
-made once per seat.
+instead of the whole view at every event, the top-level keys of its view whose value
+differs from the view it last received (``{}`` when none does), and ``seats`` and
+``scores`` only when their JSON differs from what it last got (null otherwise). It gets
+the whole view, with ``seats`` and ``scores``, when it holds none, holds another
+round's, or holds a view this audience no longer keeps.
+
+A move's work follows what it changed: the audience keeps, per seat, the last view it
+sent (:class:`Sent`, one for all the connections of that seat); a connection records
+only the version of the view it holds. The keys that changed are found once per seat by
+comparing values (no encoding), and each distinct frame is encoded once, by the room's
+one encoder, with only those keys.
 
 The last events are kept (``Stored``: plain JSON) so that a reconnecting client
 gets what it missed (:meth:`Audience.replay`), or else a snapshot.
@@ -152,7 +156,6 @@ class Shown:
     encode: Encode = dumps
     _views: tuple[SeatView, list[SeatView]] | None = None
     _fields: dict[int | None, dict[str, Any]] = field(default_factory=dict)
-    _keys: dict[int | None, dict[str, bytes]] = field(default_factory=dict)
     _shared: dict[int, Any] = field(default_factory=dict)  # made once for every view
 
     def view(self, seat: int | None) -> dict[str, Any] | None:
@@ -169,27 +172,6 @@ class Shown:
             fields = self._fields[seat] = view_fields(view, self._shared)
         return fields
 
-    def keys(self, seat: int | None) -> dict[str, bytes] | None:
-        """The JSON of each top-level key of the seat's view (None: no round). A value
-        a seat's view shares with the spectator's is encoded once, for the spectator's."""
-        keys = self._keys.get(seat)
-        if keys is None:
-            fields = self.view(seat)
-            if fields is None:
-                return None
-            if seat is None:
-                keys = {k: self.encode(v) for k, v in fields.items()}
-            else:
-                public = self.view(None)
-                public_keys = self.keys(None)
-                assert public is not None and public_keys is not None
-                encode = self.encode
-                keys = {
-                    k: public_keys[k] if v is public[k] else encode(v) for k, v in fields.items()
-                }
-            self._keys[seat] = keys
-        return keys
-
     @property
     def seats_json(self) -> bytes:
         return self.table.seats_json
@@ -201,13 +183,23 @@ class Shown:
 
 @dataclass(slots=True)
 class Seen:
-    """What one connection holds: its view's keys as JSON, ``seats`` and ``scores``."""
+    """What one connection holds: the version of its view (None: none), the JSON of
+    ``seats`` and ``scores``."""
 
     patching: bool
-    round_key: object = None
-    view: dict[str, bytes] | None = None
+    version: int | None = None
     seats: bytes | None = None
     scores: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """The last view the audience sent a seat's connections (or the spectators', seat
+    None), at ``version`` of the round ``round_key``: what their next patch is made from."""
+
+    round_key: object
+    version: int
+    fields: dict[str, Any]
 
 
 Send = Callable[[Peer, str], None]
@@ -223,6 +215,7 @@ class Audience:
         self.buffer: deque[Stored] = deque(maxlen=replay_events)
         self.recent_events = recent_events
         self.seen: dict[Peer, Seen] = {}
+        self.sent: dict[int | None, Sent] = {}
         self.send = send
         self.encode = encode
 
@@ -246,6 +239,7 @@ class Audience:
         seat's whole view, or the same event copy with the same patch (a patch of
         values every seat sees alike is one frame for all of them)."""
         made: dict[tuple[Any, ...], str] = {}
+        changed: dict[int | None, tuple[str, ...] | None] = {}  # per seat, once
         for peer in peers:
             seen = self.seen.get(peer)
             if seen is None or not peer.ready or peer.closed:
@@ -258,7 +252,7 @@ class Audience:
                 if frame is None:
                     frame = made[key] = self._whole(shown, copy, seat, False)
             else:
-                key = self._difference(seen, seat, shown, copy)
+                key = self._difference(seen, seat, shown, copy, changed)
                 frame = made.get(key)
                 if frame is None:
                     frame = made[key] = self._patch(shown, copy, seat, key)
@@ -343,36 +337,54 @@ class Audience:
         if seen is not None and seen.patching:
             self._hold(seen, peer.seat, shown)
 
-    @staticmethod
-    def _hold(seen: Seen, seat: int | None, shown: Shown) -> None:
-        seen.round_key = shown.round_key
-        seen.view = shown.keys(seat)
+    def _hold(self, seen: Seen, seat: int | None, shown: Shown) -> None:
+        """The connection holds the room at ``shown`` now; the audience keeps the view
+        it holds (once per seat and version)."""
         seen.seats = shown.seats_json
         seen.scores = shown.scores_json
+        fields = shown.view(seat)
+        if fields is None:
+            seen.version = None
+            return
+        seen.version = shown.version
+        sent = self.sent.get(seat)
+        if sent is None or sent.version != shown.version or sent.round_key != shown.round_key:
+            self.sent[seat] = Sent(shown.round_key, shown.version, fields)
 
-    @staticmethod
     def _difference(
-        seen: Seen, seat: int | None, shown: Shown, copy: dict[str, Any]
+        self,
+        seen: Seen,
+        seat: int | None,
+        shown: Shown,
+        copy: dict[str, Any],
+        changed: dict[int | None, tuple[str, ...] | None],
     ) -> tuple[Any, ...]:
         """What a patch connection is to get, as the key of its frame: ``("whole", seat)``
-        when it holds no view of this round (the whole view, ``seats`` and ``scores``);
-        else the event copy, the changed keys with their JSON (none when no round),
-        whether ``seats`` and ``scores`` come."""
-        keys = shown.keys(seat)
-        held = seen.view
-        if keys is not None and (held is None or seen.round_key != shown.round_key):
+        when it holds no view of this round, or one the audience no longer keeps (the
+        whole view, ``seats`` and ``scores``); else the event copy, the changed keys with
+        their values' identities (none when no round), whether ``seats`` and ``scores``
+        come. The changed keys are found once per seat (``changed``), by value."""
+        fields = shown.view(seat)
+        seats, scores = seen.seats != shown.seats_json, seen.scores != shown.scores_json
+        if fields is None:
+            return (id(copy), (), seats, scores)
+        sent = self.sent.get(seat)
+        if (
+            seen.version is None
+            or sent is None
+            or sent.version != seen.version
+            or sent.round_key != shown.round_key
+        ):
             return ("whole", seat, id(copy))
-        changed = (
-            ()
-            if keys is None or held is None
-            else tuple((k, v) for k, v in keys.items() if held.get(k) != v)
-        )
-        return (
-            id(copy),
-            changed,
-            seen.seats != shown.seats_json,
-            seen.scores != shown.scores_json,
-        )
+        if seat in changed:
+            keys = changed[seat]
+        else:
+            keys = changed[seat] = _changed_keys(sent.fields, fields)
+        if keys is None:
+            return ("whole", seat, id(copy))
+        # Values are told apart by identity: two seats whose changed values are the
+        # same objects (a value every seat sees alike) share one frame.
+        return (id(copy), tuple((k, id(fields[k])) for k in keys), seats, scores)
 
     @staticmethod
     def _whole(
@@ -411,3 +423,12 @@ class Audience:
             patching=True,
             encode=shown.encode,
         )
+
+
+def _changed_keys(held: dict[str, Any], fields: dict[str, Any]) -> tuple[str, ...] | None:
+    """The top-level keys whose value differs between two views of a seat (None: their
+    keys differ, so a patch cannot say it). Equal values are equal in JSON: a view holds
+    JSON values only, and a key keeps its type (a count stays an int, a flag a bool)."""
+    if held.keys() != fields.keys():
+        return None
+    return tuple(k for k, v in fields.items() if v is not held[k] and v != held[k])
