@@ -110,7 +110,7 @@ async def test_a_room_dropped_while_paused_stops_at_once(
             await asyncio.sleep(0.05)
         assert "room_paused" in caplog.text
         assert live.rooms_owned() == 0  # in doubt: maybe another node's already
-        assert 'remi_rooms_owned 0.0' in (await srv.http.get("/metrics")).text
+        assert "remi_rooms_owned 0.0" in (await srv.http.get("/metrics")).text
         live._drop(actor, "lease_lost")  # what the heartbeat does, then it trusts again
         live.cluster.trust(time.monotonic())
         assert live.rooms_owned() == 0  # trusted again: the dropped room is not counted
