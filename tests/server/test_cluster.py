@@ -449,7 +449,8 @@ def _after(p: Player, t: float) -> Conversation | None:
 
 
 def _longest_pause(c: Cluster, room: str, t0: float, t1: float) -> float:
-    """The longest time in [t0, t1] during which no player of ``room`` got a new version."""
+    """The longest time in [t0, t1] during which no player of ``room`` got a new version
+    (until its match ended, if it did meanwhile)."""
     first: dict[int, float] = {}
     for p in c.players:
         if p.room != room:
@@ -459,7 +460,9 @@ def _longest_pause(c: Cluster, room: str, t0: float, t1: float) -> float:
                 if m["type"] == "event" and t0 <= m["_t"] <= t1:
                     v = m["version"]
                     first[v] = min(first.get(v, m["_t"]), m["_t"])
-    times = [t0, *sorted(first.values()), t1]
+                    if m["event"].get("do") == "match_over":
+                        t1 = min(t1, m["_t"])
+    times = [t0, *sorted(t for t in first.values() if t <= t1), t1]
     return max(b - a for a, b in itertools.pairwise(times))
 
 
@@ -593,7 +596,9 @@ async def test_sigstop_of_a_node_carrying_sockets_of_rooms_it_does_not_own(
             if r in {p.room for p in carried}
             else "no socket on the frozen node"
         )
-        print(f"  room {r} ({kind}): longest pause {pauses[r]:.1f} s")
+        ended = any(_match_over(p) for p in c.players if p.room == r)
+        over = ", its match over" if ended else ""
+        print(f"  room {r} ({kind}{over}): longest pause {pauses[r]:.1f} s")
     for p in c.players:
         p.heartbeat = False
     await _settle_and_audit(c, "SIGSTOP of a node carrying others' sockets")

@@ -110,6 +110,13 @@ async def test_a_room_dropped_while_paused_stops_at_once(
             await asyncio.sleep(0.05)
         assert "room_paused" in caplog.text
         assert live.rooms_owned() == 0  # in doubt: maybe another node's already
+        # The heartbeat thread's first beat after the pause finds the node's row alive
+        # (the node's own beat has just renewed it): it must not trust the leases again
+        # before that beat has dropped the rooms taken meanwhile (before, the room
+        # resumed, then was dropped).
+        live.cluster._thread_alive = time.monotonic() - 2 * live.cluster.ttl  # before the pause
+        live.cluster.thread_beat(time.monotonic(), alive=True)
+        assert not live.cluster.valid() and live.rooms_owned() == 0
         assert "remi_rooms_owned 0.0" in (await srv.http.get("/metrics")).text
         live._drop(actor, "lease_lost")  # what the heartbeat does, then it trusts again
         live.cluster.trust(time.monotonic())

@@ -17,11 +17,13 @@ The heartbeat that keeps the leases trusted runs on a thread of its own, with it
 event loop and database connection (:meth:`Cluster.start_beating`): a node whose event
 loop is seconds behind (thousands of tables, a long pause of the collector) still beats
 on time, so its leases lapse only when the database says so: a beat that finds the
-node's row not yet expired by the database's clock (nobody could have taken a room
-meanwhile) extends the trust at once, even if this node's own count had run out; one
-that finds it expired leaves the trust to the event loop's own beat
+node's row not yet expired by the database's clock, as did the thread's previous beat
+less than a lease before (nobody could have taken a room meanwhile), extends the trust
+at once, even if this node's own count had run out (:meth:`Cluster.extend`). After a
+longer gap (the process was paused) the row may have been renewed by the event loop's
+own beat after it expired: the trust is then left to that beat
 (:meth:`server.rooms.live.LiveRooms.beat`), which first drops the rooms another node
-took.
+took, so a room dropped at wake-up never acts first.
 """
 
 from __future__ import annotations
@@ -78,9 +80,11 @@ class Cluster:
         merely late: its refusals say ``busy``, not ``database_unavailable``)."""
         self._settings = settings
         self._thread: threading.Thread | None = None
+        self._main_loop: asyncio.AbstractEventLoop | None = None
+        self._thread_alive: float | None = None
+        """When the heartbeat thread's last beat that found the row alive was sent."""
         self._thread_loop: asyncio.AbstractEventLoop | None = None
         self._thread_stop: asyncio.Event | None = None
-        self._main_loop: asyncio.AbstractEventLoop | None = None
         self._stop_requested = threading.Event()
 
     @property
@@ -144,8 +148,8 @@ class Cluster:
             self._settings.is_sqlite and sqlite_path(self._settings.database_url) is None
         ):
             return
-        self._main_loop = asyncio.get_running_loop()
         self._stop_requested.clear()
+        self._main_loop = asyncio.get_running_loop()
         self._thread = threading.Thread(
             target=asyncio.run, args=(self._beating(),), name="node-heartbeat", daemon=True
         )
@@ -175,17 +179,35 @@ class Cluster:
         try:
             while not stop.is_set() and not self._stop_requested.is_set():
                 sent, alive = await self._beat_alive(leases)
-                if sent is not None and alive:  # the database says: never in doubt
-                    lapsed = time.monotonic() >= self.valid_until
-                    self.valid_until = max(self.valid_until, sent + self.ttl)
-                    if lapsed and self._main_loop is not None:  # log it, wake the rooms
-                        with contextlib.suppress(RuntimeError):
-                            self._main_loop.call_soon_threadsafe(self.trust, sent)
+                self.thread_beat(sent, alive)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), self.interval * random.uniform(0.85, 1.0))
         finally:
             await leases.close()
             await db.dispose()
+
+    def thread_beat(self, sent: float | None, alive: bool) -> None:
+        """The heartbeat thread's beat sent at ``sent`` (None: the database did not take
+        it) found the node's row ``alive``: :meth:`extend` if its previous beat did too,
+        less than ``ttl`` before."""
+        last, self._thread_alive = self._thread_alive, sent if alive else None
+        if sent is not None and alive and last is not None and sent - last < self.ttl:
+            self.extend(sent)
+
+    def extend(self, sent: float) -> None:
+        """The heartbeat thread's beat sent at ``sent`` found the node's row alive, and so
+        did its previous beat, less than ``ttl`` before: the row never expired between
+        them, so no other node can have taken a room, and the leases hold until ``ttl``
+        after ``sent`` (trusted again at once if this node's own count had run out). A
+        row found alive after a longer gap (the process was paused, the beats failed)
+        may have been renewed by the node's own heartbeat after it expired: that beat
+        first stops the rooms another node took meanwhile
+        (:meth:`server.rooms.live.LiveRooms.beat`), then trusts again."""
+        lapsed = time.monotonic() >= self.valid_until
+        self.valid_until = max(self.valid_until, sent + self.ttl)
+        if lapsed and self._main_loop is not None:  # log it, wake the rooms
+            with contextlib.suppress(RuntimeError):
+                self._main_loop.call_soon_threadsafe(self.trust, sent)
 
     def trust(self, sent: float) -> None:
         """The node's leases hold until ``ttl`` after ``sent`` (a heartbeat's sending);
