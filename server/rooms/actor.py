@@ -561,7 +561,7 @@ class RoomActor:
                         cast(int, effect.round_key),
                         effect.index,
                         effect.seat,
-                        dict(effect.action),
+                        effect.action,
                         effect.client_seq,
                         effect.source,
                         effect.version,
