@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
 import { test } from "./fixtures.mjs";
-import { shot } from "./play.mjs";
+import { axeSerious, overflowing, shot } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
 const PHONE_360 = { ...PHONE, viewport: { width: 360, height: 740 } };
@@ -100,6 +100,7 @@ for (const [size, options] of SIZES) {
     const phone = size !== "desktop";
     assert.equal(await page.locator("[data-testid=create-form]").isVisible(), !phone);
     assert.equal(await page.locator("[data-testid=account]").isVisible(), !phone);
+    assert.deepEqual(await overflowing(page), [], "the short lobby");
     await shot(page, `lobby-short-${size}.png`);
     if (phone) {
       await page.click("[data-testid=lobby-more-toggle]");
@@ -164,6 +165,7 @@ test("an invite link names the room and who invites, before the name form", asyn
       ),
     );
     assert.ok(cardTop < formTop, `${cardTop} < ${formTop}`);
+    assert.deepEqual(await overflowing(guest), [], "the invite");
     await shot(guest, `invite-${size}.png`);
     if (size === "phone") {
       await named(guest, "Bogdan");
@@ -179,7 +181,7 @@ test("an invite link names the room and who invites, before the name form", asyn
   assert.match(await ana.locator("[data-testid=invite]").textContent(), /Ana/);
 
   // A code no room has: said so, and the name form still there to play.
-  const lost = await browser({ ...PHONE_360, lobbyFolded: true });
+  const lost = await browser({ ...PHONE_360, lobbyFolded: true, bypassCSP: true }); // axe
   await lost.goto(`${server.url}/#/join/nosuchcode123`);
   await lost.waitForSelector("[data-testid=invite-bad]");
   assert.match(
@@ -187,12 +189,14 @@ test("an invite link names the room and who invites, before the name form", asyn
     /nu este valid: nicio cameră nu are acest cod/,
   );
   assert.ok(await lost.locator("[data-testid=name-input]").isVisible());
+  assert.deepEqual(await overflowing(lost), [], "a bad invite");
+  assert.deepEqual(await axeSerious(lost, "bad invite"), []);
   await shot(lost, "invite-bad-phone-360.png");
 });
 
 test("the quick start's wait counts down the seconds until the bots come", async () => {
   test.setTimeout(90_000);
-  const page = await browser(PHONE_360);
+  const page = await browser({ ...PHONE_360, bypassCSP: true }); // axe
   await page.goto(server.url);
   await named(page, "Cara");
   await page.click("[data-testid=quick-etalat]");
@@ -201,6 +205,8 @@ test("the quick start's wait counts down the seconds until the bots come", async
   const first = Number(await clock.getAttribute("data-left"));
   assert.ok(first > 0 && first <= WAIT, `${first}`);
   assert.match(await clock.textContent(), new RegExp(`Boții ocupă locurile libere în ${first} s`));
+  assert.deepEqual(await overflowing(page), [], "the countdown");
+  assert.deepEqual(await axeSerious(page, "countdown"), []);
   await shot(page, "quick-countdown-phone-360.png");
   await page.waitForFunction(
     (n) => Number(document.querySelector("[data-testid=quick-countdown]")?.dataset.left) < n,
@@ -227,7 +233,7 @@ test("a finished match is played again: the same settings, the other player invi
     end: { kind: "rounds", rounds: 1 },
   };
   const room = await createRoom(ana, settings);
-  const bogdan = await browser(PHONE);
+  const bogdan = await browser({ ...PHONE, bypassCSP: true }); // axe
   await bogdan.goto(`${server.url}/#/join/${encodeURIComponent(room.invite_code)}`);
   await named(bogdan, "Bogdan");
   await bogdan.waitForSelector("[data-testid=waiting-room]");
@@ -267,6 +273,8 @@ test("a finished match is played again: the same settings, the other player invi
     await bogdan.locator("[data-testid=summary] [data-testid=again]").textContent(),
     /Un jucător a deschis meciul nou/,
   );
+  assert.deepEqual(await overflowing(bogdan), [], "play again");
+  assert.deepEqual(await axeSerious(bogdan, "play again", "[data-testid=again]"), []);
   await shot(bogdan, "again-join-phone.png");
   await join.click();
   await bogdan.waitForSelector("[data-testid=waiting-room]");
