@@ -23,8 +23,11 @@ const open = new Set();
 
 /** One player's browser: its own Chromium with a fresh user-data-dir (so its own cookie
  * jar), as a Playwright context that records a trace (DOM snapshots, no screenshots) one
- * test at a time; `close()` removes the directory. */
-export async function launch(options = {}) {
+ * test at a time; `close()` removes the directory. The lobby's "more" (its less used
+ * boxes, folded on a phone) starts open, as a player who opened it once finds it
+ * (`remi.lobby.more`), so the tests of those boxes reach them at any size;
+ * `{ lobbyFolded: true }` leaves the lobby as a first visit shows it. */
+export async function launch({ lobbyFolded = false, ...options } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "remi-chromium-"));
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: CHROMIUM,
@@ -33,6 +36,15 @@ export async function launch(options = {}) {
     ...DESKTOP,
     ...options,
   });
+  if (!lobbyFolded)
+    await context.addInitScript(() => {
+      try {
+        if (localStorage.getItem("remi.lobby.more") === null)
+          localStorage.setItem("remi.lobby.more", "open");
+      } catch {
+        /* a page without storage */
+      }
+    });
   await context.tracing.start({ snapshots: true, sources: false });
   await context.tracing.startChunk();
   const player = {

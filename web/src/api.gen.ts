@@ -100,6 +100,22 @@ export interface HTTPValidationError {
   detail?: ValidationError[];
 }
 
+/** Who a request's token names: the player, or null. */
+export interface Identity {
+  player: PlayerOut | null;
+}
+
+/**
+ * What an invite link opens on before anyone signs in: the room's variant and who
+ * invites, nothing else.
+ */
+export interface InviteView {
+  /** The room's variant, an id of GET /api/variants. */
+  variant: string;
+  /** The display name of the room's owner. */
+  host: string;
+}
+
 /** Body of POST /api/rooms/join-by-code. */
 export interface JoinByCode {
   code: string;
@@ -355,6 +371,10 @@ export interface RoomView {
   invite_code: string | null;
   /** The viewer's seat, if any. */
   your_seat: number | null;
+  /** A waiting quick start room: seconds from this answer until it starts by itself, bots in its empty seats; null for a room its owner starts. */
+  starts_in: number | null;
+  /** A finished room played again: the id of the room its first "play again" made (POST /api/rooms/{id}/again), shown to its members only. */
+  next_room: string | null;
 }
 
 /** One finished round on the score sheet: each seat's addition. */
@@ -668,6 +688,7 @@ export interface Endpoints {
   "GET /healthz": { body: void; response: unknown };
   "POST /api/players": { body: PlayerCreate; response: PlayerCreated };
   "GET /api/me": { body: void; response: PlayerOut };
+  "GET /api/whoami": { body: void; response: Identity };
   "GET /api/players/me/rooms": { body: void; response: YourRooms };
   "GET /api/players/{player_id}/matches": { body: void; response: MatchHistory };
   "GET /api/players/{player_id}/profile": { body: void; response: Profile };
@@ -688,10 +709,12 @@ export interface Endpoints {
   "POST /api/rooms": { body: RoomSettings; response: RoomView };
   "GET /api/rooms": { body: void; response: Lobby };
   "POST /api/rooms/join-by-code": { body: JoinByCode; response: RoomView };
+  "GET /api/rooms/invite/{code}": { body: void; response: InviteView };
   "GET /api/rooms/{room_id}": { body: void; response: RoomView };
   "POST /api/rooms/{room_id}/seats/{seat}": { body: SeatRequest | null; response: RoomView };
   "POST /api/rooms/{room_id}/leave": { body: void; response: RoomView };
   "POST /api/rooms/{room_id}/start": { body: void; response: RoomView };
+  "POST /api/rooms/{room_id}/again": { body: void; response: RoomView };
   "GET /api/rooms/{room_id}/scores": { body: void; response: ScoreSheet };
   "POST /api/quickstart": { body: QuickStartRequest; response: RoomView };
   "GET /api/leaderboards/rating/{variant}": { body: void; response: RatingBoard };

@@ -32,6 +32,7 @@ export type VariantFigures = gen.VariantFigures;
 export type RatingPoint = gen.RatingPoint;
 export type Profile = gen.Profile;
 export type MatchSummary = gen.MatchSummary;
+export type InviteView = gen.InviteView;
 
 /** Dispatched on `window` when the server refused this page's origin (HTTP or socket). */
 export const ORIGIN_REFUSED_EVENT = "remi:origin-refused";
@@ -109,23 +110,18 @@ export function forgetToken(): void {
   }
 }
 
+/** The player this browser is (null: none yet). `GET /api/whoami` answers a first visit
+ * without an error (no failed request in the console). */
 export async function me(): Promise<Player | null> {
+  const { player } = await call<gen.Identity>("GET", "/api/whoami");
+  if (player) return player;
+  // The cookie may be gone while the token is still known here: restore it.
+  const token = savedToken();
+  if (!token) return null;
   try {
-    return await call<Player>("GET", "/api/me");
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) {
-      // The cookie may be gone while the token is still known here: restore it.
-      const token = savedToken();
-      if (token) {
-        try {
-          return await call<Player>("POST", "/api/session", { token });
-        } catch {
-          return null;
-        }
-      }
-      return null;
-    }
-    throw err;
+    return await call<Player>("POST", "/api/session", { token });
+  } catch {
+    return null;
   }
 }
 
@@ -197,6 +193,13 @@ export const myRooms = () => call<gen.YourRooms>("GET", "/api/players/me/rooms")
 export const createRoom = (s: Partial<RoomSettings>) => call<RoomView>("POST", "/api/rooms", s);
 export const joinByCode = (code: string) =>
   call<RoomView>("POST", "/api/rooms/join-by-code", { code });
+/** What an invite code opens (anyone may ask): the room's variant and its host's name. */
+export const invite = (code: string) =>
+  call<InviteView>("GET", `/api/rooms/invite/${encodeURIComponent(code)}`);
+/** Play a finished match again: a new room with its settings, or a seat in the one another
+ * of its players made. */
+export const playAgain = (id: string) =>
+  call<RoomView>("POST", `/api/rooms/${encodeURIComponent(id)}/again`);
 export const getRoom = (id: string, code?: string | null) =>
   call<RoomView>(
     "GET",
