@@ -54,6 +54,7 @@ class Code(StrEnum):
     SEATS_EMPTY = "seats_empty"
     ROUND_NOT_FOUND = "round_not_found"
     ROUND_NOT_FINISHED = "round_not_finished"
+    MATCH_NOT_OVER = "match_not_over"
     # accounts and the balance (server/accounts/credentials.py, server/economy/ledger.py)
     USERNAME_TAKEN = "username_taken"
     ALREADY_CLAIMED = "already_claimed"
@@ -120,6 +121,7 @@ _MEANINGS: dict[Code, str] = {
     Code.ROUND_NOT_FOUND: "The room has no round with this number.",
     Code.ROUND_NOT_FINISHED: "The round is still being played: its replay, its scenario file "
     "and its seed wait for its end.",
+    Code.MATCH_NOT_OVER: "The match is still being played: it is played again once it ends.",
     Code.USERNAME_TAKEN: "Another account has this username (usernames ignore case).",
     Code.ALREADY_CLAIMED: "This player has an account already: sign in, or change the password.",
     Code.BAD_CREDENTIALS: "The username or the password is wrong (which one is not told).",

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, FastAPI, WebSocket
@@ -28,18 +28,15 @@ from starlette.websockets import WebSocketState
 from server.errors import Code, ServerError
 from server.ids import is_code, is_id
 from server.protocol import (
-    ActionMessage,
     Hello,
     LeaveMessage,
     NextRoundMessage,
     PingMessage,
     ProtocolError,
-    QueryMessage,
-    RackMessage,
     ReactMessage,
     parse_client,
 )
-from server.rooms.actor import MOVED, PONG, error_frame
+from server.rooms.actor import MOVED, PONG, ClientMessage, error_frame
 from server.rooms.cluster.node import Elsewhere
 from server.rooms.conn import Conn
 from server.rooms.live import LiveRooms
@@ -118,7 +115,8 @@ class Room(Protocol):
     """Where a connection's messages go: the room's actor on this node, or the
     :class:`~server.rooms.cluster.bridge.Bridge` to the node that plays the room."""
 
-    def post(self, *command: Any) -> None: ...
+    def receive(self, conn: Conn, msg: ClientMessage, t0: float | None = None) -> None: ...
+    def gone(self, conn: Conn) -> None: ...
 
 
 class Session:
@@ -166,30 +164,17 @@ class Session:
         except ProtocolError as err:
             conn.send(error_frame(err.seq, err.code, err.message))
             return
-        if isinstance(msg, ActionMessage):
-            if self.said_hello:
-                self.actor.post("action", conn, msg, t0)
-            else:
-                conn.send(error_frame(msg.seq, Code.BAD_MESSAGE, "send hello first"))
-        elif isinstance(msg, PingMessage):
+        if isinstance(msg, PingMessage):
             conn.send(PONG)
-        elif isinstance(msg, Hello):
+            return
+        if isinstance(msg, Hello):
             self.said_hello = True
-            self.actor.post("hello", conn, msg)
-        elif isinstance(msg, RackMessage | QueryMessage):
-            if self.said_hello:
-                self.actor.post("rack" if isinstance(msg, RackMessage) else "query", conn, msg)
-            else:
-                conn.send(error_frame(msg.seq, Code.BAD_MESSAGE, "send hello first"))
-        elif isinstance(msg, LeaveMessage):
-            self.actor.post("leave", conn)
-        elif isinstance(msg, NextRoundMessage):
-            self.actor.post("next_round", conn)
-        elif isinstance(msg, ReactMessage):
-            if self.said_hello:
-                self.actor.post("react", conn, msg.reaction)
-            else:
-                conn.send(error_frame(None, Code.BAD_MESSAGE, "send hello first"))
+        elif not self.said_hello and not isinstance(msg, LeaveMessage | NextRoundMessage):
+            # A move, a rack, a query or a reaction comes after the connection's hello.
+            seq = None if isinstance(msg, ReactMessage) else msg.seq
+            conn.send(error_frame(seq, Code.BAD_MESSAGE, "send hello first"))
+            return
+        self.actor.receive(conn, msg, t0)
 
     def ping_frame(self) -> None:
         """A WebSocket ping frame (answered by the protocol): counted like any frame."""
@@ -325,7 +310,7 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
     except Exception as exc:  # a broken connection
         log.debug("ws_receive_failed", extra={"error": repr(exc)})
     finally:
-        actor.post("gone", conn)
+        actor.gone(conn)
         metrics.connections.dec()
         conn.close(conn.close_code or 1000)
         log.info(

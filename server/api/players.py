@@ -79,6 +79,19 @@ async def me(player: CurrentPlayer) -> PlayerOut:
     return PlayerOut.of(player)
 
 
+class Identity(BaseModel):
+    """Who a request's token names: the player, or null."""
+
+    player: PlayerOut | None
+
+
+@router.get("/whoami")
+async def whoami(player: OptionalPlayer) -> Identity:
+    """The authenticated player, or ``{"player": null}`` without a valid token: a page's
+    first visit has no identity yet, which is not an error (``GET /api/me`` answers 401)."""
+    return Identity(player=PlayerOut.of(player) if player is not None else None)
+
+
 class YourRooms(BaseModel):
     """The rooms where the authenticated player holds a seat and that are not finished."""
 

@@ -15,7 +15,7 @@ from server.api.deps import CurrentPlayer, LiveDep, OptionalPlayer, ServicesDep
 from server.api.limits import LimitedCreator, invite_code_guard
 from server.ids import CODE_MAX, ID_MAX, ID_PATTERN
 from server.rooms.lobby.options import RoomSettings
-from server.rooms.lobby.service import RoomView, ScoreSheet
+from server.rooms.lobby.service import InviteView, RoomView, ScoreSheet
 
 router = APIRouter(prefix="/api/rooms", tags=["rooms"])
 
@@ -89,6 +89,20 @@ async def join_by_code(
         return await live.command("join_by_code", room_id, player, code=body.code)
 
 
+@router.get("/invite/{code}")
+async def invite(
+    request: Request,
+    code: Annotated[str, Path(min_length=1, max_length=CODE_MAX, pattern=ID_PATTERN)],
+    services: ServicesDep,
+    player: OptionalPlayer,
+) -> InviteView:
+    """What an invite link opens, for anyone (no sign-in): the room's variant and its
+    owner's display name, nothing else; 404 ``invite_not_found`` for a code no room has
+    (wrong codes are limited per address and player)."""
+    async with invite_code_guard(request, services, player.id if player else None, code):
+        return await services.rooms.invite(code)
+
+
 @router.get("/{room_id}")
 async def get_room(
     request: Request,
@@ -131,6 +145,20 @@ async def leave(room_id: RoomId, player: CurrentPlayer, live: LiveDep) -> RoomVi
 async def start(room_id: RoomId, player: CurrentPlayer, live: LiveDep) -> RoomView:
     """Start the match (owner only); empty seats get bots if the room says so."""
     return await live.command("start", room_id, player)
+
+
+@router.post("/{room_id}/again")
+async def play_again(
+    room_id: RoomId, player: LimitedCreator, services: ServicesDep, live: LiveDep
+) -> RoomView:
+    """Play a finished match again: the first of its players to ask gets a new private
+    room with the same settings (a quick start table's: a normal room), owns it and sits
+    on seat 0; the others, told by ``next_room`` in the finished room's view, get a seat in
+    that room (as by its invite code). 409 ``match_not_over`` while it is played."""
+    view, code = await services.rooms.play_again(room_id, player)
+    if code is None:
+        return view
+    return await live.command("join_by_code", view.id, player, code=code)
 
 
 @router.get("/{room_id}/scores")

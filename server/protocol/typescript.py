@@ -69,6 +69,9 @@ def ts_type(schema: dict[str, Any]) -> str:
                     parts.append(t)
             return " | ".join(parts)
     kind = schema.get("type")
+    if kind == "array" and "prefixItems" in schema and schema.get("items") in (None, False):
+        # A tuple of fixed length (a Python ``tuple[...]``).
+        return f"[{', '.join(ts_type(sub) for sub in schema['prefixItems'])}]"
     if kind == "array":
         items = schema.get("items")
         return f"{_paren(ts_type(items))}[]" if items else "unknown[]"

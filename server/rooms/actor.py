@@ -1,11 +1,14 @@
 """The room actor: the server's shell around one room core, one asyncio task per live room.
 
 The room's game flow is the core's (:class:`~server.rooms.core.room.RoomCore`, pure); the
-actor does its I/O. Connections and the lobby post commands (:meth:`RoomActor.post`),
-each turned at once into the core's typed command (:mod:`server.rooms.core.messages`);
-the actor hands them to the core one at a time, in arrival order, together with the
-time and what is due (:meth:`~server.rooms.core.room.RoomCore.run_due`). It performs
-each effect a step yields, in order, and sends the frames the step made:
+actor does its I/O. Its inbox holds typed commands only (:data:`Inbound`: the core's
+commands of :mod:`server.rooms.core.messages`, and its own ``Start`` and ``Stop``): a
+connection's validated message becomes the core's command as it arrives
+(:meth:`RoomActor.receive`), the lobby posts its news as the core's commands
+(:meth:`RoomActor.post`). The actor hands them to the core one at a time, in arrival
+order, together with the time and what is due
+(:meth:`~server.rooms.core.room.RoomCore.run_due`). It performs each effect a step
+yields, in order, and sends the frames the step made:
 
 * records go through the :class:`~server.rooms.journal.Journal` and are committed
   before the frames that follow them are sent (a move is in the round's log before
@@ -45,7 +48,16 @@ from pydantic_core import to_json
 from server.economy.ledger import NoJokerCredit
 from server.economy.settlement import JokerSpend, MatchFinish, RoundFinish
 from server.errors import Code
-from server.protocol import ActionMessage, Hello, QueryMessage, RackMessage, engine_action
+from server.protocol import (
+    ActionMessage,
+    Hello,
+    LeaveMessage,
+    NextRoundMessage,
+    QueryMessage,
+    RackMessage,
+    ReactMessage,
+    engine_action,
+)
 from server.rooms import restore, store
 from server.rooms.botplay import BotRunner
 from server.rooms.conn import Conn
@@ -65,7 +77,6 @@ from server.rooms.core.messages import (
     BotRequest,
     ClockRestarted,
     Close,
-    Closed,
     Command,
     Effect,
     FindLogged,
@@ -81,12 +92,12 @@ from server.rooms.core.messages import (
     RecordMatch,
     Rejected,
     ReserveVersions,
-    Revoked,
     SaveRack,
     Seat,
     SeatsChanged,
     Send,
     SetRack,
+    Start,
     Stop,
 )
 from server.rooms.core.messages import Hello as CoreHello
@@ -96,7 +107,7 @@ from server.rooms.timers import Alarm
 from server.storage.gamelog import TurnClock
 from server.storage.leases import Fence, Fenced
 
-__all__ = ["PONG", "RoomActor", "error_frame"]
+__all__ = ["PONG", "ClientMessage", "RoomActor", "error_frame", "seats_of_view"]
 # PONG and error_frame: what server/ws.py answers without the actor.
 
 log = logging.getLogger(__name__)
@@ -180,22 +191,34 @@ def seats_of_view(view: Any) -> tuple[Seat, ...]:
     )
 
 
-def command_of(kind: str, conn: Conn, msg: Any = None) -> Command:
-    """A connection's validated message as the core's command (the one place a
-    protocol model becomes the core's type: an action the engine's JSON form)."""
-    cid = conn.id
-    match kind:
-        case "hello":
-            assert isinstance(msg, Hello)
+ClientMessage = (
+    Hello
+    | ActionMessage
+    | RackMessage
+    | QueryMessage
+    | LeaveMessage
+    | NextRoundMessage
+    | ReactMessage
+)
+"""A connection's validated message that goes to its room (a ``ping`` is answered
+where it arrives)."""
+
+Inbound = Command | Start | Stop
+"""What the actor's inbox holds, in arrival order: the core's commands and its own."""
+
+
+def command_of(cid: int, msg: ClientMessage) -> Command:
+    """Connection ``cid``'s validated message as the core's command: the one place a
+    protocol model becomes the core's type (a move's action is the engine's action object
+    already, built by the protocol's validation)."""
+    match msg:
+        case Hello():
             return CoreHello(cid, msg.last_version, bool(msg.patches), msg.device)
-        case "action":
-            assert isinstance(msg, ActionMessage)
+        case ActionMessage():
             return Act(cid, msg.seq, msg.base_version, engine_action(msg.action))
-        case "rack":
-            assert isinstance(msg, RackMessage)
+        case RackMessage():
             return SetRack(cid, msg.seq, tuple(msg.layout))
-        case "query":
-            assert isinstance(msg, QueryMessage)
+        case QueryMessage():
             return Ask(
                 cid,
                 msg.seq,
@@ -204,15 +227,13 @@ def command_of(kind: str, conn: Conn, msg: Any = None) -> Command:
                 msg.taken,
                 msg.index,
             )
-        case "react":
-            return React(cid, str(msg))
-        case "leave":
+        case ReactMessage():
+            return React(cid, msg.reaction)
+        case LeaveMessage():
             return CoreLeave(cid)
-        case "next_round":
+        case NextRoundMessage():
             return NextRound(cid)
-        case "gone":
-            return Gone(cid)
-    raise ValueError(f"unknown message {kind!r}")  # pragma: no cover - programming error
+    raise TypeError(f"not a room message: {type(msg).__name__}")  # pragma: no cover
 
 
 class RoomActor:
@@ -235,7 +256,7 @@ class RoomActor:
         self.stopped = False
         self.booted = asyncio.Event()
         self.boot_error: BaseException | None = None
-        self.inbox: deque[Command | Stop | _Start] = deque()
+        self.inbox: deque[Inbound] = deque()
         self.alarm = Alarm(self.loop)
         self.task: asyncio.Task[None] | None = None
         self._t0 = 0.0
@@ -297,43 +318,35 @@ class RoomActor:
             self._by_id[conn.id] = conn
         self._queue(Attach(conn.id, conn.player_id, conn.session_id))
 
-    def post(self, *command: Any) -> None:
-        """Queue a command (``kind``, then its connection and message, or the lobby's
-        news); the actor handles commands in arrival order. A move or a rack layout that
-        cannot be written now (the database is away, or the node's leases in doubt) is
-        refused at once with ``database_unavailable``: nothing was played."""
-        kind = command[0]
-        if kind == "stop":
-            self._queue(Stop())
-            return
-        if kind == "revoked":
-            self._queue(Revoked(frozenset(command[1])))
-            return
-        if kind == "closed":
-            self._queue(Closed(command[1], command[2]))
-            return
-        if kind == "room_changed":
-            self._queue(SeatsChanged(seats_of_view(command[1])))
-            return
-        if kind == "started":
-            self._queue(_START)
-            return
-        conn: Conn = command[1]
-        if conn.id not in self._by_id and kind == "hello":
+    def post(self, command: Inbound) -> None:
+        """Queue a command (the lobby's news, a connection gone, ``Start``, ``Stop``);
+        the actor handles its inbox in arrival order."""
+        self._queue(command)
+
+    def receive(self, conn: Conn, msg: ClientMessage, t0: float | None = None) -> None:
+        """Queue ``conn``'s validated message as the core's command (``t0``: when its
+        frame arrived, for the move's metrics). A move or a rack layout that cannot be
+        written now (the database is away, or the node's leases in doubt) is refused at
+        once with ``database_unavailable``: nothing was played."""
+        if isinstance(msg, Hello) and conn.id not in self._by_id:
             self.join(conn)
-        typed = command_of(kind, conn, command[2] if len(command) > 2 else None)
-        if isinstance(typed, WRITES):
+        command = command_of(conn.id, msg)
+        if isinstance(command, WRITES):
             refusal = self._refusal()
             if refusal is not None:
                 code, text, retry_ms = refusal
                 self.ctx.metrics.reject(code.value)
-                conn.send(error_frame(typed.seq, code, text, retry_after_ms=retry_ms))
+                conn.send(error_frame(command.seq, code, text, retry_after_ms=retry_ms))
                 return
-        if isinstance(typed, Act):
-            self._t0 = command[3] if len(command) > 3 else time.perf_counter()
-        self._queue(typed)
+            if isinstance(command, Act):
+                self._t0 = time.perf_counter() if t0 is None else t0
+        self._queue(command)
 
-    def _queue(self, command: Command | Stop | _Start) -> None:
+    def gone(self, conn: Conn) -> None:
+        """``conn`` is closed: the core forgets it."""
+        self._queue(Gone(conn.id))
+
+    def _queue(self, command: Inbound) -> None:
         self.inbox.append(command)
         self.alarm.wake()
 
@@ -395,7 +408,7 @@ class RoomActor:
                 if isinstance(command, Stop) or self.dropped:
                     return
                 try:
-                    if isinstance(command, _Start):
+                    if isinstance(command, Start):
                         await self._started()
                     else:
                         await self._drive(core.handle(command))
@@ -424,7 +437,7 @@ class RoomActor:
             self.alarm.arm(core.next_wakeup())
             await self.alarm.wait()
 
-    def _failed(self, command: Command | _Start) -> None:
+    def _failed(self, command: Inbound) -> None:
         """A move or rack layout whose handling failed unexpectedly still gets an answer
         (``internal_error``): its sender is never left waiting."""
         self._deliver()
@@ -673,10 +686,3 @@ class RoomActor:
         self.core.shift(gap)
         log.info("room_resumed", extra={"room_id": self.room_id, "paused_s": round(gap, 3)})
         return True
-
-
-class _Start:
-    """The lobby started the room: the actor reads its seats, then the core deals."""
-
-
-_START = _Start()

@@ -33,11 +33,12 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Protocol
 
 from server.errors import Code, ServerError
-from server.rooms.actor import MOVED, RoomActor
+from server.rooms.actor import MOVED, RoomActor, seats_of_view
 from server.rooms.botplay import BotRunner
 from server.rooms.cluster.bridge import Bridge, Bridges, Moved, RemoteConn
 from server.rooms.cluster.node import Cluster, Elsewhere
 from server.rooms.conn import Conn
+from server.rooms.core.messages import Closed, Revoked, SeatsChanged, Start, Stop
 from server.rooms.journal import Journal
 from server.rooms.lobby.service import RoomView
 from server.storage.leases import Fence, Fenced
@@ -381,7 +382,7 @@ class LiveRooms:
         actor.close_code = MOVED
         actor.dropped = True
         self.rooms_dropped += 1
-        actor.post("stop")
+        actor.post(Stop())
 
     def fenced(self, actor: RoomActor, exc: Fenced) -> None:
         """An actor's write was refused by the fence: it stops (:meth:`RoomActor._moved`)."""
@@ -464,8 +465,8 @@ class LiveRooms:
             closed += 1
             actor = self.actors.get(room_id)
             if actor is not None and not actor.stopped:
-                actor.post("closed", Code.OWNER_GONE, "the room's owner has gone: it is closed")
-                actor.post("stop")
+                actor.post(Closed(Code.OWNER_GONE, "the room's owner has gone: it is closed"))
+                actor.post(Stop())
         for room_id in set(gone) - {r for r, _ in rooms}:
             del gone[room_id]
         return closed
@@ -496,7 +497,7 @@ class LiveRooms:
         actors = list(self.actors.values())
         for actor in actors:
             actor.keep_conns = True
-            actor.post("stop")
+            actor.post(Stop())
         for actor in actors:
             if actor.task is not None:
                 try:
@@ -617,7 +618,7 @@ class LiveRooms:
         """Register ``conn`` on a running actor (a socket here, or a bridged one)."""
         actor.join(conn)
         if conn.session_id in self._revoked:
-            actor.post("revoked", frozenset((conn.session_id,)))
+            actor.post(Revoked(frozenset((conn.session_id,))))
 
     # -- room commands (the HTTP API), on the room's owner ----------------------
 
@@ -728,7 +729,7 @@ class LiveRooms:
         ids = frozenset(session_ids)
         for actor in list(self.actors.values()):
             if not actor.stopped:
-                actor.post("revoked", ids)
+                actor.post(Revoked(ids))
 
     async def _watch_sessions(self) -> None:
         """Close the sockets of sessions another instance revoked."""
@@ -749,7 +750,7 @@ class LiveRooms:
     async def room_changed(self, room: RoomView) -> None:
         actor = self.actors.get(room.id)
         if actor is not None and not actor.stopped:
-            actor.post("room_changed", room)
+            actor.post(SeatsChanged(seats_of_view(room)))
         elif self.bridges is not None:  # changed here (a timer, a tournament): tell its owner
             await self._tell_owner("room_changed", room)
         if self._forward is not None:
@@ -762,7 +763,7 @@ class LiveRooms:
             except Elsewhere:  # started here (a timer, a tournament): its owner deals
                 await self._tell_owner("started", room)
             else:
-                actor.post("started")
+                actor.post(Start())
         if self._forward is not None:
             await self._forward.room_started(room)
 

@@ -272,6 +272,9 @@ class Room(Base):
     start_at: Mapped[datetime | None] = mapped_column(default=None)
     """A waiting quick-start room is started then, empty seats filled with bots
     (server/rooms/lobby/quickstart.py); null for every other room."""
+    next_room_id: Mapped[str | None] = mapped_column(String(32), default=None)
+    """A finished room played again: the room its first "play again" made, with the same
+    settings, where the other players of this one are invited (RoomService.play_again)."""
 
 
 class Seat(Base):

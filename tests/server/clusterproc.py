@@ -48,6 +48,12 @@ THINK = (0.02, 0.06)
 
 FATAL = {4003, 4401, 4403, 4404, 4409}
 
+PING = 2.0
+"""How often a player with a heartbeat pings (the browser's ``PING_MS``, web/src/conn.ts)."""
+
+SILENT = 6.0
+"""A socket that brought nothing for this long is left (the browser's ``SILENT_MS``)."""
+
 
 class Node:
     """One server process on a fixed port (kept across restarts)."""
@@ -185,6 +191,12 @@ class Player:
         self.errors: list[str] = []
         self.via: Node | None = None
         """The node every new connection goes to (a test pins the socket), else None."""
+        self.heartbeat = False
+        """Ping every :data:`PING` s and leave a socket silent for :data:`SILENT` s, as
+        the browser does (off by default: some cases need a socket held on a node; it
+        takes effect on the open socket at once)."""
+        self.left_silent = 0
+        """Sockets left because they fell silent."""
         self.seq = 0
         self.pending: int | None = None
         self.playing = True
@@ -231,6 +243,8 @@ class Player:
             conv = Conversation(node.index, self.version)
             self.convs.append(conv)
             self.ws = ws
+            self.last_frame = time.monotonic()
+            beat = asyncio.create_task(self._beat(ws))
             try:
                 await ws.send(
                     json.dumps({"type": "hello", "last_version": self.version, "patches": True})
@@ -240,12 +254,32 @@ class Player:
             except (ConnectionClosed, OSError):
                 pass
             finally:
+                beat.cancel()
                 conv.close_code = ws.close_code
                 self.ws = None
                 self.pending = None
             if conv.close_code in FATAL:
                 raise AssertionError(f"fatal close {conv.close_code}: {conv.frames[-2:]}")
             await asyncio.sleep(random.uniform(0.1, 0.3))  # the browser's back-off
+
+    async def _beat(self, ws: ClientConnection) -> None:
+        """The browser's application heartbeat: a ping every :data:`PING` s; a socket
+        that brought nothing for :data:`SILENT` s is dropped at once (a frozen node never
+        answers a close), and :meth:`_run` connects again, through the load balancer."""
+        on_since: float | None = None
+        while True:
+            await asyncio.sleep(PING)
+            if not self.heartbeat:
+                on_since = None
+                continue
+            now = time.monotonic()
+            on_since = now if on_since is None else on_since
+            if now - max(self.last_frame, on_since) > SILENT:
+                self.left_silent += 1
+                ws.transport.abort()
+                return
+            with contextlib.suppress(ConnectionClosed, OSError):
+                await ws.send(json.dumps({"type": "ping"}))
 
     def _frame(self, conv: Conversation, m: dict[str, Any]) -> None:
         m["_t"] = time.monotonic()

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from wsharness import running_server, simple_move, two_player_room
 
+from server.rooms.core.messages import Revoked
 from server.settings import Settings
 
 LIVE: dict[str, Any] = {
@@ -90,7 +91,9 @@ async def test_a_room_dropped_while_paused_stops_at_once(
 ) -> None:
     """A node wakes from a pause past its lease: its heartbeat finds the room taken and
     drops it, then trusts its leases again. The paused room must stop there, not resume
-    (log ``room_resumed``) and play on until a write is fenced."""
+    (log ``room_resumed``) and play on until a write is fenced. The node's
+    ``remi_rooms_owned`` stays true throughout: the room while its lease is trusted,
+    none while in doubt, none once dropped."""
     settings = settings.model_copy(update={"redis_url": redis_url})
     caplog.set_level(logging.INFO, logger="server.rooms.pause")
     async with running_server(settings, {**LIVE, "lease_seconds": 30.0}) as srv:
@@ -98,15 +101,19 @@ async def test_a_room_dropped_while_paused_stops_at_once(
         _, a, b, _, _ = await two_player_room(srv)
         await live.cluster.stop_beating()  # only this test's beats from now on
         [actor] = [x for x in live.actors.values() if not x.stopped]
+        assert live.rooms_owned() == 1
         live.cluster.valid_until = time.monotonic() - 1  # paused past the lease
-        actor.post("revoked", frozenset())  # anything wakes the room: it pauses
+        actor.post(Revoked(frozenset()))  # anything wakes the room: it pauses
         for _ in range(100):
             if "room_paused" in caplog.text:
                 break
             await asyncio.sleep(0.05)
         assert "room_paused" in caplog.text
+        assert live.rooms_owned() == 0  # in doubt: maybe another node's already
+        assert "remi_rooms_owned 0.0" in (await srv.http.get("/metrics")).text
         live._drop(actor, "lease_lost")  # what the heartbeat does, then it trusts again
         live.cluster.trust(time.monotonic())
+        assert live.rooms_owned() == 0  # trusted again: the dropped room is not counted
         assert actor.task is not None
         await asyncio.wait_for(asyncio.shield(actor.task), 10)
         assert actor.stopped

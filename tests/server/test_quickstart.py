@@ -98,6 +98,8 @@ async def test_a_table_nobody_else_joins_starts_with_bots_after_the_wait(
     assert answer.status_code == 200, answer.text
     room = answer.json()
     assert room["status"] == "waiting" and room["your_seat"] == 0
+    # The waiting room's countdown: seconds until the bots come, from the server's clock.
+    assert room["starts_in"] is not None and 0 <= room["starts_in"] <= WAIT
     for _ in range(100):
         room = await _room(client, room["id"])
         if room["status"] != "waiting":
@@ -106,6 +108,7 @@ async def test_a_table_nobody_else_joins_starts_with_bots_after_the_wait(
     assert room["status"] == "playing"
     assert room["seats"][0]["player"]["id"] == a
     assert [s["bot_level"] for s in room["seats"][1:]] == ["normal"] * 3
+    assert room["starts_in"] is None  # started: no countdown
 
 
 async def test_pressing_again_gives_the_same_table(

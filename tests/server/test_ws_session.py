@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 
-from server.protocol import ActionMessage, Hello, QueryMessage, RackMessage
+from server.protocol import (
+    ActionMessage,
+    Hello,
+    LeaveMessage,
+    QueryMessage,
+    RackMessage,
+    ReactMessage,
+)
 from server.rooms.actor import PONG
 from server.ws import Session
 
@@ -31,8 +38,11 @@ class FakeActor:
     def __init__(self) -> None:
         self.posted: list[tuple[Any, ...]] = []
 
-    def post(self, *command: Any) -> None:
-        self.posted.append(command)
+    def receive(self, conn: Any, msg: Any, t0: float | None = None) -> None:
+        self.posted.append((conn, msg, t0))
+
+    def gone(self, conn: Any) -> None:
+        self.posted.append((conn,))
 
 
 def _session(messages: int = 100, max_bytes: int = 16384) -> tuple[Session, FakeConn, FakeActor]:
@@ -74,19 +84,21 @@ def test_each_message_goes_where_it_belongs() -> None:
     assert conn.sent == [PONG] and actor.posted == []
     session.text('{"type":"hello","last_version":null}')
     assert session.said_hello
-    assert actor.posted[-1][0] == "hello" and isinstance(actor.posted[-1][2], Hello)
+    assert actor.posted[-1][0] is conn and isinstance(actor.posted[-1][1], Hello)
     for text in (ACTION, SPACED_ACTION):
         session.text(text)
-        name, posted_conn, msg, t0 = actor.posted[-1]
-        assert (name, posted_conn) == ("action", conn)
+        posted_conn, msg, t0 = actor.posted[-1]
+        assert posted_conn is conn
         assert type(msg) is ActionMessage and msg.seq == json.loads(text)["seq"]
         assert isinstance(t0, float)
     session.text(RACK)
-    assert actor.posted[-1][0] == "rack" and type(actor.posted[-1][2]) is RackMessage
+    assert type(actor.posted[-1][1]) is RackMessage
     session.text(QUERY)
-    assert actor.posted[-1][0] == "query" and type(actor.posted[-1][2]) is QueryMessage
+    assert type(actor.posted[-1][1]) is QueryMessage
+    session.text('{"type":"react","reaction":"thanks"}')
+    assert type(actor.posted[-1][1]) is ReactMessage
     session.text('{"type":"leave"}')
-    assert actor.posted[-1] == ("leave", conn)
+    assert type(actor.posted[-1][1]) is LeaveMessage
     assert conn.sent == [PONG]
 
 

@@ -2,7 +2,7 @@
 // credits, claims an account (username and password), and signs in with it from a second
 // browser context: the same player, the same balance, in Romanian and in English.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
 import { shot } from "./play.mjs";
 import { startServer } from "./server.mjs";
@@ -11,11 +11,11 @@ let server;
 const browsers = [];
 const problems = [];
 
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer();
 });
 
-after(async () => {
+test.afterAll(async () => {
   for (const b of browsers) await b.close();
   await server?.stop();
 });
@@ -24,9 +24,8 @@ function watch(page) {
   page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
 }
 
-test("sign up as a guest's account, sign in on a second context", {
-  timeout: 120_000,
-}, async () => {
+test("sign up as a guest's account, sign in on a second context", async () => {
+  test.setTimeout(120_000);
   const a = await launch(DESKTOP);
   browsers.push(a);
   const first = await a.page();

@@ -6,7 +6,7 @@
 // player's turn (what the hard level would do, in words), the same review once the round
 // is over; no hint at an online table.
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, PHONE } from "./browser.mjs";
 import { botRound, plainTurn, read, shot } from "./play.mjs";
 import { browserSession } from "./session.mjs";
@@ -20,9 +20,8 @@ const stepIs = (page, n) =>
     n,
   );
 
-test("a replay's review fills in flagged decisions on the timeline, jumps to them and stops", {
-  timeout: 600_000,
-}, async () => {
+test("a replay's review fills in flagged decisions on the timeline, jumps to them and stops", async () => {
+  test.setTimeout(600_000);
   const ana = await open(DESKTOP);
   await named(ana, "Ana");
   const room = await botRound(ana, session.server.url, { variant: "remi", seats: 3 });
@@ -115,9 +114,8 @@ test("a replay's review fills in flagged decisions on the timeline, jumps to the
   assert.deepEqual(problems, []);
 });
 
-test("the practice on this device: a hint on the player's turn, the round's review at its end; no hint online", {
-  timeout: 600_000,
-}, async () => {
+test("the practice on this device: a hint on the player's turn, the round's review at its end; no hint online", async () => {
+  test.setTimeout(600_000);
   const page = await open(PHONE);
   await named(page, "Bea");
   await page.evaluate(() => {

@@ -5,7 +5,7 @@
 // (each sound the page plays is announced as a `remi:sound` event); switched off, nothing
 // plays, and the choice survives a reload.
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, PHONE } from "./browser.mjs";
 import { plainTurn, read, shot, waitMyTurn, waitToastText } from "./play.mjs";
 import { browserSession } from "./session.mjs";
@@ -25,9 +25,8 @@ async function open(options) {
 
 const sounds = (page) => page.evaluate(() => window.__sounds.slice());
 
-test("reactions beside the seat, muting, the limit; sounds on and off", {
-  timeout: 180_000,
-}, async () => {
+test("reactions beside the seat, muting, the limit; sounds on and off", async () => {
+  test.setTimeout(180_000);
   const ana = await open(DESKTOP);
   await session.named(ana, "Ana");
   await ana.selectOption("[data-testid=s-variant]", "remi");

@@ -3,7 +3,7 @@
 // on the table all seen (fitting their area, or scrolling inside it with a cue saying more
 // are below), and the score sheet with every column on the screen.
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
 import { drag, plainTurn, read, shot, slotSel, startPractice, waitMyTurn } from "./play.mjs";
 import { startServer } from "./server.mjs";
@@ -21,7 +21,7 @@ const SIZES = [
 ];
 
 const running = [];
-after(async () => {
+test.afterAll(async () => {
   for (const x of running.reverse()) await x.close?.().catch?.(() => undefined);
 });
 
@@ -99,9 +99,8 @@ async function scoreSheetCut(page) {
 }
 
 for (const size of SIZES) {
-  test(`${size.name}: the whole rack in view, tap and drag, the melds seen, the score sheet whole`, {
-    timeout: 300_000,
-  }, async () => {
+  test(`${size.name}: the whole rack in view, tap and drag, the melds seen, the score sheet whole`, async () => {
+    test.setTimeout(300_000);
     const server = await startServer({ REMI_E2E_SEEDS: "e2e-12" });
     const player = await launch(size.opts);
     running.push(player, { close: () => server.stop() });
@@ -210,9 +209,8 @@ async function labels(page) {
 }
 
 for (const size of SIZES) {
-  test(`${size.name}: "arrange" lays the hand out in the engine's melds; the way to the opening always shown`, {
-    timeout: 240_000,
-  }, async () => {
+  test(`${size.name}: "arrange" lays the hand out in the engine's melds; the way to the opening always shown`, async () => {
+    test.setTimeout(240_000);
     const server = await startServer({ REMI_E2E_SEEDS: "e2e-12" });
     const player = await launch(size.opts);
     running.push(player, { close: () => server.stop() });
@@ -274,9 +272,8 @@ for (const size of SIZES) {
   });
 }
 
-test("phone-360: a fresh Remi 101 deal marks no pair with a cross; arrange lays out melds only", {
-  timeout: 180_000,
-}, async () => {
+test("phone-360: a fresh Remi 101 deal marks no pair with a cross; arrange lays out melds only", async () => {
+  test.setTimeout(180_000);
   const server = await startServer({ REMI_E2E_SEEDS: "e2e-101" });
   const player = await launch(PHONE_360);
   running.push(player, { close: () => server.stop() });

@@ -8,7 +8,7 @@
 // override, a 200-character word) are refused in words and never reach a page. Any console
 // error, uncaught exception or CSP violation on any page fails the test.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
 import { closeToast, shot, waitToastText } from "./play.mjs";
 import { startServer } from "./server.mjs";
@@ -24,11 +24,11 @@ let server;
 const browsers = [];
 const problems = [];
 
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer();
 });
 
-after(async () => {
+test.afterAll(async () => {
   for (const b of browsers) await b.close();
   await server?.stop();
 });
@@ -154,9 +154,8 @@ async function assertSafe(page, label, names) {
   assert.deepEqual(problems, [], `${label}: console errors or CSP violations`);
 }
 
-test("hostile names: nothing runs, nothing is made of them, the layout holds", {
-  timeout: 180_000,
-}, async () => {
+test("hostile names: nothing runs, nothing is made of them, the layout holds", async () => {
+  test.setTimeout(180_000);
   // Refused names: in words, and no player is made.
   const refused = await browser(PHONE);
   await refused.goto(server.url);

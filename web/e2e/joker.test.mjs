@@ -4,7 +4,7 @@
 // then the server restarts under the player: the banner shows, the client reconnects by
 // itself and the game goes on.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, launch } from "./browser.mjs";
 import {
   closeToast,
@@ -34,19 +34,18 @@ const SEED = "e2e-10102";
 let server;
 let player;
 
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer({ REMI_E2E_SEEDS: SEED });
   player = await launch(DESKTOP);
 });
 
-after(async () => {
+test.afterAll(async () => {
   await player?.close();
   await server?.stop();
 });
 
-test("joker buy-back, the atu refused, reconnect after a server restart", {
-  timeout: 180_000,
-}, async () => {
+test("joker buy-back, the atu refused, reconnect after a server restart", async () => {
+  test.setTimeout(180_000);
   const page = await player.page();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));

@@ -1,7 +1,7 @@
 // The lobby: English toggle, a refused setting with the server's words, a public room
 // listed and joined from another browser, a private room joined by its code typed in.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
 import { shot } from "./play.mjs";
 import { startServer } from "./server.mjs";
@@ -9,11 +9,11 @@ import { startServer } from "./server.mjs";
 let server;
 const browsers = [];
 
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer();
 });
 
-after(async () => {
+test.afterAll(async () => {
   for (const b of browsers) await b.close();
   await server?.stop();
 });
@@ -29,9 +29,8 @@ async function player(name, options) {
   return page;
 }
 
-test("lobby: language, settings errors, public rooms, invite codes", {
-  timeout: 120_000,
-}, async () => {
+test("lobby: language, settings errors, public rooms, invite codes", async () => {
+  test.setTimeout(120_000);
   const ana = await player("Ana", DESKTOP);
 
   // Romanian by default; English one click away, and back.
@@ -94,9 +93,8 @@ test("lobby: language, settings errors, public rooms, invite codes", {
   await dan.waitForSelector("[data-testid=wait-seat-1]:has-text('Dan')");
 });
 
-test("a name typed while the variant catalogue is still on its way is kept and saved", {
-  timeout: 60_000,
-}, async () => {
+test("a name typed while the variant catalogue is still on its way is kept and saved", async () => {
+  test.setTimeout(60_000);
   const b = await launch(DESKTOP);
   browsers.push(b);
   const page = await b.page();
@@ -126,9 +124,8 @@ test("a name typed while the variant catalogue is still on its way is kept and s
   assert.match(await page.locator("[data-testid=hello]").textContent(), /Elena/);
 });
 
-test("the practice button opens a practice room, and your games shows the server's kind", {
-  timeout: 90_000,
-}, async () => {
+test("the practice button opens a practice room, and your games shows the server's kind", async () => {
+  test.setTimeout(90_000);
   const elena = await player("Elena", DESKTOP);
   await elena.click("[data-testid=practice]");
   await elena.waitForSelector("[data-testid=rack] .tile");

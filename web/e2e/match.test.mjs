@@ -4,7 +4,7 @@
 // back arrow (marked away, a bot plays) and comes back on another device with the same
 // identity: same seat, same rack layout.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
 import { drag, plainTurn, read, shot, slotSel } from "./play.mjs";
 import { startServer } from "./server.mjs";
@@ -13,11 +13,11 @@ let server;
 const browsers = [];
 const pageErrors = [];
 
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer();
 });
 
-after(async () => {
+test.afterAll(async () => {
   for (const b of browsers) await b.close();
   await server?.stop();
 });
@@ -82,9 +82,8 @@ async function playUntilOver(pages, { onTurn } = {}) {
   return turns;
 }
 
-test("two players, invite link, bots, a round to its end, leave and rejoin", {
-  timeout: 300_000,
-}, async () => {
+test("two players, invite link, bots, a round to its end, leave and rejoin", async () => {
+  test.setTimeout(300_000);
   const { page: ana } = await open(DESKTOP);
   await ana.goto(server.url);
   await ana.fill("[data-testid=name-input]", "Ana");
@@ -242,9 +241,8 @@ test("two players, invite link, bots, a round to its end, leave and rejoin", {
   assert.deepEqual(pageErrors, []);
 });
 
-test("a match of one round ends: winners on the summary and the score sheet", {
-  timeout: 240_000,
-}, async () => {
+test("a match of one round ends: winners on the summary and the score sheet", async () => {
+  test.setTimeout(240_000);
   const { page } = await open(PHONE);
   await page.goto(server.url);
   await page.fill("[data-testid=name-input]", "Elena");

@@ -2,13 +2,13 @@
 // the next tap, a draw glides in from the stock, a new deal comes from the stock; with the
 // system's reduced motion nothing animates and the table is the same.
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { launch, PHONE } from "./browser.mjs";
 import { plainTurn, read, shot, slotSel, startPractice, waitMyTurn } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
 const running = [];
-after(async () => {
+test.afterAll(async () => {
   for (const x of running.reverse()) await x.close?.().catch?.(() => undefined);
 });
 
@@ -28,9 +28,8 @@ async function tileAnimations(page) {
 }
 
 for (const reduced of [false, true]) {
-  test(`${reduced ? "reduced motion: nothing moves" : "motion: tiles glide, ≤ 300 ms, input never blocked"}`, {
-    timeout: 180_000,
-  }, async () => {
+  test(`${reduced ? "reduced motion: nothing moves" : "motion: tiles glide, ≤ 300 ms, input never blocked"}`, async () => {
+    test.setTimeout(180_000);
     const server = await startServer({ REMI_E2E_SEEDS: "e2e-12" });
     const player = await launch({ ...PHONE, reducedMotion: reduced ? "reduce" : "no-preference" });
     running.push(player, { close: () => server.stop() });

@@ -3,7 +3,7 @@
 // lay-offs by drag and by tap, a lay-off refused, a row break with its preview, the English
 // toggle and the keyboard.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, launch } from "./browser.mjs";
 import {
   clickThrough,
@@ -35,19 +35,18 @@ const SEED = "e2e-54";
 let server;
 let player;
 
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer({ REMI_E2E_SEEDS: SEED });
   player = await launch(DESKTOP);
 });
 
-after(async () => {
+test.afterAll(async () => {
   await player?.close();
   await server?.stop();
 });
 
-test("moves on the table: lay, lay-off, refusals, row break with preview", {
-  timeout: 240_000,
-}, async () => {
+test("moves on the table: lay, lay-off, refusals, row break with preview", async () => {
+  test.setTimeout(240_000);
   const page = await player.page();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));

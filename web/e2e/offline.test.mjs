@@ -5,7 +5,7 @@
 // the score sheet, resuming after a reload mid-round; the finished match is in the
 // local history. Any console error or CSP violation fails it.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { launch } from "./browser.mjs";
 import { plainTurn, read, shot } from "./play.mjs";
 import { countingProxy } from "./proxy.mjs";
@@ -13,18 +13,17 @@ import { startServer } from "./server.mjs";
 
 let server;
 let browser;
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer();
   browser = await launch();
 });
-after(async () => {
+test.afterAll(async () => {
   await browser?.close();
   await server?.stop();
 });
 
-test("a first visit that starts a practice at once downloads each file once", {
-  timeout: 240_000,
-}, async () => {
+test("a first visit that starts a practice at once downloads each file once", async () => {
+  test.setTimeout(240_000);
   // Its own browser (a fresh profile) behind a proxy that counts what the server sends:
   // the page, then at once the practice, whose worker waits for the service worker's
   // install and reads Pyodide from its cache; what the page had already downloaded (its
@@ -56,9 +55,8 @@ test("a first visit that starts a practice at once downloads each file once", {
   }
 });
 
-test("offline: lobby, a practice round to the score sheet, a reload mid-round, the history", {
-  timeout: 300_000,
-}, async () => {
+test("offline: lobby, a practice round to the score sheet, a reload mid-round, the history", async () => {
+  test.setTimeout(300_000);
   const page = await browser.page();
   const problems = [];
   await page.addInitScript(() => {

@@ -5,7 +5,7 @@
 // its socket are refused) says why instead of "reconnecting" or a bare error.
 import assert from "node:assert/strict";
 import { createServer, connect } from "node:net";
-import { after, before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { launch, PHONE } from "./browser.mjs";
 import { shot, startPractice } from "./play.mjs";
 import { startServer } from "./server.mjs";
@@ -37,12 +37,12 @@ function hostRewritingProxy(target) {
   return new Promise((ok) => srv.listen(0, "127.0.0.1", () => ok(srv)));
 }
 
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer({ REMI_ALLOWED_ORIGINS: "http://localhost:8000" });
   proxy = await hostRewritingProxy(server.port);
 });
 
-after(async () => {
+test.afterAll(async () => {
   for (const b of browsers) await b.close();
   proxy?.close();
   await server?.stop();
@@ -54,7 +54,8 @@ async function page() {
   return b.page();
 }
 
-test("the page's own origin is allowed on any port", { timeout: 120_000 }, async () => {
+test("the page's own origin is allowed on any port", async () => {
+  test.setTimeout(120_000);
   assert.doesNotMatch(server.url, /:8000$/);
   const p = await page();
   await startPractice(p, server.url, "Ana", "remi");
@@ -62,7 +63,8 @@ test("the page's own origin is allowed on any port", { timeout: 120_000 }, async
   assert.equal(await p.locator("[data-testid=origin-refused]").count(), 0);
 });
 
-test("a refused origin is explained on the page", { timeout: 120_000 }, async () => {
+test("a refused origin is explained on the page", async () => {
+  test.setTimeout(120_000);
   const p = await page();
   const via = `http://127.0.0.1:${proxy.address().port}`;
   await p.goto(via);

@@ -6,7 +6,7 @@
 // whether a seat opened and its points laid), tiles 32 px or wider, the reconnect banner
 // under a usable header, and room settings showing only the chosen variant's options.
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
 import {
   emptyStretch,
@@ -35,7 +35,7 @@ const SIZES = [
 ];
 
 const running = [];
-after(async () => {
+test.afterAll(async () => {
   for (const x of running.reverse()) await x.close?.().catch?.(() => undefined);
 });
 
@@ -119,9 +119,8 @@ async function seatWords(page) {
 }
 
 for (const size of SIZES) {
-  test(`${size.name}: the opening lock on a row take, a deep take not offered, your games, nothing clipped`, {
-    timeout: 240_000,
-  }, async () => {
+  test(`${size.name}: the opening lock on a row take, a deep take not offered, your games, nothing clipped`, async () => {
+    test.setTimeout(240_000);
     const { server, page, errors } = await setUp(size.opts, { REMI_E2E_SEEDS: "e2e-12" });
     await startPractice(page, server.url, "Ana", "remi");
     const roomId = decodeURIComponent(page.url().split("#/room/")[1]);
@@ -258,9 +257,8 @@ function CSS_ESC(id) {
   return id;
 }
 
-test("phone-360: settings of the chosen variant only; Remi 101 counts doubles; the reconnect banner under a usable header", {
-  timeout: 180_000,
-}, async () => {
+test("phone-360: settings of the chosen variant only; Remi 101 counts doubles; the reconnect banner under a usable header", async () => {
+  test.setTimeout(180_000);
   const { server, page, errors } = await setUp(PHONE_360, { REMI_E2E_SEEDS: "e2e-101" });
   await page.goto(server.url);
   await page.fill("[data-testid=name-input]", "Ioana");

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { loadPyodide } from "pyodide";
 import {
   packedPaths,
@@ -21,9 +21,12 @@ import {
 const DIST = join(REPO, "web", "dist", "pyodide");
 let py;
 
-before(async () => {
-  // As the worker does (src/practice/worker.ts), with the build's files.
+test.beforeAll(async () => {
+  // As the worker does (src/practice/worker.ts), with the build's files. The package's own
+  // folder is named: Pyodide would guess it from a stack trace, which the test runner's
+  // source maps rewrite.
   py = await loadPyodide({
+    indexURL: `${PYODIDE_DIR}/`,
     stdLibURL: join(DIST, "python_stdlib.zip"),
     lockFileURL: join(DIST, "pyodide-lock.json"),
   });

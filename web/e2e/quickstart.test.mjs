@@ -5,7 +5,7 @@
 // earn nothing and not be rated: docs/economy.md); the leaderboard lists both by rating and by balance, and a profile shows the
 // match; a lone player's table fills with bots after the wait. Romanian and English.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
 import { plainTurn, shot, waitMyTurn } from "./play.mjs";
 import { startServer } from "./server.mjs";
@@ -14,7 +14,7 @@ let server;
 const browsers = [];
 const problems = [];
 
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer({
     REMI_QUICK_START_SEATS: "2",
     REMI_QUICK_START_ROUNDS: "1",
@@ -24,7 +24,7 @@ before(async () => {
   });
 });
 
-after(async () => {
+test.afterAll(async () => {
   for (const b of browsers) await b.close();
   await server?.stop();
 });
@@ -48,9 +48,8 @@ async function guest(options, name) {
 
 const roomOf = (page) => decodeURIComponent(page.url().split("#/room/")[1] ?? "");
 
-test("two quick starts at once share a table; the match is rated and on the leaderboard", {
-  timeout: 240_000,
-}, async () => {
+test("two quick starts at once share a table; the match is rated and on the leaderboard", async () => {
+  test.setTimeout(240_000);
   const ana = await guest(DESKTOP, "Ana");
   const bob = await guest(PHONE, "Bob");
   for (const p of [ana, bob]) {
@@ -156,7 +155,8 @@ test("two quick starts at once share a table; the match is rated and on the lead
   assert.deepEqual(problems, []);
 });
 
-test("a lone quick start fills with bots after the wait", { timeout: 120_000 }, async () => {
+test("a lone quick start fills with bots after the wait", async () => {
+  test.setTimeout(120_000);
   const cip = await guest(PHONE, "Cip");
   await cip.click("[data-testid=quick-etalat]");
   await cip.waitForURL(/#\/room\//);

@@ -2,7 +2,7 @@
 // button, taking the last discard (previewed, held on the rack until a real formation
 // holds it) and the joker button.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { launch, PHONE } from "./browser.mjs";
 import {
   emptyStretch,
@@ -23,17 +23,18 @@ let player;
 // formation, which a random deal (after the test's first drag) does not always give.
 const SEED = "e2e-101";
 
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer({ REMI_E2E_SEEDS: SEED });
   player = await launch(PHONE);
 });
 
-after(async () => {
+test.afterAll(async () => {
   await player?.close();
   await server?.stop();
 });
 
-test("Remi 101: take the last discard, the joker button", { timeout: 120_000 }, async () => {
+test("Remi 101: take the last discard, the joker button", async () => {
+  test.setTimeout(120_000);
   const page = await player.page();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));

@@ -65,7 +65,8 @@ export async function startServer(env = {}) {
     child.stderr.on("data", keep);
     const me = child;
     exited = new Promise((ok) => me.on("exit", (code) => ok(code)));
-    const deadline = Date.now() + 30_000;
+    // Two test files start their servers at once on a loaded machine: a minute to answer.
+    const deadline = Date.now() + 60_000;
     for (;;) {
       if (me.exitCode !== null) throw new Error(`server exited (${me.exitCode}):\n${log}`);
       try {

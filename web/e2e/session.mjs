@@ -1,8 +1,8 @@
 // What most browser test files share: one server for the file (started before its tests,
 // stopped after them), the browsers it opens (closed after), every page error collected in
 // `problems`, and a guest named from the lobby.
-import { after, before } from "node:test";
 import { launch } from "./browser.mjs";
+import { test } from "./fixtures.mjs";
 import { startServer } from "./server.mjs";
 
 /** The file's server and browsers; `env`: the server's extra environment. */
@@ -27,10 +27,10 @@ export function browserSession(env = {}) {
       await page.waitForSelector("[data-testid=create-form]");
     },
   };
-  before(async () => {
+  test.beforeAll(async () => {
     session.server = await startServer(env);
   });
-  after(async () => {
+  test.afterAll(async () => {
     for (const b of session.browsers) await b.close();
     await session.server?.stop();
   });

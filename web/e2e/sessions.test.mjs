@@ -4,7 +4,7 @@
 // of its own, signs the other devices out: the first browser's table is closed and it is
 // back in the lobby, signed out.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
 import { shot, startPractice } from "./play.mjs";
 import { startServer } from "./server.mjs";
@@ -13,11 +13,11 @@ let server;
 const browsers = [];
 const problems = [];
 
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer();
 });
 
-after(async () => {
+test.afterAll(async () => {
   for (const b of browsers) await b.close();
   await server?.stop();
 });
@@ -26,9 +26,8 @@ function watch(page) {
   page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
 }
 
-test("played elsewhere, take it back, signed out by another device", {
-  timeout: 120_000,
-}, async () => {
+test("played elsewhere, take it back, signed out by another device", async () => {
+  test.setTimeout(120_000);
   const a = await launch(DESKTOP);
   browsers.push(a);
   const first = await a.page();

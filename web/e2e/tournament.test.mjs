@@ -5,13 +5,11 @@
 // prizes. Then, for the screenshots, a sit-and-go of 8 played by bots alone through both of
 // its stages, and an Arena table in the lobby.
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
-import { after, before, test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
-import { plainTurn, read, shot } from "./play.mjs";
+import { axeSerious, plainTurn, read, shot } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
-const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 let server;
 const browsers = [];
 const problems = [];
@@ -22,7 +20,7 @@ const SERIES = [
   { kind: "scheduled", players: 16, fee: 100, at: "19:00" },
 ];
 
-before(async () => {
+test.beforeAll(async () => {
   server = await startServer({
     REMI_TOURNAMENT_SERIES: JSON.stringify(SERIES),
     REMI_TOURNAMENT_TICK_SECONDS: "0.3",
@@ -30,7 +28,7 @@ before(async () => {
   });
 });
 
-after(async () => {
+test.afterAll(async () => {
   for (const b of browsers) await b.close();
   await server?.stop();
 });
@@ -71,32 +69,12 @@ async function openTournaments() {
   return (await res.json()).tournaments.filter((x) => x.status === "registering");
 }
 
-/** axe's violations of impact serious or critical on the page (as e2e/a11y.test.mjs). */
-async function serious(page) {
-  await page.addScriptTag({ path: AXE });
-  const found = await page.evaluate(async () => {
-    const r = await window.axe.run(document, {
-      runOnly: {
-        type: "tag",
-        values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"],
-      },
-    });
-    return r.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
-    }));
-  });
-  return found.filter((v) => v.impact === "serious" || v.impact === "critical");
-}
-
 async function balance(page) {
   return page.evaluate(async () => (await (await fetch("/api/account")).json()).balance);
 }
 
-test("a player registers for a sit-and-go and plays its table to the prizes", {
-  timeout: 300_000,
-}, async () => {
+test("a player registers for a sit-and-go and plays its table to the prizes", async () => {
+  test.setTimeout(300_000);
   const ana = await open(PHONE);
   await named(ana, "Ana");
   const sng = (await openTournaments()).find((x) => x.kind === "sitngo" && x.players === 4);
@@ -146,13 +124,12 @@ test("a player registers for a sit-and-go and plays its table to the prizes", {
   const mine = await ana.locator("tr.me td:last-child").textContent();
   assert.equal(await balance(ana), before - 50 + Number(mine || 0));
   await shot(ana, "tournament-final-phone.png");
-  assert.deepEqual(await serious(ana), []);
+  assert.deepEqual(await axeSerious(ana, "tournament"), []);
   assert.deepEqual(problems, []);
 });
 
-test("a sit-and-go of 8 through both stages, and an Arena table, as they look", {
-  timeout: 300_000,
-}, async () => {
+test("a sit-and-go of 8 through both stages, and an Arena table, as they look", async () => {
+  test.setTimeout(300_000);
   const eve = await open(DESKTOP);
   await named(eve, "Eve");
   const sng = (await openTournaments()).find((x) => x.kind === "sitngo" && x.players === 8);
@@ -170,7 +147,7 @@ test("a sit-and-go of 8 through both stages, and an Arena table, as they look", 
   await eve.waitForSelector(`[data-testid=tournament-${sng.id}]`);
   await eve.locator("[data-testid=tournaments]").scrollIntoViewIfNeeded();
   await shot(eve, "tournament-lobby-desktop.png");
-  assert.deepEqual(await serious(eve), []);
+  assert.deepEqual(await axeSerious(eve, "tournament"), []);
 
   const phone = await open(PHONE);
   await named(phone, "Fay");
@@ -189,7 +166,7 @@ test("a sit-and-go of 8 through both stages, and an Arena table, as they look", 
   const goOn = await eve.locator("[data-testid=stage-1] .tour-on").count();
   assert.equal(goOn, 4);
   await shot(eve, "tournament-page-desktop.png");
-  assert.deepEqual(await serious(eve), []);
+  assert.deepEqual(await axeSerious(eve, "tournament"), []);
   await phone.goto(`${server.url}/#/tournament/${sng.id}`);
   await phone.waitForSelector("[data-testid=tournament-page][data-status=finished]");
   await shot(phone, "tournament-page-phone.png");

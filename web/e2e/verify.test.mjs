@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, PHONE } from "./browser.mjs";
 import { botRound, shot } from "./play.mjs";
 import { REPO } from "./server.mjs";
@@ -49,9 +49,8 @@ async function verifyWith(page, room, change = null) {
   return checks(page);
 }
 
-test("a round's deal checked in the browser, tampering caught, the record checked by the CLI", {
-  timeout: 300_000,
-}, async () => {
+test("a round's deal checked in the browser, tampering caught, the record checked by the CLI", async () => {
+  test.setTimeout(300_000);
   const ana = await open(DESKTOP);
   await named(ana, "Ana");
   const room = await botRound(ana, session.server.url, { variant: "remi101", seats: 3 });

@@ -3,7 +3,7 @@
 // the melds and the move log, with no rack, no hand and no reactions; a private table is
 // not listed.
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { test } from "./fixtures.mjs";
 import { DESKTOP, PHONE } from "./browser.mjs";
 import { shot } from "./play.mjs";
 import { browserSession } from "./session.mjs";
@@ -25,9 +25,8 @@ async function botTable(page, visibility) {
   return decodeURIComponent(new URL(page.url()).hash.split("/").pop());
 }
 
-test("a public table is watched live from the lobby; a private one is not listed", {
-  timeout: 180_000,
-}, async () => {
+test("a public table is watched live from the lobby; a private one is not listed", async () => {
+  test.setTimeout(180_000);
   const ana = await open(DESKTOP);
   await named(ana, "Ana");
   const hidden = await botTable(ana, "private");

@@ -4,7 +4,7 @@
 // shows its answers (docs/economy.md).
 import * as api from "./api";
 import { h, toast } from "./dom";
-import { failureText, reason, translated, t } from "./i18n";
+import { failureText, formatWhen, reason, translated, t } from "./i18n";
 
 function showError(err: unknown): void {
   // The server's English is shown only when the page has no words of its own for the code.
@@ -39,6 +39,10 @@ export function signInCard(onSignedIn: (p: api.Player) => void): HTMLElement {
     "password",
     "current-password",
   );
+  // A sign-in answered wins; a refusal is shown only for the latest press and never once
+  // signed in: an earlier press's wrong password that arrives late says nothing.
+  let latest = 0;
+  let signedIn = false;
   return h(
     "form",
     {
@@ -46,12 +50,16 @@ export function signInCard(onSignedIn: (p: api.Player) => void): HTMLElement {
       "data-testid": "login-form",
       onsubmit: async (e: Event) => {
         e.preventDefault();
+        const mine = ++latest;
+        const password = pass.value;
+        pass.value = "";
         try {
-          onSignedIn(await api.login(user.value, pass.value));
+          const player = await api.login(user.value, password);
+          if (signedIn) return;
+          signedIn = true;
+          onSignedIn(player);
         } catch (err) {
-          showError(err);
-        } finally {
-          pass.value = "";
+          if (mine === latest && !signedIn) showError(err);
         }
       },
     },
@@ -105,8 +113,25 @@ export function accountCard(): HTMLElement {
       ledgerBox(),
     );
   };
+  // A change made elsewhere on the page (a tournament's fee): the sums here follow too.
+  const changed = (e: Event) => {
+    if (!card.isConnected) return window.removeEventListener(ACCOUNT_EVENT, changed);
+    const acc = (e as CustomEvent<api.Account>).detail;
+    balance.textContent = String(acc.balance);
+    credits.textContent = String(acc.joker_credits);
+  };
+  window.addEventListener(ACCOUNT_EVENT, changed);
   api.account().then(show, showError);
   return card;
+}
+
+/** The sums changed on the server (a tournament's fee taken or given back): read them and
+ * tell every balance shown. */
+export function accountChanged(): void {
+  api.account().then(
+    (acc) => window.dispatchEvent(new CustomEvent<api.Account>(ACCOUNT_EVENT, { detail: acc })),
+    () => undefined,
+  );
 }
 
 function buyRow(acc: api.Account, show: (a: api.Account) => void): HTMLElement {
@@ -232,7 +257,7 @@ function ledgerBox(): HTMLElement {
             " ",
             h("strong", null, parts.join(" ")),
             " ",
-            h("span", { class: "muted" }, new Date(e.created_at).toLocaleString()),
+            h("span", { class: "muted" }, formatWhen(e.created_at)),
           ),
         );
       }

@@ -55,6 +55,14 @@ export interface Credentials {
   password: string;
 }
 
+/** The deal the seed makes: each hand, the atu, the stock in order. */
+export interface DealOut {
+  first: number;
+  hands: number[][];
+  atu: number | null;
+  stock: number[];
+}
+
 /** The match goes on until the players leave. */
 export interface EndlessEnd {
   kind: "endless";
@@ -81,8 +89,31 @@ export interface EntryView {
   out_stage: number | null;
 }
 
+/** One of the server's checks of a published round (commitment, deal, log, result). */
+export interface FairCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
 export interface HTTPValidationError {
   detail?: ValidationError[];
+}
+
+/** Who a request's token names: the player, or null. */
+export interface Identity {
+  player: PlayerOut | null;
+}
+
+/**
+ * What an invite link opens on before anyone signs in: the room's variant and who
+ * invites, nothing else.
+ */
+export interface InviteView {
+  /** The room's variant, an id of GET /api/variants. */
+  variant: string;
+  /** The display name of the room's owner. */
+  host: string;
 }
 
 /** Body of POST /api/rooms/join-by-code. */
@@ -200,6 +231,27 @@ export interface Profile {
   history: RatingPoint[];
 }
 
+/**
+ * A finished round's published record (docs/fairness.md): what
+ * `python -m server.cli verify FILE` checks, with the server's own `checks`.
+ */
+export interface PublishedRound {
+  scheme: string | null;
+  room_id: string;
+  round: number;
+  variant: string;
+  players: number;
+  first: number;
+  options: RoundOptionsOut;
+  commitment: string | null;
+  seed: string;
+  deal: DealOut;
+  /** The action log: each entry a seat and its action (RULES.md A.18/B.14). */
+  actions: [number, { [key: string]: unknown }][];
+  result: RoundResultOut | null;
+  checks: FairCheck[];
+}
+
 /** Body of POST /api/quickstart. */
 export interface QuickStartRequest {
   /** A variant id of GET /api/variants. */
@@ -236,6 +288,38 @@ export interface RatingRow {
   mu: number;
   sigma: number;
   matches: number;
+}
+
+/** A table meld as every seat sees it (§D). */
+export interface ReplayMeld {
+  /** set, run or double */
+  kind: string;
+  tiles: number[];
+  /** Per position: the seat that laid the tile. */
+  owners: number[];
+  low: number | null;
+  suit: number | null;
+  /** Per position: null for a natural tile; for a joker, the faces that may buy it back. */
+  stands_for: (number[] | null)[];
+}
+
+/**
+ * One step of a replay: the event that made it (null: the deal) and the whole table
+ * after it, every hand and the stock (top first) included.
+ */
+export interface ReplayStep {
+  event: { [key: string]: unknown } | null;
+  hands: number[][];
+  stock: number[];
+  atu: number | null;
+  atu_taken_by: number | null;
+  row: number[];
+  row_by: (number | null)[];
+  table: ReplayMeld[];
+  consumed: number[];
+  turn: number;
+  phase: string;
+  opened: boolean[];
 }
 
 /** Everything chosen when a room is created. */
@@ -287,12 +371,58 @@ export interface RoomView {
   invite_code: string | null;
   /** The viewer's seat, if any. */
   your_seat: number | null;
+  /** A waiting quick start room: seconds from this answer until it starts by itself, bots in its empty seats; null for a room its owner starts. */
+  starts_in: number | null;
+  /** A finished room played again: the id of the room its first "play again" made (POST /api/rooms/{id}/again), shown to its members only. */
+  next_room: string | null;
 }
 
 /** One finished round on the score sheet: each seat's addition. */
 export interface RoundLine {
   number: number;
   scores: (number | null)[];
+}
+
+/** The round's options (the deal's joker credits included, B.9). */
+export interface RoundOptionsOut {
+  row_depth: number | null;
+  short_game: boolean;
+  joker_button: boolean;
+  joker_credits: number[] | null;
+}
+
+/** A finished round told again, step 0 the deal. */
+export interface RoundReplay {
+  room_id: string;
+  round: number;
+  seats: RoundSeat[];
+  variant: string;
+  players: number;
+  first: number;
+  options: RoundOptionsOut;
+  steps: ReplayStep[];
+  result: RoundResultOut | null;
+  commitment: string | null;
+  seed: string;
+}
+
+/**
+ * A finished round: why it ended (`out` or `stock`), who went out, each seat's
+ * total and how it was made.
+ */
+export interface RoundResultOut {
+  reason: string;
+  out: number | null;
+  scores: number[];
+  closing: string | null;
+  breakdown: SeatScoreOut[];
+}
+
+/** A seat of the room: its player's name, or its bot's level. */
+export interface RoundSeat {
+  seat: number;
+  name: string | null;
+  bot_level: string | null;
 }
 
 /** The match ends after a fixed number of rounds. */
@@ -317,6 +447,21 @@ export interface ScoreSheet {
 export interface SeatRequest {
   /** Invite code, for a private room. */
   code?: string | null;
+}
+
+/** How one seat's round total was made. */
+export interface SeatScoreOut {
+  seat: number;
+  total: number;
+  laid: number;
+  hand: number;
+  bonus: number;
+  atu_pair: number;
+  multiplier: number;
+  note: string;
+  opened: boolean;
+  /** Why the multiplier: atu_ace, atu_joker, joker_out, closing_joker, closing_hand, closing_hand_joker. */
+  doublings: string[];
 }
 
 /** Who sits on a seat: a player, a bot (`bot_level`), or nobody. */
@@ -543,6 +688,7 @@ export interface Endpoints {
   "GET /healthz": { body: void; response: unknown };
   "POST /api/players": { body: PlayerCreate; response: PlayerCreated };
   "GET /api/me": { body: void; response: PlayerOut };
+  "GET /api/whoami": { body: void; response: Identity };
   "GET /api/players/me/rooms": { body: void; response: YourRooms };
   "GET /api/players/{player_id}/matches": { body: void; response: MatchHistory };
   "GET /api/players/{player_id}/profile": { body: void; response: Profile };
@@ -563,17 +709,19 @@ export interface Endpoints {
   "POST /api/rooms": { body: RoomSettings; response: RoomView };
   "GET /api/rooms": { body: void; response: Lobby };
   "POST /api/rooms/join-by-code": { body: JoinByCode; response: RoomView };
+  "GET /api/rooms/invite/{code}": { body: void; response: InviteView };
   "GET /api/rooms/{room_id}": { body: void; response: RoomView };
   "POST /api/rooms/{room_id}/seats/{seat}": { body: SeatRequest | null; response: RoomView };
   "POST /api/rooms/{room_id}/leave": { body: void; response: RoomView };
   "POST /api/rooms/{room_id}/start": { body: void; response: RoomView };
+  "POST /api/rooms/{room_id}/again": { body: void; response: RoomView };
   "GET /api/rooms/{room_id}/scores": { body: void; response: ScoreSheet };
   "POST /api/quickstart": { body: QuickStartRequest; response: RoomView };
   "GET /api/leaderboards/rating/{variant}": { body: void; response: RatingBoard };
   "GET /api/leaderboards/balance": { body: void; response: BalanceBoard };
-  "GET /api/rooms/{room_id}/rounds/{number}/replay": { body: void; response: { [key: string]: unknown } };
+  "GET /api/rooms/{room_id}/rounds/{number}/replay": { body: void; response: RoundReplay };
   "GET /api/rooms/{room_id}/rounds/{number}/scenario": { body: void; response: unknown };
-  "GET /api/rooms/{room_id}/rounds/{number}/verify": { body: void; response: { [key: string]: unknown } };
+  "GET /api/rooms/{room_id}/rounds/{number}/verify": { body: void; response: PublishedRound };
   "GET /api/variants": { body: void; response: Catalogue };
   "GET /api/lobby/events": { body: void; response: void };
   "GET /api/arena": { body: void; response: ArenaInfo };

@@ -5,7 +5,6 @@
 // ROTATE_AFTER_MS is rotated on page load (maybeRotate).
 
 import type * as gen from "./api.gen";
-import type { RoundResult, TableMeld } from "./types";
 
 // The request and response types are generated from the server's OpenAPI schema
 // (src/api.gen.ts, `python -m server.apitypes`); these are the names the client uses.
@@ -33,6 +32,7 @@ export type VariantFigures = gen.VariantFigures;
 export type RatingPoint = gen.RatingPoint;
 export type Profile = gen.Profile;
 export type MatchSummary = gen.MatchSummary;
+export type InviteView = gen.InviteView;
 
 /** Dispatched on `window` when the server refused this page's origin (HTTP or socket). */
 export const ORIGIN_REFUSED_EVENT = "remi:origin-refused";
@@ -110,23 +110,18 @@ export function forgetToken(): void {
   }
 }
 
+/** The player this browser is (null: none yet). `GET /api/whoami` answers a first visit
+ * without an error (no failed request in the console). */
 export async function me(): Promise<Player | null> {
+  const { player } = await call<gen.Identity>("GET", "/api/whoami");
+  if (player) return player;
+  // The cookie may be gone while the token is still known here: restore it.
+  const token = savedToken();
+  if (!token) return null;
   try {
-    return await call<Player>("GET", "/api/me");
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) {
-      // The cookie may be gone while the token is still known here: restore it.
-      const token = savedToken();
-      if (token) {
-        try {
-          return await call<Player>("POST", "/api/session", { token });
-        } catch {
-          return null;
-        }
-      }
-      return null;
-    }
-    throw err;
+    return await call<Player>("POST", "/api/session", { token });
+  } catch {
+    return null;
   }
 }
 
@@ -198,6 +193,13 @@ export const myRooms = () => call<gen.YourRooms>("GET", "/api/players/me/rooms")
 export const createRoom = (s: Partial<RoomSettings>) => call<RoomView>("POST", "/api/rooms", s);
 export const joinByCode = (code: string) =>
   call<RoomView>("POST", "/api/rooms/join-by-code", { code });
+/** What an invite code opens (anyone may ask): the room's variant and its host's name. */
+export const invite = (code: string) =>
+  call<InviteView>("GET", `/api/rooms/invite/${encodeURIComponent(code)}`);
+/** Play a finished match again: a new room with its settings, or a seat in the one another
+ * of its players made. */
+export const playAgain = (id: string) =>
+  call<RoomView>("POST", `/api/rooms/${encodeURIComponent(id)}/again`);
 export const getRoom = (id: string, code?: string | null) =>
   call<RoomView>(
     "GET",
@@ -257,63 +259,15 @@ export const buyJokers = (count: number) =>
   });
 
 // ------------------------------------------------------------------ finished rounds
-// The server sends a replay and a published record as free objects (the engine's data:
-// server/rules/replays.py, server/fairness/rounds.py), so their types are written here.
-
-/** One step of a replay: the event that made it (null: the deal) and the whole table after
- * it, every hand and the stock (top first) included. */
-export interface ReplayStep {
-  event: Record<string, unknown> | null;
-  hands: number[][];
-  stock: number[];
-  atu: number | null;
-  atu_taken_by: number | null;
-  row: number[];
-  row_by: number[];
-  table: TableMeld[];
-  consumed: number[];
-  turn: number;
-  phase: string;
-  opened: boolean[];
-}
 
 /** A finished round told again (GET /api/rooms/{id}/rounds/{n}/replay). */
-export interface Replay {
-  room_id: string;
-  round: number;
-  seats: { seat: number; name: string | null; bot_level: string | null }[];
-  variant: string;
-  players: number;
-  first: number;
-  options: { short_game?: boolean; row_depth?: number | null; joker_button?: boolean };
-  steps: ReplayStep[];
-  result: RoundResult | null;
-  commitment: string | null;
-  seed: string;
-}
-
-export interface FairCheck {
-  name: string;
-  ok: boolean;
-  detail: string;
-}
-
+export type Replay = gen.RoundReplay;
+/** One step of a replay: the event that made it (null: the deal) and the whole table after
+ * it, every hand and the stock (top first) included. */
+export type ReplayStep = gen.ReplayStep;
+export type FairCheck = gen.FairCheck;
 /** A finished round's published record (GET .../verify, docs/fairness.md). */
-export interface RoundRecord {
-  scheme: string | null;
-  room_id: string;
-  round: number;
-  variant: string;
-  players: number;
-  first: number;
-  options: { short_game?: boolean };
-  commitment: string | null;
-  seed: string;
-  deal: { first: number; hands: number[][]; atu: number | null; stock: number[] };
-  actions: [number, Record<string, unknown>][];
-  result: RoundResult | null;
-  checks: FairCheck[];
-}
+export type RoundRecord = gen.PublishedRound;
 
 const roundPath = (room: string, n: number) => `/api/rooms/${encodeURIComponent(room)}/rounds/${n}`;
 export const replay = (room: string, n: number) =>

@@ -8,7 +8,7 @@ import * as api from "./api";
 import { replayHash } from "./replay";
 import { loadCatalogue, variantName, variants } from "./catalogue";
 import { clear, h, nameEl } from "./dom";
-import { t } from "./i18n";
+import { formatWhen, t } from "./i18n";
 import { showApiError } from "./lobby";
 import type { App } from "./main";
 
@@ -227,7 +227,7 @@ export function renderProfile(app: App, playerId: string): Page {
             h(
               "p",
               { class: "muted" },
-              t("profile.since", { date: new Date(p.created_at).toLocaleDateString() }),
+              t("profile.since", { date: formatWhen(p.created_at, "date") }),
               " · ",
               t("account.balance"),
               " ",
@@ -341,7 +341,7 @@ function matchesBox(playerId: string, gone: () => boolean): HTMLElement {
               { class: "muted" },
               t("profile.match.with", { others }),
               " · ",
-              new Date(m.finished_at).toLocaleDateString(),
+              formatWhen(m.finished_at, "date"),
             ),
             // Each finished round's replay (replay.ts).
             m.rounds_played > 0

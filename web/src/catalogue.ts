@@ -13,13 +13,37 @@ export type { VariantFacts };
 let loaded: VariantFacts[] | null = null;
 let loading: Promise<VariantFacts[]> | null = null;
 
-/** The catalogue, fetched once per page load. */
+/** The server's last catalogue, kept on the device (`localStorage`): offline, the
+ * practice's settings show at once instead of after the engine has started. */
+const KEPT = "remi.catalogue";
+
+function kept(): Catalogue | null {
+  try {
+    const c = JSON.parse(localStorage.getItem(KEPT) ?? "null") as Catalogue | null;
+    return c && Array.isArray(c.variants) && c.variants.length ? c : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The catalogue, fetched once per page load; without the server, the one kept from the
+ * last visit, else the engine's in the practice worker. */
 export function loadCatalogue(): Promise<VariantFacts[]> {
   if (loaded) return Promise.resolve(loaded);
   if (!loading) {
     loading = getVariants()
+      .then((c) => {
+        try {
+          localStorage.setItem(KEPT, JSON.stringify(c));
+        } catch {
+          /* not kept */
+        }
+        return c;
+      })
       .catch(async (err) => {
         if (!(err instanceof ApiError) || err.status !== 0) throw err;
+        const last = kept();
+        if (last) return last;
         const { localCatalogue } = await import("./practice/local");
         return (await localCatalogue()) as Catalogue;
       })

@@ -47,10 +47,27 @@ export function showElsewhere(takeBack: () => void): void {
   button.focus();
 }
 
+/** The origin notice was closed: the page does not show it again (each refused request
+ * would bring it back). */
+let originClosed = false;
+
 /** The server refused this page's origin (close 4003): say why, and what the operator
- * sets; reconnecting would be refused again. */
+ * sets; reconnecting would be refused again. The player can close it. */
 export function showOriginRefused(): void {
+  if (originClosed) return;
   hideElsewhere();
+  const close = h(
+    "button",
+    {
+      type: "button",
+      "data-testid": "origin-close",
+      onclick: () => {
+        originClosed = true;
+        hideElsewhere();
+      },
+    },
+    t("common.close"),
+  );
   document.body.append(
     h(
       "div",
@@ -66,9 +83,11 @@ export function showOriginRefused(): void {
         { class: "card" },
         h("p", null, t("room.origin")),
         h("p", { class: "muted" }, t("room.origin.hint", { origin: location.origin })),
+        close,
       ),
     ),
   );
+  close.focus();
 }
 
 export function hideElsewhere(): void {

@@ -691,6 +691,44 @@ const ro: Dict = {
   "coach.hint": "Sugestie",
   "coach.hint.title": "Ce ar face nivelul greu acum",
   "coach.thinking": "Se gândește…",
+  // Clear states: the quick start's countdown, play again, an invite link.
+  "quick.countdown": "Boții ocupă locurile libere în {n} s.",
+  "quick.countdown.now": "Boții ocupă acum locurile libere…",
+  "again.button": "Joacă din nou",
+  "again.join": "Intră în meciul nou",
+  "again.hint": "Aceleași setări, o cameră nouă; ceilalți jucători sunt invitați.",
+  "again.ready": "Un jucător a deschis meciul nou, cu aceleași setări: te așteaptă.",
+  "err.match_not_over": "Meciul încă se joacă: îl poți juca din nou după ce se încheie.",
+  "invite.title": "Invitație la joc",
+  "invite.text": "{host} te invită la o masă de {variant}.",
+  "invite.name": "Alege un nume și intri la masă.",
+  "invite.join": "Intră la masă",
+  "invite.later": "Nu acum",
+  "invite.bad":
+    "Link-ul de invitație nu este valid: nicio cameră nu are acest cod (poate camera s-a închis). Poți juca oricum din lobby.",
+  "lobby.more": "Mai multe: joc cu prietenii, turnee, Arena, mese publice",
+  // The player's own moves, in the second person.
+  "move.draw.you": "Ai tras din talon",
+  "move.draw.own.you": "Ai tras {tile} din talon",
+  "move.draw.empty.you": "Ai vrut să tragi: talonul s-a terminat",
+  "move.discard.you": "Ai aruncat {tile}",
+  "move.discard.out.you": "Ai aruncat {tile} și ai închis",
+  "move.lay.you": "Ai etalat {melds}{atu}",
+  "move.lay.open.you": "Ai deschis cu {melds}{atu}",
+  "move.takeRow.top.you": "Ai luat {tile} din rând și ai etalat {melds}{open}",
+  "move.takeRow.deep.you": "Ai rupt rândul: {n} piese, până la {tile}, și ai etalat {melds}{open}",
+  "move.takeRow.deep.you#other":
+    "Ai rupt rândul: {n} de piese, până la {tile}, și ai etalat {melds}{open}",
+  "move.takeDiscard.you": "Ai luat ultima aruncată, {tile}: {what}{open}",
+  "move.layoff.you": "Ai adăugat {tile} la formația {n}",
+  "move.buyJoker.you": "Ai cumpărat jokerul din formația {n} cu {tile}",
+  "move.jokerButton.you": "Ai folosit butonul de joker",
+  "move.timeout.you": "Timpul tău a expirat: botul îți termină tura",
+  "move.timeout.again.you": "Timpul tău a expirat a {n}-a oară la rând: botul îți termină tura",
+  "move.away.you": "Ai plecat: joacă un bot în locul tău",
+  "move.unresponsive.you": "Nu răspunzi: joacă un bot în locul tău",
+  "move.back.you": "Te-ai întors la masă",
+  "move.roundStart.you": "Runda {n} a fost împărțită: începi tu",
 };
 
 const en: Dict = {
@@ -1323,6 +1361,41 @@ const en: Dict = {
   "coach.hint": "Hint",
   "coach.hint.title": "What the hard level would do now",
   "coach.thinking": "Thinking…",
+  "quick.countdown": "Bots take the free seats in {n} s.",
+  "quick.countdown.now": "Bots are taking the free seats now…",
+  "again.button": "Play again",
+  "again.join": "Join the new match",
+  "again.hint": "The same settings, a new room; the other players are invited.",
+  "again.ready": "A player has opened the new match, with the same settings: it waits for you.",
+  "err.match_not_over": "The match is still being played: play it again once it ends.",
+  "invite.title": "An invitation to play",
+  "invite.text": "{host} invites you to a table of {variant}.",
+  "invite.name": "Choose a name and you are at the table.",
+  "invite.join": "Join the table",
+  "invite.later": "Not now",
+  "invite.bad":
+    "This invite link is not valid: no room has this code (the room may have closed). You can still play from the lobby.",
+  "lobby.more": "More: play with friends, tournaments, the Arena, public tables",
+  "move.draw.you": "You drew from the stock",
+  "move.draw.own.you": "You drew {tile} from the stock",
+  "move.draw.empty.you": "You went to draw: the stock has run out",
+  "move.discard.you": "You discarded {tile}",
+  "move.discard.out.you": "You discarded {tile} and went out",
+  "move.lay.you": "You laid {melds}{atu}",
+  "move.lay.open.you": "You opened with {melds}{atu}",
+  "move.takeRow.top.you": "You took {tile} from the row and laid {melds}{open}",
+  "move.takeRow.deep.you":
+    "You broke the row {n} tiles deep, down to {tile}, and laid {melds}{open}",
+  "move.takeDiscard.you": "You took the last discard, {tile}: {what}{open}",
+  "move.layoff.you": "You laid off {tile} on meld {n}",
+  "move.buyJoker.you": "You bought back the joker of meld {n} with {tile}",
+  "move.jokerButton.you": "You used the joker button",
+  "move.timeout.you": "Your time ran out: the bot finishes your turn",
+  "move.timeout.again.you": "Your time ran out, {n} times in a row: the bot finishes your turn",
+  "move.away.you": "You left: a bot plays for you",
+  "move.unresponsive.you": "You are not responding: a bot plays for you",
+  "move.back.you": "You are back at the table",
+  "move.roundStart.you": "Round {n} dealt: you start",
 };
 
 let lang: Lang = (() => {
@@ -1405,6 +1478,30 @@ export function tParts<T>(
   }
   out.push(text.slice(last));
   return out.filter((x) => x !== "");
+}
+
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+/** A date (`"date"`), a date and time (`"datetime"`) or a time of day (`"time"`) in the
+ * interface's language, whatever the browser's own. */
+export function formatWhen(
+  when: string | number | Date,
+  style: "date" | "datetime" | "time" = "datetime",
+): string {
+  const d = when instanceof Date ? when : new Date(when);
+  if (Number.isNaN(d.getTime())) return "—";
+  const key = `${lang}:${style}`;
+  let f = dateFormats.get(key);
+  if (!f) {
+    const opts: Intl.DateTimeFormatOptions =
+      style === "date"
+        ? { dateStyle: "medium" }
+        : style === "time"
+          ? { timeStyle: "short" }
+          : { dateStyle: "medium", timeStyle: "short" };
+    f = new Intl.DateTimeFormat(lang === "ro" ? "ro-RO" : "en-GB", opts);
+    dateFormats.set(key, f);
+  }
+  return f.format(d);
 }
 
 /** The server's reason for a refusal, in the chosen language.

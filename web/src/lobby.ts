@@ -2,13 +2,15 @@ import { accountCard, accountChip, signInCard } from "./account";
 import * as api from "./api";
 import { loadCatalogue, variantFacts, variantName, variants } from "./catalogue";
 import { clear, h, nameEl, toast } from "./dom";
-import { failureText, reason, translated, t, tParts } from "./i18n";
+import { failureText, formatWhen, reason, translated, t, tParts } from "./i18n";
 import type { App } from "./main";
 import { arenaBox } from "./arena";
 import { localPracticeBox } from "./practice/box";
 import { tournamentsBox } from "./tournament";
 
 const TURN_TIMES = [15, 30, 60, 120];
+/** The lobby's "more" folded or open, as the player left it (`localStorage`). */
+export const MORE_KEY = "remi.lobby.more";
 
 export function showApiError(err: unknown): void {
   // The server's English is shown only when the page has no words of its own for the code.
@@ -44,6 +46,32 @@ export function renderLobby(
   // The forms of a player not known yet, kept across redraws (the catalogue's arrival
   // redraws the page, to add the practice on this device): what is typed in them stays.
   let identityForms: HTMLElement[] | undefined;
+  // An invite link: what it opens (the room's variant and who invites), asked of the
+  // server before anything else; a code no room has is said so.
+  let invite:
+    | { state: "loading" }
+    | { state: "ok"; view: api.InviteView }
+    | { state: "bad" }
+    | null = null;
+  if (opts.joinCode) {
+    invite = { state: "loading" };
+    api.invite(opts.joinCode).then(
+      (view) => {
+        invite = { state: "ok", view };
+        if (!disposed) draw();
+      },
+      (err) => {
+        if (err instanceof api.ApiError && err.code === "invite_not_found") {
+          invite = { state: "bad" };
+          opts.joinCode = undefined;
+        } else {
+          invite = null; // the join itself says what is wrong
+          showApiError(err);
+        }
+        if (!disposed) draw();
+      },
+    );
+  }
 
   const draw = () => {
     const focused =
@@ -72,6 +100,8 @@ export function renderLobby(
           : h("p", { class: "muted" }, t("common.loading")),
       );
     } else if (!app.player) {
+      const card = inviteCard();
+      if (card) page.append(card);
       identityForms ??= [
         nameForm(),
         signInCard((p) => {
@@ -86,23 +116,30 @@ export function renderLobby(
     } else {
       identityForms = undefined;
       page.append(welcome(), nav());
-      if (opts.joinCode || !variants().length) {
+      const card = inviteCard();
+      if (card) page.append(card);
+      if (opts.joinCode && joining) {
+        page.append(h("p", { class: "muted" }, t("common.loading")));
+      } else if (!variants().length) {
         page.append(accountCard(), h("p", { class: "muted" }, t("common.loading")));
       } else {
         const arena = arenaBox(app); // the Arena's waiting tables come with the public rooms
-        // The most used first (quick start, the practice on this device, your games).
+        // The most used first (quick start, the practice on this device, your games); the
+        // rest folded under "more" (open on a wide screen, and as the player left it).
         page.append(
           quickStartBox(),
           localPracticeBox((hash) => app.go(hash)),
           yourGames(),
-          accountCard(),
-          practiceBox(),
-          joinBox(),
-          tournamentsBox(app),
-          arena.box,
-          publicRooms(arena.update),
-          createForm(),
-          identityBox(),
+          moreBox(
+            accountCard(),
+            practiceBox(),
+            joinBox(),
+            tournamentsBox(app),
+            arena.box,
+            publicRooms(arena.update),
+            createForm(),
+            identityBox(),
+          ),
         );
       }
     }
@@ -110,19 +147,115 @@ export function renderLobby(
     if (focused?.isConnected) focused.focus(); // a kept form keeps its focus (a phone its keyboard)
   };
 
+  // The invite's code taken (a name given on its page, or "join" pressed): the seat, then
+  // the room.
+  let joining = false;
   const afterIdentity = async () => {
-    if (opts.joinCode) {
+    if (opts.joinCode && invite?.state !== "bad") {
       const code = opts.joinCode;
+      joining = true;
+      draw();
       try {
         const room = await api.joinByCode(code);
         app.go(`#/room/${encodeURIComponent(room.id)}`);
       } catch (err) {
         showApiError(err);
         opts.joinCode = undefined;
+        invite = null;
+        joining = false;
         draw();
       }
     }
   };
+
+  /** What an invite link opens, before the name form (or "join" for a known player):
+   * who invites, to which variant; or that the code opens nothing. */
+  function inviteCard(): HTMLElement | null {
+    if (!invite || invite.state === "loading") return null;
+    if (invite.state === "bad")
+      return h(
+        "section",
+        { class: "card invite bad", role: "alert", "data-testid": "invite-bad" },
+        h("h2", null, t("invite.title")),
+        h("p", null, t("invite.bad")),
+      );
+    if (!opts.joinCode) return null;
+    const view = invite.view;
+    return h(
+      "section",
+      { class: "card invite", "data-testid": "invite", "aria-labelledby": "invite-title" },
+      h("h2", { id: "invite-title" }, t("invite.title")),
+      h(
+        "p",
+        { class: "invite-text" },
+        tParts("invite.text", {
+          host: nameEl(view.host, "invite-host"),
+          variant: h("strong", null, variantName(view.variant)),
+        }),
+      ),
+      app.player
+        ? h(
+            "div",
+            { class: "row" },
+            h(
+              "button",
+              {
+                type: "button",
+                class: "primary big",
+                "data-testid": "invite-join",
+                disabled: joining,
+                onclick: () => void afterIdentity(),
+              },
+              t("invite.join"),
+            ),
+            h(
+              "a",
+              {
+                href: "#/",
+                "data-testid": "invite-later",
+                onclick: () => {
+                  opts.joinCode = undefined;
+                  invite = null;
+                },
+              },
+              t("invite.later"),
+            ),
+          )
+        : h("p", { class: "muted" }, t("invite.name")),
+    );
+  }
+
+  /** The lobby's less used boxes, folded: open on a wide screen unless the player closed
+   * it, folded on a phone unless they opened it (remembered on the device). */
+  function moreBox(...boxes: HTMLElement[]): HTMLElement {
+    let kept: string | null = null;
+    try {
+      kept = localStorage.getItem(MORE_KEY);
+    } catch {
+      /* storage unavailable */
+    }
+    const open = kept === null ? window.matchMedia("(min-width: 900px)").matches : kept === "open";
+    // Remembered when the player opens or closes it (a click, or Enter and Space on the
+    // summary), not when the page opens it on a wide screen.
+    const remember = () => {
+      try {
+        localStorage.setItem(MORE_KEY, box.open ? "closed" : "open"); // before it toggles
+      } catch {
+        /* not remembered */
+      }
+    };
+    const box = h(
+      "details",
+      { class: "lobby-more", "data-testid": "lobby-more", open },
+      h(
+        "summary",
+        { class: "card", "data-testid": "lobby-more-toggle", onclick: remember },
+        t("lobby.more"),
+      ),
+      ...boxes,
+    );
+    return box;
+  }
 
   function nameForm(): HTMLElement {
     const input = h("input", {
@@ -674,11 +807,7 @@ export function renderLobby(
               { "data-testid": s.current ? "session-current" : "session" },
               h("span", null, s.label ?? "—"),
               " ",
-              h(
-                "span",
-                { class: "muted" },
-                s.current ? t("session.this") : new Date(used).toLocaleString(),
-              ),
+              h("span", { class: "muted" }, s.current ? t("session.this") : formatWhen(used)),
               s.current
                 ? null
                 : h(
@@ -795,7 +924,6 @@ export function renderLobby(
   }
 
   draw();
-  if (app.player) afterIdentity();
   // The variant choices come from the catalogue: drawn again once it is here.
   if (!variants().length) {
     loadCatalogue().then(

@@ -8,18 +8,21 @@ import { loadCatalogue, variantFacts, variantName } from "./catalogue";
 import { RoomConnection, type ServerError, type Transport } from "./conn";
 import { clear, h, nameEl, namesEl, toast } from "./dom";
 import { hideElsewhere, showElsewhere, showOriginRefused, signedOut } from "./elsewhere";
-import { reason, t, tParts } from "./i18n";
+import { failureText, reason, t, tParts } from "./i18n";
 import { endText, showApiError } from "./lobby";
 import type { App } from "./main";
 import { noteDeal } from "./fair/seen";
 import { cuesOf, tickDue } from "./feel/cues";
 import { Reactions } from "./feel/reactions";
 import { Sounds } from "./feel/sounds";
+import { startLocal } from "./practice/box";
 import { LocalConnection, type LocalOptions } from "./practice/local";
+import type { PracticeSettings } from "./practice/store";
 import { practiceCoachButtons } from "./coach";
 import { replayHash, verifyHash } from "./replay";
 import type { GameAction, ServerMessage } from "./protocol.gen";
 import { Table, type RoomData } from "./table/index";
+import { againBox as scoresAgain } from "./table/render";
 import { applyMessage } from "./table/messages";
 import { emptyRoom } from "./table/state";
 import type { ArrangeAnswer, FormationAnswer, OpeningLock } from "./types";
@@ -43,6 +46,15 @@ export class RoomPage {
   });
   private tickTimer = 0;
   private lastTick: number | null = null;
+  // A quick start room's countdown: when (local clock, s) it starts by itself with bots.
+  private countdownFor: api.RoomView | null = null;
+  private startsAt: number | null = null;
+  private countTimer = 0;
+  // A finished match: the room's view read again now and then, until another player's
+  // "play again" shows (`next_room`); the practice's settings, to play it again.
+  private againTimer = 0;
+  private againBusy = false;
+  private localSettings: PracticeSettings | null = null;
 
   constructor(
     private app: App,
@@ -67,6 +79,8 @@ export class RoomPage {
     this.disposed = true;
     window.clearInterval(this.pollTimer);
     window.clearInterval(this.tickTimer);
+    window.clearInterval(this.countTimer);
+    window.clearInterval(this.againTimer);
     this.reactions.dispose();
     window.removeEventListener("online", this.onOnline);
     this.conn?.close();
@@ -152,7 +166,9 @@ export class RoomPage {
               ? t("room.notfound")
               : err instanceof api.ApiError && err.status === 0
                 ? t("offline.text")
-                : String(err),
+                : err instanceof api.ApiError
+                  ? reason(err.code, err.message)
+                  : failureText(err),
           ),
           h("a", { href: "#/" }, t("common.back")),
         ),
@@ -175,7 +191,7 @@ export class RoomPage {
     try {
       await loadCatalogue();
     } catch (err) {
-      toast(String(err));
+      showApiError(err);
     }
     if (this.disposed) return;
     this.state.status = "playing";
@@ -190,6 +206,10 @@ export class RoomPage {
       },
       {
         ...opts,
+        onReady: (settings, loadMs) => {
+          this.localSettings = settings;
+          opts.onReady?.(settings, loadMs);
+        },
         onFailed: (code, message) => {
           failed?.(code, message);
           if (code === "no_game") {
@@ -287,8 +307,59 @@ export class RoomPage {
     }
     if (m.type === "event" && m.event.do === "room_changed" && room.status === "waiting")
       void this.poll();
+    if (room.matchOver && room.again === undefined) this.offerAgain();
     if (scoresChanged && this.scoresOpen) this.renderScores();
     if (refresh) this.refresh();
+  }
+
+  // ------------------------------------------------------------ play again
+
+  /** The match is over: "play again" for a seated player (never at a tournament's table),
+   * and, on the server, the room read every 3 s until another player made the new room. */
+  private offerAgain(): void {
+    const seated = this.state.view?.seat != null;
+    const kind = this.room?.settings.kind;
+    const offered = seated && (this.local ? true : !!this.room && kind !== "tournament");
+    this.state = { ...this.state, again: offered ? "new" : null };
+    if (!offered || this.local) return;
+    const look = async () => {
+      try {
+        const room = await api.getRoom(this.roomId);
+        if (this.disposed || !room.next_room) return;
+        window.clearInterval(this.againTimer);
+        this.state = { ...this.state, again: "join" };
+        this.refresh();
+        if (this.scoresOpen) this.renderScores();
+      } catch {
+        /* read again at the next tick */
+      }
+    };
+    window.clearInterval(this.againTimer);
+    this.againTimer = window.setInterval(() => void look(), 3000);
+    void look();
+  }
+
+  /** The same settings again: the practice on this device starts a new match; on the
+   * server the new room is made (or joined, if another player made it) and opened. */
+  private async playAgain(): Promise<void> {
+    if (this.againBusy) return;
+    if (this.local) {
+      const settings = this.localSettings ?? this.local.settings;
+      if (settings) startLocal(settings, (hash) => this.app.go(hash));
+      return;
+    }
+    this.againBusy = true;
+    try {
+      let room = await api.playAgain(this.roomId);
+      // A practice room with bots starts at once, as from the lobby.
+      if (room.kind === "practice" && room.owner.id === this.app.player?.id)
+        room = await api.startRoom(room.id);
+      this.app.go(`#/room/${encodeURIComponent(room.id)}`);
+    } catch (err) {
+      showApiError(err);
+    } finally {
+      this.againBusy = false;
+    }
   }
 
   /** The round's commitment as this browser was given it (and, with the deal itself,
@@ -326,12 +397,38 @@ export class RoomPage {
 
   // ------------------------------------------------------------ waiting room
 
+  /** The seconds until bots fill the table, counted down once a second. */
+  private countdownEl(): HTMLElement {
+    const el = h("p", {
+      class: "countdown",
+      role: "timer",
+      "aria-live": "off",
+      "data-testid": "quick-countdown",
+    });
+    const show = () => {
+      if (this.startsAt === null) return;
+      const left = Math.max(0, Math.ceil(this.startsAt - Date.now() / 1000));
+      el.textContent = left > 0 ? t("quick.countdown", { n: left }) : t("quick.countdown.now");
+      el.dataset.left = String(left);
+    };
+    show();
+    window.clearInterval(this.countTimer);
+    this.countTimer = window.setInterval(show, 1000);
+    return el;
+  }
+
   private renderWaiting(): void {
     if (this.disposed || this.table) return;
     const room = this.room;
     const root = this.app.root;
     clear(root);
     if (!room) return;
+    if (room !== this.countdownFor) {
+      // The server's seconds from its answer, on this page's clock (a phone's clock may be off).
+      this.countdownFor = room;
+      this.startsAt = room.starts_in != null ? Date.now() / 1000 + room.starts_in : null;
+    }
+    if (this.startsAt === null) window.clearInterval(this.countTimer);
     const me = this.app.player?.id;
     const seated = room.your_seat;
     const isOwner = room.owner.id === me;
@@ -411,6 +508,7 @@ export class RoomPage {
           st.kind === "quick"
             ? h("p", { "data-testid": "quick-waiting" }, t("quick.waiting"))
             : null,
+          this.startsAt !== null ? this.countdownEl() : null,
           h(
             "p",
             { class: "muted" },
@@ -499,6 +597,7 @@ export class RoomPage {
     if (this.disposed) return;
     if (!this.table) {
       window.clearInterval(this.pollTimer);
+      window.clearInterval(this.countTimer);
       clear(this.app.root);
       this.tableHost = h("div", { class: "table-host" });
       this.app.root.append(this.tableHost);
@@ -516,6 +615,7 @@ export class RoomPage {
           this.scoresOpen = true;
           this.renderScores();
         },
+        playAgain: () => void this.playAgain(),
         langButton: () => this.app.langButton(),
         // Reactions are a seat's: not in the practice on the device, not for a spectator.
         headerButtons: () =>
@@ -732,6 +832,7 @@ export class RoomPage {
               tParts("scores.winners", { names: h("span", null, namesEl(s.winners.map(name))) }),
             )
           : null,
+        s?.over && this.state.again ? scoresAgain(this.state.again) : null,
         h(
           "div",
           { class: "row end" },
@@ -743,6 +844,10 @@ export class RoomPage {
         ),
       ),
     );
+    // The score sheet is not the table: its "play again" is pressed here.
+    modal
+      .querySelector<HTMLElement>("[data-testid=play-again]")
+      ?.addEventListener("click", () => void this.playAgain());
     document.body.append(modal);
     modal.querySelector<HTMLElement>("[data-testid=scores-close]")?.focus();
   }

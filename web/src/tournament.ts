@@ -4,11 +4,12 @@
 // link to play one's own table or to watch the others. The server moves the tournament on
 // (server/tournaments); the page reads GET /api/tournaments/{id} every few seconds.
 import "./tournament.css";
+import { accountChanged } from "./account";
 import { call } from "./api";
 import type * as gen from "./api.gen";
-import { variantName } from "./catalogue";
+import { loadCatalogue, variantName } from "./catalogue";
 import { clear, h, nameEl } from "./dom";
-import { getLang, t } from "./i18n";
+import { formatWhen, t } from "./i18n";
 import { showApiError } from "./lobby";
 import type { App } from "./main";
 
@@ -30,10 +31,7 @@ export const withdraw = (id: string) =>
 function when(iso: string): string {
   const d = new Date(iso);
   const today = new Date().toDateString() === d.toDateString();
-  const time = d.toLocaleTimeString(getLang(), { hour: "2-digit", minute: "2-digit" });
-  return today
-    ? time
-    : `${d.toLocaleDateString(getLang(), { day: "numeric", month: "short" })} ${time}`;
+  return today ? formatWhen(d, "time") : formatWhen(d);
 }
 
 export function tournamentTitle(x: TournamentSummary): string {
@@ -82,6 +80,7 @@ function entryButton(
         (e.currentTarget as HTMLButtonElement).disabled = true;
         try {
           done(await action(x.id));
+          accountChanged(); // the fee left the balance (or came back): the chip shows it
         } catch (err) {
           showApiError(err);
           (e.currentTarget as HTMLButtonElement).disabled = false;
@@ -179,7 +178,8 @@ export class TournamentPage {
 
   private async load(): Promise<void> {
     try {
-      const detail = await getTournament(this.id);
+      // The variant's name comes from the catalogue: a page opened by its link loads it.
+      const [detail] = await Promise.all([getTournament(this.id), loadCatalogue().catch(() => [])]);
       if (this.disposed) return;
       this.detail = detail;
       this.draw();

@@ -49,6 +49,48 @@ test("a stock draw of another seat names no tile; one's own draw does", () => {
   );
 });
 
+test("the reader's own moves are told in the second person, a bot's on that seat not", () => {
+  const MINE: DescribeContext = { ...CARDS, me: 0 };
+  setLang("ro");
+  assert.equal(words({ do: "discard", seat: 0, tile: S9, by: "player" }, MINE), "Ai aruncat 9♠");
+  assert.equal(
+    words({ do: "draw", seat: 0, by: "player", tile: H7 }, MINE),
+    "Ai tras 7♥ din talon",
+  );
+  assert.equal(
+    words(
+      { do: "take_row", seat: 0, by: "player", tiles: [H7, S9, 1, 2, 3], melds: [] },
+      MINE,
+    ).startsWith("Ai rupt rândul: 5 piese"),
+    true,
+  );
+  assert.equal(
+    words({ do: "timeout", seat: 0, by: "timeout", timeouts: 1 }, MINE),
+    "Timpul tău a expirat: botul îți termină tura",
+  );
+  assert.equal(
+    words({ do: "round_start", seat: null, first: 0, round: 2 }, MINE),
+    "Runda 2 a fost împărțită: începi tu",
+  );
+  // A bot's move on the reader's seat stays in the third person, marked "(bot)".
+  assert.equal(
+    words({ do: "discard", seat: 0, tile: S9, by: "bot" }, MINE),
+    "Ana a aruncat 9♠ (bot)",
+  );
+  // Another seat's move, and a replay (no reader): as before.
+  assert.equal(
+    words({ do: "discard", seat: 2, tile: S9, by: "player" }, MINE),
+    "<b>Ion</b> a aruncat 9♠",
+  );
+  assert.equal(words({ do: "discard", seat: 0, tile: S9, by: "player" }), "Ana a aruncat 9♠");
+  setLang("en");
+  assert.equal(words({ do: "discard", seat: 0, tile: S9, by: "player" }, MINE), "You discarded 9♠");
+  assert.equal(
+    words({ do: "presence", seat: 0, away: true }, MINE),
+    "You left: a bot plays for you",
+  );
+});
+
 test("discards, lays, openings with the atu, lay-offs and buy-backs in words", () => {
   setLang("en");
   assert.equal(

@@ -2,7 +2,7 @@
 import * as assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { setLang, t } from "../src/i18n";
+import { formatWhen, setLang, t } from "../src/i18n";
 
 test("Romanian: 1 piesă, 2 piese, 19 piese, 20 de piese, 101 piese", () => {
   setLang("ro");
@@ -23,5 +23,18 @@ test("English: 1 tile, 2 tiles; a key without plural forms is unchanged", () => 
   assert.equal(t("table.tiles", { n: 2 }), "2 tiles");
   assert.equal(t("practice.history.rounds", { n: 1 }), "1 round");
   assert.equal(t("table.round", { n: 1 }), "Round 1");
+  setLang("ro");
+});
+
+test("dates and times in the interface's language, whatever the machine's", () => {
+  const when = "2026-12-07T14:05:00Z";
+  setLang("ro");
+  assert.match(formatWhen(when, "date"), /dec\.? 2026/);
+  assert.doesNotMatch(formatWhen(when, "date"), /Dec/);
+  assert.match(formatWhen(when), /dec\.? 2026.*\d{2}:05/);
+  setLang("en");
+  assert.match(formatWhen(when, "date"), /Dec 2026/);
+  assert.match(formatWhen(when, "time"), /^\d{2}:05$/);
+  assert.equal(formatWhen("not a date"), "—");
   setLang("ro");
 });

@@ -39,12 +39,21 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any, Protocol
 
+from pydantic import ValidationError
 from redis.asyncio import Redis
 
 from server.accounts.identity import PlayerInfo
 from server.errors import Code, ServerError
-from server.protocol import ProtocolError, parse_client
-from server.rooms.actor import MOVED, RoomActor
+from server.protocol import (
+    Hello,
+    LeaveMessage,
+    NextRoundMessage,
+    PingMessage,
+    ProtocolError,
+    ReactMessage,
+    parse_client,
+)
+from server.rooms.actor import MOVED, ClientMessage, RoomActor, seats_of_view
 from server.rooms.cluster.envelopes import (
     Call,
     ConnClose,
@@ -60,6 +69,7 @@ from server.rooms.cluster.links import Links
 from server.rooms.cluster.node import Cluster
 from server.rooms.conn import Conn
 from server.rooms.core.frames import error as error_frame
+from server.rooms.core.messages import SeatsChanged, Start
 from server.rooms.lobby.service import RoomView
 
 
@@ -156,26 +166,28 @@ class Bridge:
         self.sent: dict[int, int] = {}  # messages sent per connection
         self.got: dict[int, int] = {}  # frames received per connection
 
-    def post(self, *command: Any) -> None:
-        kind, conn = command[0], command[1]
-        if kind == "gone":
-            self.bridges.forget(self, conn)
-            return
+    def receive(self, conn: Conn, msg: ClientMessage, t0: float | None = None) -> None:
+        """Forward ``conn``'s validated message to the owner (while the link is down, a
+        move is refused with ``room_unreachable``)."""
         if conn.closed or conn.id not in self.conns:
             return
         if self.paused:
-            seq = getattr(command[2], "seq", None) if len(command) > 2 else None
+            seq = getattr(msg, "seq", None)
             if seq is not None:
                 conn.send(error_frame(seq, Code.ROOM_UNREACHABLE, UNREACHABLE))
-            elif kind == "hello":
+            elif isinstance(msg, Hello):
                 conn.send(UNREACHABLE_FRAME)
             return
-        payload: Any = None
-        if kind in _PARSED:
-            payload = command[2].model_dump_json()
-        elif kind == "react":
-            payload = command[2]
-        self.bridges.forward(self, conn, kind, payload)
+        payload: str | None = None
+        if isinstance(msg, ReactMessage):
+            payload = msg.reaction
+        elif msg.type in _PARSED:
+            payload = msg.model_dump_json()
+        self.bridges.forward(self, conn, msg.type, payload)
+
+    def gone(self, conn: Conn) -> None:
+        """The socket is closed: the owner is told."""
+        self.bridges.forget(self, conn)
 
     def close_all(self, code: int) -> None:
         for conn in list(self.conns.values()):
@@ -315,7 +327,7 @@ class Bridges:
             return
         if kind == "gone":
             del self.remote[key]
-            actor.post("gone", rc)
+            actor.gone(rc)
             return
         self._post(actor, rc, kind, env.message)
 
@@ -343,22 +355,24 @@ class Bridges:
         self._post(actor, rc, env.kind, env.message)
 
     def _post(self, actor: RoomActor, rc: RemoteConn, kind: str, payload: str | None) -> None:
-        if kind in _PARSED:
-            try:
-                msg = parse_client(payload) if isinstance(payload, str) else None
-            except ProtocolError:
-                msg = None
-            if msg is None:
-                return
-            if kind == "action":
-                actor.post(kind, rc, msg, time.perf_counter())
-            else:
-                actor.post(kind, rc, msg)
-        elif kind == "react":
-            if isinstance(payload, str):
-                actor.post(kind, rc, payload)
-        elif kind in ("leave", "next_round"):
-            actor.post(kind, rc)
+        """A bridged connection's message, validated again, to the actor (one the client's
+        node would not have sent is dropped)."""
+        msg: ClientMessage | None = None
+        try:
+            if kind in _PARSED:
+                parsed = parse_client(payload) if isinstance(payload, str) else None
+                if not isinstance(parsed, PingMessage) and parsed is not None:
+                    msg = parsed if parsed.type == kind else None
+            elif kind == "react":
+                msg = ReactMessage.model_validate({"type": "react", "reaction": payload})
+            elif kind == "leave":
+                msg = LeaveMessage(type="leave")
+            elif kind == "next_round":
+                msg = NextRoundMessage(type="next_round")
+        except (ProtocolError, ValidationError):
+            return
+        if msg is not None:
+            actor.receive(rc, msg, time.perf_counter())
 
     def _drop_remote(self, key: tuple[str, int], code: int) -> None:
         rc = self.remote.pop(key, None)
@@ -367,7 +381,7 @@ class Bridges:
         rc.close(code)
         actor = self.live.actors.get(rc.room_id)
         if actor is not None:
-            actor.post("gone", rc)
+            actor.gone(rc)
 
     # ------------------------------------------------------------------ room commands
 
@@ -422,9 +436,9 @@ class Bridges:
         if actor is None or actor.stopped:
             return
         if env.kind == "started":
-            actor.post("started")
+            actor.post(Start())
         elif env.kind == "room_changed":
-            actor.post("room_changed", RoomView.model_validate(env.view))
+            actor.post(SeatsChanged(seats_of_view(RoomView.model_validate(env.view))))
 
     async def _serve_call(self, env: Call) -> None:
         answer: Return

@@ -4,8 +4,9 @@
 ``SetRack``, ``Ask``, ``Leave``, ``NextRound``, ``React``), a connection arriving or
 gone (``Attach``, ``Gone``), the lobby's news (``SeatsChanged``, ``Started``), revoked
 sessions (``Revoked``), a bot's decision (``BotDecision``, the answer to a
-``BotRequest``), the actor's ``Stop``; on restore, a :class:`Restored` room; the time,
-given with every step (:class:`~server.rooms.core.clock.Now`).
+``BotRequest``); on restore, a :class:`Restored` room; the time, given with every step
+(:class:`~server.rooms.core.clock.Now`). The server's actor also queues its own
+``Start`` and ``Stop`` in its inbox (the core never sees them).
 
 **Effects** (:data:`Effect`), each one yielded by the core's step and answered by its
 shell before the step goes on: records to persist, in order (``ReserveVersions``,
@@ -164,6 +165,12 @@ class BotDecision:
 @dataclass(frozen=True, slots=True)
 class Stop:
     """The actor is to stop (the shell's own command: the core never sees it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """The lobby started the waiting room (the shell's own command: the server's actor
+    reads the room's seats and settings, then hands the core :class:`Started`)."""
 
 
 Command = (

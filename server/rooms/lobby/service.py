@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -101,6 +101,24 @@ class RoomView(_View):
         default=None, description="Private rooms, shown to the owner and seated players."
     )
     your_seat: int | None = Field(default=None, description="The viewer's seat, if any.")
+    starts_in: float | None = Field(
+        default=None,
+        description="A waiting quick start room: seconds from this answer until it starts by "
+        "itself, bots in its empty seats; null for a room its owner starts.",
+    )
+    next_room: str | None = Field(
+        default=None,
+        description='A finished room played again: the id of the room its first "play '
+        'again" made (POST /api/rooms/{id}/again), shown to its members only.',
+    )
+
+
+class InviteView(_View):
+    """What an invite link opens on before anyone signs in: the room's variant and who
+    invites, nothing else."""
+
+    variant: str = Field(description="The room's variant, an id of GET /api/variants.")
+    host: str = Field(description="The display name of the room's owner.")
 
 
 class RoundLine(_View):
@@ -270,6 +288,52 @@ class RoomService:
         if room_id is None:
             raise ServerError(Code.INVITE_NOT_FOUND, "no room has this invite code")
         return room_id
+
+    async def invite(self, code: str) -> InviteView:
+        """What an invite code opens: its room's variant and owner's name
+        (``invite_not_found`` if no room has it)."""
+        async with self._db.transaction() as session:
+            room = await session.scalar(select(Room).where(Room.invite_code == code))
+            if room is None:
+                raise ServerError(Code.INVITE_NOT_FOUND, "no room has this invite code")
+            owner = await session.get(Player, room.owner_id)
+        return InviteView(
+            variant=RoomSettings.model_validate(room.settings).variant,
+            host=_ref(owner, room.owner_id).display_name,
+        )
+
+    async def play_again(self, room_id: str, player: PlayerInfo) -> tuple[RoomView, str | None]:
+        """A finished match played again by one of its players. The first to ask makes a
+        private room with the same settings (a quick start table's become a normal
+        room's), owns it and sits on seat 0; the room remembers it (``next_room``, which
+        its other players see). Returns that room's view and, to a later player, the
+        new room's invite code to join it with (None to its maker). A room still being
+        played: ``match_not_over``; a tournament's table is not played again."""
+        async with self._db.transaction() as session:
+            room = await self._load_room(session, room_id, for_update=True)
+            seats = await self._seats(session, room.id)
+            self._check_access(room, player.id, None, seats)
+            if not any(s.player_id == player.id for s in seats):
+                raise ServerError(Code.NOT_SEATED, "only the match's players play it again")
+            if room.status != "finished":
+                raise ServerError(Code.MATCH_NOT_OVER, "the match is still being played")
+            made = await session.get(Room, room.next_room_id) if room.next_room_id else None
+            if made is not None:
+                return await self.view_in(session, made, player.id), made.invite_code
+            settings = RoomSettings.model_validate(room.settings)
+            if settings.kind == "tournament":
+                raise ServerError(Code.INVALID_REQUEST, "a tournament's table is not played again")
+            kind = "normal" if settings.kind == "quick" else settings.kind
+            again = settings.model_copy(update={"public": False, "kind": kind})
+            new = await self.new_room(session, player.id, RoomSettings.model_validate(again))
+            room.next_room_id = new.id
+            view = await self.view_in(session, new, player.id)
+        log.info(
+            "room_played_again",
+            extra={"room_id": new.id, "owner_id": player.id, "after": room_id},
+        )
+        await self.events.room_changed(view)
+        return view, None
 
     async def join_by_code(
         self, code: str, player: PlayerInfo, fence: Fence | None = None
@@ -752,4 +816,14 @@ def _room_view(
         free_seats=sum(1 for s in seats if s.player_id is None and s.bot_level is None),
         invite_code=room.invite_code if show_code else None,
         your_seat=your_seat,
+        starts_in=_starts_in(room),
+        next_room=room.next_room_id if show_code else None,
     )
+
+
+def _starts_in(room: Room) -> float | None:
+    """Seconds until a waiting room starts by itself (its ``start_at``), never negative."""
+    if room.status != "waiting" or room.start_at is None:
+        return None
+    at = room.start_at if room.start_at.tzinfo else room.start_at.replace(tzinfo=UTC)
+    return round(max(0.0, (at - utcnow()).total_seconds()), 1)

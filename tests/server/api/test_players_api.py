@@ -83,6 +83,20 @@ async def test_me_without_token_is_401(client: httpx.AsyncClient) -> None:
     assert response.json()["code"] == "not_authenticated"
 
 
+async def test_whoami_answers_a_first_visit_without_an_error(client: httpx.AsyncClient) -> None:
+    nobody = await client.get("/api/whoami")
+    assert nobody.status_code == 200
+    assert nobody.json() == {"player": None}
+    client.cookies.set("remi_token", "not-a-token")  # a cookie that names nobody: nobody
+    assert (await client.get("/api/whoami")).json() == {"player": None}
+    client.cookies.clear()
+    created = (await client.post("/api/players", json={"display_name": "Ana"})).json()
+    known = await client.get("/api/whoami")
+    assert known.status_code == 200
+    assert known.json()["player"]["id"] == created["player"]["id"]
+    assert known.json()["player"]["display_name"] == "Ana"
+
+
 async def test_me_with_bad_bearer_is_401(client: httpx.AsyncClient) -> None:
     response = await client.get("/api/me", headers={"Authorization": "Bearer nope"})
     assert response.status_code == 401

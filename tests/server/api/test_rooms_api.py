@@ -426,3 +426,93 @@ async def test_private_scores_need_membership(client: httpx.AsyncClient, players
         f"/api/rooms/{room['id']}/scores", params={"code": room["invite_code"]}
     )
     assert with_code.status_code == 200
+
+
+# --- invite links and playing again ------------------------------------------------
+
+
+async def test_an_invite_names_the_variant_and_host_only(
+    client: httpx.AsyncClient, players: Players
+) -> None:
+    _, owner = await players.create("Ana")
+    room = await create_room(client, owner, public=False, seats=3, variant="remi101")
+    seen = await client.get(f"/api/rooms/invite/{room['invite_code']}")  # nobody signed in
+    assert seen.status_code == 200, seen.text
+    assert seen.json() == {"variant": "remi101", "host": "Ana"}  # nothing else
+    wrong = await client.get(f"/api/rooms/invite/{room['invite_code']}x")
+    assert wrong.status_code == 404
+    assert wrong.json()["code"] == "invite_not_found"
+    bad = await client.get("/api/rooms/invite/no%20spaces")
+    assert bad.status_code == 422
+
+
+async def test_play_again_makes_one_room_and_invites_the_same_players(
+    client: httpx.AsyncClient, players: Players, app: FastAPI
+) -> None:
+    ana_id, ana = await players.create("Ana")
+    bob_id, bob = await players.create("Bob")
+    _, eve = await players.create("Eve")
+    settings = {
+        "variant": "remi45",
+        "seats": 3,
+        "end": {"kind": "rounds", "rounds": 2},
+        "turn_seconds": 30,
+        "fill_with_bots": True,
+        "bot_level": "hard",
+    }
+    room = await create_room(client, ana, **settings)
+    room_id = room["id"]
+    await client.post(f"/api/rooms/{room_id}/seats/1", headers=players.auth(bob))
+    services_of(app).rooms.events = NoRoomEvents()  # no actor deals: the log is written here
+    await client.post(f"/api/rooms/{room_id}/start", headers=players.auth(ana))
+
+    early = await client.post(f"/api/rooms/{room_id}/again", headers=players.auth(bob))
+    assert early.status_code == 409
+    assert early.json()["code"] == "match_not_over"
+    log = services_of(app).gamelog
+    assert await log.record_match(MatchFinish(room_id, [10, -5, -5], [0], rounds_played=2))
+    assert (await client.get(f"/api/rooms/{room_id}", headers=players.auth(ana))).json()[
+        "next_room"
+    ] is None
+
+    # Bob asks first: a private room with the same settings, his.
+    first = await client.post(f"/api/rooms/{room_id}/again", headers=players.auth(bob))
+    assert first.status_code == 200, first.text
+    new = first.json()
+    assert new["id"] != room_id and new["status"] == "waiting"
+    assert new["owner"]["id"] == bob_id and new["your_seat"] == 0
+    assert new["settings"] == {**room["settings"], "public": False}
+    assert new["invite_code"]
+    # Ana (a player of the match) sees it; Eve (not one) neither sees it nor gets a seat.
+    told = (await client.get(f"/api/rooms/{room_id}", headers=players.auth(ana))).json()
+    assert told["next_room"] == new["id"]
+    assert (await client.get(f"/api/rooms/{room_id}")).json()["next_room"] is None
+    outsider = await client.post(f"/api/rooms/{room_id}/again", headers=players.auth(eve))
+    assert outsider.status_code == 403
+    assert outsider.json()["code"] == "not_seated"
+    # Ana's own press seats her in that room, not in another one; again changes nothing.
+    joined = await client.post(f"/api/rooms/{room_id}/again", headers=players.auth(ana))
+    assert joined.status_code == 200, joined.text
+    assert joined.json()["id"] == new["id"] and joined.json()["your_seat"] == 1
+    twice = await client.post(f"/api/rooms/{room_id}/again", headers=players.auth(ana))
+    assert twice.json()["your_seat"] == 1 and twice.json()["version"] == joined.json()["version"]
+    seated = [s["player"]["id"] if s["player"] else None for s in joined.json()["seats"]]
+    assert seated == [bob_id, ana_id, None]
+
+
+async def test_a_quick_table_is_played_again_as_a_normal_room(
+    client: httpx.AsyncClient, players: Players, app: FastAPI
+) -> None:
+    _, ana = await players.create("Ana")
+    pressed = await client.post(
+        "/api/quickstart", json={"variant": "remi"}, headers=players.auth(ana)
+    )
+    room_id = pressed.json()["id"]
+    services_of(app).rooms.events = NoRoomEvents()
+    log = services_of(app).gamelog
+    assert await log.record_match(MatchFinish(room_id, [0, 0, 0, 0], [0], rounds_played=1))
+    again = await client.post(f"/api/rooms/{room_id}/again", headers=players.auth(ana))
+    assert again.status_code == 200, again.text
+    assert again.json()["settings"]["kind"] == "normal"
+    assert again.json()["settings"]["public"] is False
+    assert again.json()["starts_in"] is None  # its owner starts it

@@ -5,7 +5,7 @@
 
 import { variantFacts, variantName, variants } from "../catalogue";
 import { clear, h } from "../dom";
-import { t } from "../i18n";
+import { formatWhen, t } from "../i18n";
 import { practiceMark, warmPractice } from "./local";
 import { dropGame, history, loadGame, type HistoryEntry, type PracticeSettings } from "./store";
 
@@ -13,9 +13,30 @@ const TURNS = [null, 15, 30, 60, 120];
 const LEVELS = ["easy", "normal", "hard"];
 export const NEW_KEY = "remi.practice.new";
 
+/** The settings of the last practice started here, shown again in the box. */
+export const LAST_KEY = "remi.practice.last";
+
+function lastSettings(): Partial<PracticeSettings> {
+  try {
+    return (JSON.parse(localStorage.getItem(LAST_KEY) ?? "null") ??
+      {}) as Partial<PracticeSettings>;
+  } catch {
+    return {};
+  }
+}
+
+function remember(settings: PracticeSettings): void {
+  try {
+    localStorage.setItem(LAST_KEY, JSON.stringify(settings));
+  } catch {
+    /* not remembered */
+  }
+}
+
 /** Start a new practice match: the room page reads it once (a reload then resumes). */
 export function startLocal(settings: PracticeSettings, go: (hash: string) => void): void {
   practiceMark("practice:start");
+  remember(settings);
   warmPractice();
   sessionStorage.setItem(NEW_KEY, JSON.stringify(settings));
   go("#/practice");
@@ -32,7 +53,7 @@ function historyList(entries: HistoryEntry[]): HTMLElement {
     "ol",
     { class: "practice-history", "data-testid": "practice-history" },
     entries.slice(0, 20).map((e) => {
-      const when = new Date(e.finished_at).toLocaleString();
+      const when = formatWhen(e.finished_at);
       const totals = e.scores.totals
         .map(
           (x, i) =>
@@ -57,7 +78,10 @@ function historyList(entries: HistoryEntry[]): HTMLElement {
 }
 
 export function localPracticeBox(go: (hash: string) => void): HTMLElement {
-  const first = variants()[0]?.id ?? "remi";
+  // The last settings started here, where the catalogue still has them.
+  const last = lastSettings();
+  const first =
+    last.variant && variantFacts(last.variant) ? last.variant : (variants()[0]?.id ?? "remi");
   const variant = h(
     "select",
     { "aria-label": t("settings.variant"), "data-testid": "local-variant" },
@@ -131,6 +155,26 @@ export function localPracticeBox(go: (hash: string) => void): HTMLElement {
       end.value === "target" ? t("settings.target") : t("settings.rounds"),
     );
   };
+  if (last.variant === first) {
+    if (last.seats) seats.append(h("option", { value: String(last.seats) }, String(last.seats)));
+    if (last.seats) seats.value = String(last.seats);
+  }
+  layout(); // the seats the variant has (the remembered count, if it has it)
+  if (last.variant === first) {
+    short.checked = !!last.short_game && !shortRow.hidden;
+    (last.bot_levels ?? []).forEach((l, k) => {
+      if (levelSelects[k] && LEVELS.includes(l)) levelSelects[k].value = l;
+    });
+  }
+  if (last.turn_seconds !== undefined)
+    turn.value = last.turn_seconds === null ? "" : String(last.turn_seconds);
+  if (last.end?.kind === "target") {
+    end.value = "target";
+    endValue.value = String(last.end.points);
+  } else if (last.end?.kind === "rounds" && last.end.rounds > 1) {
+    end.value = "rounds";
+    endValue.value = String(last.end.rounds);
+  }
   variant.addEventListener("change", layout);
   seats.addEventListener("change", layout);
   end.addEventListener("change", () => {
@@ -155,6 +199,10 @@ export function localPracticeBox(go: (hash: string) => void): HTMLElement {
           : { kind: "rounds", rounds: end.value === "one" ? 1 : v },
     };
   };
+
+  // Every choice is remembered as it is made (and at Start): the box shows it next time.
+  for (const el of [variant, seats, short, turn, end, endValue, levels])
+    el.addEventListener("change", () => remember(settings()));
 
   void loadGame().then(
     (kept) => {

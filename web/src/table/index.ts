@@ -44,6 +44,8 @@ export interface TableHost {
   /** The round summary was read (`next_round`): the next deal need not wait for this seat. */
   summaryRead(): void;
   openScores(): void;
+  /** Play the finished match again (a new room with its settings, or the one made). */
+  playAgain?(): void;
   langButton(): HTMLElement;
   /** The header's buttons beside the language's (sounds, reactions), if any. */
   headerButtons?(): HTMLElement[];
@@ -159,6 +161,9 @@ export class Table {
         return;
       case "summaryRead":
         this.host.summaryRead();
+        return;
+      case "again":
+        this.host.playAgain?.();
         return;
       case "arrange":
         this.host

@@ -6,7 +6,7 @@
 // the view's `stands_for`. No DOM: render.ts draws the entries, with each seat's name as
 // an isolated text element in the `{name}` slot.
 
-import { t } from "../i18n";
+import { has, t } from "../i18n";
 import { tileShort, type Faces } from "../tiles";
 import type { SeatView } from "../types";
 
@@ -125,6 +125,9 @@ export interface Described {
 export interface DescribeContext {
   faces: Faces;
   humanSeats: ReadonlySet<number>;
+  /** The reader's own seat: its own moves are told in the second person ("you
+   * discarded"); none in a replay, which tells every seat alike. */
+  me?: number | null;
 }
 
 function tileText(faces: Faces, x: unknown): string {
@@ -149,11 +152,17 @@ export function describe(event: Record<string, unknown>, ctx: DescribeContext): 
   const f = ctx.faces;
   const bot =
     seat !== null && ctx.humanSeats.has(seat) && (event.by === "bot" || event.by === "timeout");
+  // The reader's own move (not a bot's on their seat): "you discarded", not "Ana (you)
+  // discarded"; the key's `.you` form.
   const out = (
     key: string,
     params: Record<string, string | number> = {},
     who: number | null = seat,
-  ): Described => ({ key, params, seat: who, bot });
+    byBot: boolean = bot,
+  ): Described => {
+    const yours = who !== null && who === ctx.me && !byBot && has(`${key}.you`);
+    return { key: yours ? `${key}.you` : key, params, seat: who, bot: byBot };
+  };
   const opening = event.opened === true ? t("move.opening") : "";
   switch (event.do) {
     case "draw":
@@ -201,28 +210,27 @@ export function describe(event: Record<string, unknown>, ctx: DescribeContext): 
     case "joker_button":
       return out("move.jokerButton");
     case "timeout":
-      return {
-        ...out((num(event.timeouts) ?? 1) > 1 ? "move.timeout.again" : "move.timeout", {
-          n: num(event.timeouts) ?? 1,
-        }),
-        bot: false,
-      };
+      return out(
+        (num(event.timeouts) ?? 1) > 1 ? "move.timeout.again" : "move.timeout",
+        { n: num(event.timeouts) ?? 1 },
+        seat,
+        false,
+      );
     case "presence":
-      if (event.away) return { ...out("move.away"), bot: false };
-      if (event.unresponsive) return { ...out("move.unresponsive"), bot: false };
-      return { ...out("move.back"), bot: false };
+      if (event.away) return out("move.away", {}, seat, false);
+      if (event.unresponsive) return out("move.unresponsive", {}, seat, false);
+      return out("move.back", {}, seat, false);
     case "round_start":
-      return {
-        ...out("move.roundStart", { n: num(event.round) ?? 0 }, num(event.first)),
-        bot: false,
-      };
+      return out("move.roundStart", { n: num(event.round) ?? 0 }, num(event.first), false);
     case "round_over":
-      return { ...out("move.roundOver", { n: num(event.round) ?? 0 }, null), bot: false };
+      return out("move.roundOver", { n: num(event.round) ?? 0 }, null, false);
     case "match_over":
-      return {
-        ...out(event.reason === "abandoned" ? "move.matchAbandoned" : "move.matchOver", {}, null),
-        bot: false,
-      };
+      return out(
+        event.reason === "abandoned" ? "move.matchAbandoned" : "move.matchOver",
+        {},
+        null,
+        false,
+      );
     default:
       return null;
   }

@@ -489,7 +489,7 @@ export class TableView {
   /** The last moves in words (one line on a phone, three on a wide screen) and the
    * button that opens the whole log. */
   private moves(s: TableState, variant: VariantFacts): HTMLElement {
-    const ctx = { faces: variant.faces, humanSeats: humanSeats(s) };
+    const ctx = { faces: variant.faces, humanSeats: humanSeats(s), me: s.room.view?.seat ?? null };
     const entries = roundEntries(s.room.log.entries);
     const described = entries
       .map((e) => ({ e, d: describe(e.event, ctx) }))
@@ -529,7 +529,7 @@ export class TableView {
 
   /** The whole log of the round, oldest first, over the table. */
   private logPanel(s: TableState, variant: VariantFacts): HTMLElement {
-    const ctx = { faces: variant.faces, humanSeats: humanSeats(s) };
+    const ctx = { faces: variant.faces, humanSeats: humanSeats(s), me: s.room.view?.seat ?? null };
     const items = roundEntries(s.room.log.entries)
       .map((e) => ({ e, d: describe(e.event, ctx) }))
       .filter((x) => x.d !== null)
@@ -1288,6 +1288,7 @@ export class TableView {
         s.room.matchOver || s.room.nextRoundIn === null
           ? null
           : h("p", { class: "muted" }, t("summary.next", { n: Math.round(s.room.nextRoundIn) })),
+        s.room.matchOver && s.room.again ? againBox(s.room.again) : null,
         h(
           "div",
           { class: "row end" },
@@ -1311,4 +1312,26 @@ export class TableView {
       ),
     );
   }
+}
+
+/** A finished match's "play again": the same settings in a new room where its players are
+ * invited; "join" once another of them made it. */
+export function againBox(again: "new" | "join"): HTMLElement {
+  return h(
+    "div",
+    { class: "again", "data-testid": "again" },
+    h("p", { class: "muted" }, again === "join" ? t("again.ready") : t("again.hint")),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "primary big",
+        "data-act": "again",
+        "data-key": "again",
+        "data-testid": "play-again",
+        "data-again": again,
+      },
+      again === "join" ? t("again.join") : t("again.button"),
+    ),
+  );
 }

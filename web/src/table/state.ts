@@ -51,6 +51,10 @@ export interface RoomData {
   flash: Flash | null;
   /** The joker credits in the player's account (GET /api/account), once known. */
   accountCredits?: number | null;
+  /** A finished match played again: "new" (this player makes the room), "join" (another
+   * of its players made it: join it); absent where it is not offered (a tournament's
+   * table, a spectator). The room page decides it. */
+  again?: "new" | "join" | null;
 }
 
 export type Connection = "open" | "lost" | "connecting" | "closed";
@@ -154,7 +158,9 @@ export type Effect =
   | { do: "summaryRead" }
   | { do: "openScores" }
   /** Ask the engine for the best melds in the hand (the "arrange" button). */
-  | { do: "arrange" };
+  | { do: "arrange" }
+  /** The finished match played again (the room page makes or joins the new room). */
+  | { do: "again" };
 
 export interface Step {
   state: TableState;
@@ -495,6 +501,9 @@ class Draft {
         return;
       case "scores":
         this.effects.push({ do: "openScores" });
+        return;
+      case "again":
+        if (this.s.room.matchOver && this.s.room.again) this.effects.push({ do: "again" });
         return;
       case "summary-close":
         if (this.s.summaryOpen && !this.s.room.matchOver) this.effects.push({ do: "summaryRead" });
