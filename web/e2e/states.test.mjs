@@ -150,7 +150,7 @@ test("an invite link names the room and who invites, before the name form", asyn
   });
   const link = `${server.url}/#/join/${encodeURIComponent(room.invite_code)}`;
 
-  for (const [size, options] of SIZES.slice(0, 2)) {
+  for (const [size, options] of SIZES) {
     const guest = await browser({ ...options, lobbyFolded: true });
     const failures = watchFailures(guest);
     await guest.goto(link);
@@ -194,28 +194,37 @@ test("an invite link names the room and who invites, before the name form", asyn
   await shot(lost, "invite-bad-phone-360.png");
 });
 
-test("the quick start's wait counts down the seconds until the bots come", async () => {
-  test.setTimeout(90_000);
-  const page = await browser({ ...PHONE_360, bypassCSP: true }); // axe
-  await page.goto(server.url);
-  await named(page, "Cara");
-  await page.click("[data-testid=quick-etalat]");
-  const clock = page.locator("[data-testid=quick-countdown]");
-  await clock.waitFor();
-  const first = Number(await clock.getAttribute("data-left"));
-  assert.ok(first > 0 && first <= WAIT, `${first}`);
-  assert.match(await clock.textContent(), new RegExp(`Boții ocupă locurile libere în ${first} s`));
-  assert.deepEqual(await overflowing(page), [], "the countdown");
-  assert.deepEqual(await axeSerious(page, "countdown"), []);
-  await shot(page, "quick-countdown-phone-360.png");
-  await page.waitForFunction(
-    (n) => Number(document.querySelector("[data-testid=quick-countdown]")?.dataset.left) < n,
-    first,
-    { timeout: 5_000 },
-  );
-  // Then the bots come and the table starts.
-  await page.waitForSelector("[data-testid=rack] .tile", { timeout: (WAIT + 20) * 1000 });
-});
+for (const [size, options, variant] of [
+  ["phone-360", PHONE_360, "etalat"],
+  ["phone", PHONE, "remi45"],
+  ["desktop", DESKTOP, "remi51"],
+]) {
+  test(`the quick start's wait counts down the seconds until the bots come (${size})`, async () => {
+    test.setTimeout(90_000);
+    const page = await browser({ ...options, bypassCSP: true }); // axe
+    await page.goto(server.url);
+    await named(page, `Cara ${size}`);
+    await page.click(`[data-testid=quick-${variant}]`);
+    const clock = page.locator("[data-testid=quick-countdown]");
+    await clock.waitFor();
+    const first = Number(await clock.getAttribute("data-left"));
+    assert.ok(first > 0 && first <= WAIT, `${first}`);
+    assert.match(
+      await clock.textContent(),
+      new RegExp(`Boții ocupă locurile libere în ${first} s`),
+    );
+    assert.deepEqual(await overflowing(page), [], "the countdown");
+    assert.deepEqual(await axeSerious(page, "countdown"), []);
+    await shot(page, `quick-countdown-${size}.png`);
+    await page.waitForFunction(
+      (n) => Number(document.querySelector("[data-testid=quick-countdown]")?.dataset.left) < n,
+      first,
+      { timeout: 5_000 },
+    );
+    // Then the bots come and the table starts.
+    await page.waitForSelector("[data-testid=rack] .tile", { timeout: (WAIT + 20) * 1000 });
+  });
+}
 
 test("a finished match is played again: the same settings, the other player invited", async () => {
   test.setTimeout(240_000);
