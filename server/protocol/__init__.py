@@ -22,8 +22,6 @@ from server.protocol.client import (
     QueryMessage,
     RackMessage,
     ReactMessage,
-    action_dict,
-    engine_action,
     parse_client,
 )
 from server.protocol.common import MAX_RACK_SLOTS, MAX_SEQ
@@ -80,8 +78,6 @@ __all__ = [
     "ServerMessage",
     "Snapshot",
     "You",
-    "action_dict",
-    "engine_action",
     "parse_client",
     "validate_server",
 ]

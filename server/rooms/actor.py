@@ -56,7 +56,6 @@ from server.protocol import (
     QueryMessage,
     RackMessage,
     ReactMessage,
-    engine_action,
 )
 from server.rooms import restore, store
 from server.rooms.botplay import BotRunner
@@ -215,7 +214,7 @@ def command_of(cid: int, msg: ClientMessage) -> Command:
         case Hello():
             return CoreHello(cid, msg.last_version, bool(msg.patches), msg.device)
         case ActionMessage():
-            return Act(cid, msg.seq, msg.base_version, engine_action(msg.action))
+            return Act(cid, msg.seq, msg.base_version, msg.action)
         case RackMessage():
             return SetRack(cid, msg.seq, tuple(msg.layout))
         case QueryMessage():
@@ -562,7 +561,7 @@ class RoomActor:
                         cast(int, effect.round_key),
                         effect.index,
                         effect.seat,
-                        dict(effect.action),
+                        effect.action,
                         effect.client_seq,
                         effect.source,
                         effect.version,
