@@ -32,8 +32,13 @@ log = logging.getLogger("bench.load")
 TARGETS = {
     "paced_ack_p99_ms": 50.0,
     "paced_last_seat_event_p99_ms": 50.0,
-    "rss_per_idle_connection_kb": 40.0,
+    "paced_server_cpu_us_per_move": 300.0,
+    "saturated_moves_per_server_cpu_s": 4000.0,
+    "rss_per_idle_connection_kb": 25.0,
+    "setup_server_cpu_ms_per_request": 1.0,
 }
+
+SETUP_REQUESTS_PER_TABLE = 9  # four players, a room, three seats, the start
 
 
 class ClientProcesses:
@@ -131,6 +136,7 @@ def run_store(store_name: str, opts: argparse.Namespace) -> dict[str, Any]:
         setup["start"] = timed(server, procs.all, "start")
         rss["matches_started"] = server.settled_rss_kb()
         out["setup"] = setup
+        out["setup_server_cpu_ms_per_request"] = setup_cpu_ms_per_request(out)
         out["rss_kb"] = rss
         out["rss_per_idle_connection_kb"] = round(
             (rss["clients_connected"] - rss["rooms_created"]) / (4 * opts.tables), 1
@@ -214,16 +220,39 @@ def per_move(before: dict[str, int], after: dict[str, int], moves: int) -> dict[
     return out
 
 
+def setup_cpu_ms_per_request(run: dict[str, Any]) -> float:
+    """The server's CPU per HTTP request of the set-up (players, rooms, seats, starts).
+
+    >>> setup_cpu_ms_per_request({"tables": 10, "setup": {
+    ...     "rooms": {"server_cpu_s": 0.4}, "start": {"server_cpu_s": 0.05}}})
+    5.0
+    """
+    setup = run["setup"]
+    cpu = setup["rooms"]["server_cpu_s"] + setup["start"]["server_cpu_s"]
+    return round(cpu / (SETUP_REQUESTS_PER_TABLE * run["tables"]) * 1000, 2)
+
+
 def targets(run: dict[str, Any]) -> dict[str, bool]:
-    """Issue 22's targets for this run, met or not."""
+    """The targets for this run, met or not (``saturated_...`` only with that phase)."""
     paced = run["paced"]
     ack_p99, last_p99 = paced["ack_ms"]["p99"], paced["last_seat_event_ms"]["p99"]
-    return {
+    cpu = paced["server_cpu_us_per_move"]
+    out = {
         "paced_ack_p99_le_50_ms": ack_p99 is not None and ack_p99 <= TARGETS["paced_ack_p99_ms"],
         "paced_last_seat_event_p99_le_50_ms": last_p99 is not None
         and last_p99 <= TARGETS["paced_last_seat_event_p99_ms"],
+        "paced_server_cpu_le_300_us_per_move": cpu is not None
+        and cpu <= TARGETS["paced_server_cpu_us_per_move"],
         "no_errors": paced["errors"] == 0 and run.get("saturated", {}).get("errors", 0) == 0,
         "every_acked_move_committed": run["commits"]["acked_not_in_database"] == 0,
-        "rss_per_idle_connection_le_40_kb": run["rss_per_idle_connection_kb"]
+        "rss_per_idle_connection_le_25_kb": run["rss_per_idle_connection_kb"]
         <= TARGETS["rss_per_idle_connection_kb"],
+        "setup_server_cpu_le_1_ms_per_request": run["setup_server_cpu_ms_per_request"]
+        <= TARGETS["setup_server_cpu_ms_per_request"],
     }
+    if "saturated" in run:
+        moves = run["saturated"]["moves_per_server_cpu_s"]
+        out["saturated_ge_4000_moves_per_server_cpu_s"] = (
+            moves is not None and moves >= TARGETS["saturated_moves_per_server_cpu_s"]
+        )
+    return out

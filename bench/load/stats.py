@@ -113,6 +113,7 @@ def text_report(result: dict[str, Any]) -> str:
             + ", ".join(
                 f"{k} {v['wall_s']} s (server CPU {v['server_cpu_s']} s)" for k, v in setup.items()
             )
+            + f"; {run.get('setup_server_cpu_ms_per_request')} ms of server CPU per HTTP request"
         )
         lines.append(
             f"  memory: {run['rss_per_idle_connection_kb']} KB per idle connection, "
@@ -126,7 +127,8 @@ def text_report(result: dict[str, Any]) -> str:
             lines.append(
                 f"  {name}: {phase['moves']} moves in {phase['duration_s']} s "
                 f"({phase['moves_per_s']}/s), {phase['errors']} errors; "
-                f"{phase['moves_per_server_cpu_s']} moves per server CPU second"
+                f"{phase['moves_per_server_cpu_s']} moves per server CPU second "
+                f"({phase['server_cpu_us_per_move']} µs each)"
             )
             lines.append("    ack ms  " + " ".join(f"{k} {v}" for k, v in ack.items()))
             for key, label in (("ack_direct_ms", "direct"), ("ack_bridged_ms", "bridged")):

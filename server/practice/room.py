@@ -163,10 +163,11 @@ def parse(msg: Any) -> Command | str:
     if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
         raise _Bad(None, "seq: a whole number")
     if kind == "action":
-        base, action = msg.get("base_version"), msg.get("action")
-        if not isinstance(base, int) or isinstance(base, bool) or not isinstance(action, dict):
-            raise _Bad(seq, "action: base_version and an action object")
-        return Act(CONN, seq, base, parse_action(action))
+        base = msg.get("base_version")
+        if not isinstance(base, int) or isinstance(base, bool) or base < 0:
+            raise _Bad(seq, "base_version: a room version (a whole number from 0)")
+        # The rules read the action, as the server's protocol has them do (bad_action).
+        return Act(CONN, seq, base, parse_action(msg.get("action")))
     if kind == "rack":
         layout = msg.get("layout")
         if not isinstance(layout, list) or not all(t is None or _int(t) for t in layout):

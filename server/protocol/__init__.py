@@ -22,8 +22,7 @@ from server.protocol.client import (
     QueryMessage,
     RackMessage,
     ReactMessage,
-    action_dict,
-    engine_action,
+    RoomMessage,
     parse_client,
 )
 from server.protocol.common import MAX_RACK_SLOTS, MAX_SEQ
@@ -75,13 +74,12 @@ __all__ = [
     "ReactMessage",
     "ReactionMessage",
     "RoomInfo",
+    "RoomMessage",
     "Scores",
     "SeatState",
     "ServerMessage",
     "Snapshot",
     "You",
-    "action_dict",
-    "engine_action",
     "parse_client",
     "validate_server",
 ]

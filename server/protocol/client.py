@@ -5,8 +5,8 @@
 
 >>> msg = parse_client('{"type": "action", "seq": 3, "base_version": 17, '
 ...                    '"action": {"do": "discard", "tile": 40}}')
->>> msg.seq, msg.action.do, msg.action.tile
-(3, 'discard', 40)
+>>> msg.seq, msg.action
+(3, Discard(tile=40))
 >>> try:
 ...     parse_client('{"type": "action", "seq": 3, "base_version": 1, "action": {"do": "fly"}}')
 ... except ProtocolError as err:
@@ -24,7 +24,15 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    TypeAdapter,
+    ValidationError,
+)
+from pydantic_core import PydanticCustomError
 
 from server.errors import Code, ServerError
 from server.ids import ID_PATTERN
@@ -38,7 +46,7 @@ from server.protocol.common import (
     Version,
 )
 from server.rules import actions as engine
-from server.rules.errors import ErrorCode
+from server.rules.errors import ErrorCode, RuleError
 
 # --------------------------------------------------------------------------- engine actions
 
@@ -49,14 +57,14 @@ class MeldSpec(Model):
     kind: Literal["set", "run", "double"] | None = Field(
         default=None, description="Only needed when the tiles could form several kinds."
     )
-    tiles: list[TileId] = Field(min_length=1, max_length=40)
+    tiles: list[TileId] = Field(min_length=1, max_length=engine.MAX_MELD_TILES)
 
 
 Meld = Annotated[
     list[TileId] | MeldSpec,
     Field(description="A list of tile ids, or {kind, tiles}."),
 ]
-Melds = Annotated[list[Meld], Field(max_length=30)]
+Melds = Annotated[list[Meld], Field(max_length=engine.MAX_MELDS)]
 
 
 class LayoffSpec(Model):
@@ -118,7 +126,7 @@ class TakeDiscardAction(Model):
 
     do: Literal["take_discard"]
     melds: Melds = Field(default_factory=list)
-    layoffs: list[LayoffSpec] = Field(default_factory=list, max_length=30)
+    layoffs: list[LayoffSpec] = Field(default_factory=list, max_length=engine.MAX_LAYOFFS)
 
 
 class JokerButtonAction(Model):
@@ -166,6 +174,29 @@ _ACTION_EXAMPLES: dict[type[Model], Any] = {
 }
 for _model, _examples_list in _ACTION_EXAMPLES.items():
     _model.model_config["json_schema_extra"] = {"examples": _examples_list}
+
+
+def _engine_action(value: Any) -> engine.Action:
+    """The rules' own reading of a client's action (:func:`server.rules.parse_action`,
+    the one validator the server and the offline practice share): its ``bad_action``
+    becomes the validation error of the ``action`` field."""
+    try:
+        return engine.parse_action(value)
+    except RuleError as err:
+        raise PydanticCustomError(BAD_ACTION_ERROR, err.message) from None
+
+
+BAD_ACTION_ERROR = "bad_action"
+"""The validation error type of an action the rules refuse."""
+
+EngineAction = Annotated[
+    engine.Action,
+    PlainValidator(_engine_action, json_schema_input_type=GameAction),
+    PlainSerializer(engine.action_to_dict, return_type=dict[str, Any]),
+]
+"""A move as the engine's action object, read by the rules (the action models above
+give its JSON schema, its documentation and the browser's types; they are not
+instantiated)."""
 
 # --------------------------------------------------------------------------- client → server
 
@@ -244,7 +275,7 @@ class ActionMessage(Model):
         description="The room version the move was decided on; another one is refused "
         "with stale_version."
     )
-    action: GameAction
+    action: EngineAction
 
 
 class RackMessage(Model):
@@ -374,7 +405,7 @@ class ProtocolError(ServerError):
 
 _client_adapter: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 
-AnyClientMessage = (
+RoomMessage = (
     Hello
     | ActionMessage
     | RackMessage
@@ -382,8 +413,9 @@ AnyClientMessage = (
     | LeaveMessage
     | NextRoundMessage
     | ReactMessage
-    | PingMessage
 )
+"""A client message its room handles (a ``ping`` is answered where it arrives)."""
+AnyClientMessage = RoomMessage | PingMessage
 
 
 def _describe(exc: ValidationError, skip: int) -> str:
@@ -436,55 +468,9 @@ def _parse_refused(text: str | bytes) -> AnyClientMessage:
             tuple(e.get("loc", ()))[:2] == ("action", "action") for e in errors
         )
         if in_action:
-            raise ProtocolError(ErrorCode.BAD_ACTION, _describe(exc, 1), seq) from None
+            first = errors[0]
+            ours = first.get("type") == BAD_ACTION_ERROR  # the rules' own words
+            message = str(first.get("msg")) if ours else _describe(exc, 1)
+            raise ProtocolError(ErrorCode.BAD_ACTION, message, seq) from None
         raise ProtocolError(Code.BAD_MESSAGE, _describe(exc, 1), seq) from None
     return msg
-
-
-def action_dict(action: BaseModel) -> dict[str, Any]:
-    """The engine's JSON form of a validated action (RULES.md A.18/B.14).
-
-    >>> action_dict(DiscardAction(do="discard", tile=40))
-    {'do': 'discard', 'tile': 40}
-    """
-    return action.model_dump(exclude_none=True)
-
-
-def _engine_melds(melds: list[Any]) -> tuple[engine.MeldSpec, ...]:
-    return tuple(
-        engine.MeldSpec(tuple(m.tiles), m.kind)
-        if isinstance(m, MeldSpec)
-        else engine.MeldSpec(tuple(m))
-        for m in melds
-    )
-
-
-def engine_action(action: BaseModel) -> engine.Action:
-    """A validated action as the engine's action object, built from the model at once
-    (no JSON in between); the engine still judges it (RULES.md §C).
-
-    >>> engine_action(DiscardAction(do="discard", tile=40))
-    Discard(tile=40)
-    >>> lay = engine_action(LayAction(do="lay", melds=[[1, 2, 3], {"kind": "run", "tiles": [4]}]))
-    >>> lay.melds
-    (MeldSpec(tiles=(1, 2, 3), kind=None), MeldSpec(tiles=(4,), kind='run'))
-    """
-    match action:
-        case DrawAction():
-            return engine.Draw()
-        case DiscardAction():
-            return engine.Discard(action.tile)
-        case LayAction():
-            return engine.Lay(_engine_melds(action.melds), action.atu)
-        case TakeRowAction():
-            return engine.TakeRow(action.index, _engine_melds(action.melds))
-        case LayoffAction():
-            return engine.LayOff(action.tile, action.meld, action.end)
-        case BuyJokerAction():
-            return engine.BuyJoker(action.tile, action.meld)
-        case TakeDiscardAction():
-            layoffs = tuple(engine.LayoffSpec(lo.tile, lo.meld, lo.end) for lo in action.layoffs)
-            return engine.TakeDiscard(_engine_melds(action.melds), layoffs)
-        case JokerButtonAction():
-            return engine.JokerButton()
-    raise TypeError(f"not an action model: {type(action).__name__}")

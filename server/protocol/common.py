@@ -6,12 +6,14 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from server.rules.actions import MAX_ID
+
 MAX_SEQ = 2**53 - 1
 """Largest ``seq`` (a JavaScript safe integer)."""
 MAX_RACK_SLOTS = 64
 """Most slots a rack layout may have."""
 
-TileId = Annotated[int, Field(strict=True, ge=0, le=1023, description="A tile id (RULES.md §1).")]
+TileId = Annotated[int, Field(strict=True, ge=0, le=MAX_ID, description="A tile id (RULES.md §1).")]
 Seq = Annotated[
     int,
     Field(
@@ -22,7 +24,7 @@ Seq = Annotated[
     ),
 ]
 Version = Annotated[int, Field(strict=True, ge=0, description="A room version.")]
-Index = Annotated[int, Field(strict=True, ge=0, le=1023)]
+Index = Annotated[int, Field(strict=True, ge=0, le=MAX_ID)]
 
 Reaction = Literal[
     "hello",

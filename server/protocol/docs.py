@@ -26,6 +26,7 @@ from server.protocol.server import (
     Scores,
     SeatState,
 )
+from server.rules.actions import ACTION_TYPES
 
 
 def _type_name(tp: Any) -> str:
@@ -34,7 +35,7 @@ def _type_name(tp: Any) -> str:
     if origin is Annotated:
         return _type_name(args[0])
     if origin in (Union, types.UnionType):
-        if all(isinstance(a, type) and a in ACTION_MODELS for a in args):
+        if all(isinstance(a, type) and (a in ACTION_MODELS or a in ACTION_TYPES) for a in args):
             return "action (see Actions)"
         return " | ".join(_type_name(a) for a in args)
     if origin is list:

@@ -56,7 +56,7 @@ from server.protocol import (
     QueryMessage,
     RackMessage,
     ReactMessage,
-    engine_action,
+    RoomMessage,
 )
 from server.rooms import restore, store
 from server.rooms.botplay import BotRunner
@@ -191,17 +191,8 @@ def seats_of_view(view: Any) -> tuple[Seat, ...]:
     )
 
 
-ClientMessage = (
-    Hello
-    | ActionMessage
-    | RackMessage
-    | QueryMessage
-    | LeaveMessage
-    | NextRoundMessage
-    | ReactMessage
-)
-"""A connection's validated message that goes to its room (a ``ping`` is answered
-where it arrives)."""
+ClientMessage = RoomMessage
+"""A connection's validated message that goes to its room."""
 
 Inbound = Command | Start | Stop
 """What the actor's inbox holds, in arrival order: the core's commands and its own."""
@@ -215,7 +206,7 @@ def command_of(cid: int, msg: ClientMessage) -> Command:
         case Hello():
             return CoreHello(cid, msg.last_version, bool(msg.patches), msg.device)
         case ActionMessage():
-            return Act(cid, msg.seq, msg.base_version, engine_action(msg.action))
+            return Act(cid, msg.seq, msg.base_version, msg.action)
         case RackMessage():
             return SetRack(cid, msg.seq, tuple(msg.layout))
         case QueryMessage():
@@ -562,7 +553,7 @@ class RoomActor:
                         cast(int, effect.round_key),
                         effect.index,
                         effect.seat,
-                        dict(effect.action),
+                        effect.action,
                         effect.client_seq,
                         effect.source,
                         effect.version,

@@ -66,6 +66,7 @@ import contextlib
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -199,7 +200,7 @@ class Journal:
         round_id: int,
         seq: int,
         seat: int,
-        action: dict[str, Any],
+        action: Mapping[str, Any],
         client_seq: int | None,
         source: str,
         version: int | None = None,

@@ -120,6 +120,17 @@ _LAYOFF_FIELDS = frozenset({"tile", "meld", "end"})
 _MELD_FIELDS = frozenset({"kind", "tiles"})
 
 
+MAX_ID = 1023
+"""The largest tile id, meld index or row index an action may name (a round has far
+fewer; the engine then says which do not exist)."""
+MAX_MELDS = 30
+"""Most melds one action may lay."""
+MAX_MELD_TILES = 40
+"""Most tiles one meld may list."""
+MAX_LAYOFFS = 30
+"""Most lay-offs one ``take_discard`` may make."""
+
+
 def _bad(message: str) -> RuleError:
     return RuleError(ErrorCode.BAD_ACTION, message)
 
@@ -127,10 +138,12 @@ def _bad(message: str) -> RuleError:
 # Value checks, shared by parse_action (JSON) and check_action (typed objects): one
 # field is refused with the same code and message whichever way the action arrives.
 def _index(value: Any, key: str) -> int:
-    if type(value) is int and value >= 0:  # the usual case, one test
+    if type(value) is int and 0 <= value <= MAX_ID:  # the usual case, one test
         return value
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise _bad(f"'{key}' must be a non-negative integer")
+    if value > MAX_ID:
+        raise _bad(f"'{key}' must be at most {MAX_ID}")
     return value
 
 
@@ -161,9 +174,13 @@ def _kind(kind: Any) -> str | None:
 def _meld_tiles(tiles: Any) -> tuple[int, ...]:
     if not isinstance(tiles, list | tuple) or not tiles:
         raise _bad("a meld is a non-empty list of tile ids")
+    if len(tiles) > MAX_MELD_TILES:
+        raise _bad(f"a meld lists at most {MAX_MELD_TILES} tiles")
     for t in tiles:
         if isinstance(t, bool) or not isinstance(t, int) or t < 0:
             raise _bad("tile ids are non-negative integers")
+        if t > MAX_ID:
+            raise _bad(f"tile ids are at most {MAX_ID}")
     return tuple(tiles)
 
 
@@ -176,6 +193,15 @@ def _atu(atu: Any) -> bool:
 def _meld_list(raw: Any, required: bool) -> None:
     if not isinstance(raw, list | tuple) or (required and not raw):
         raise _bad("'melds' must be a non-empty list of melds")
+    if len(raw) > MAX_MELDS:
+        raise _bad(f"an action lays at most {MAX_MELDS} melds")
+
+
+def _layoff_list(raw: Any) -> None:
+    if not isinstance(raw, list | tuple):
+        raise _bad("'layoffs' must be a list")
+    if len(raw) > MAX_LAYOFFS:
+        raise _bad(f"an action makes at most {MAX_LAYOFFS} lay-offs")
 
 
 def _meld(raw: Any) -> MeldSpec:
@@ -211,7 +237,7 @@ def _only_fields(data: Mapping[str, Any], do: str) -> None:
         raise _unknown(data, do)
 
 
-def parse_action(data: Mapping[str, Any]) -> Action:
+def parse_action(data: Any) -> Action:
     """Turn a JSON action (A.18/B.14 with tile ids) into an action object.
 
     Each check is ``bad_action`` (§C), in this order: an object with a known ``do``;
@@ -243,8 +269,7 @@ def parse_action(data: Mapping[str, Any]) -> Action:
         action = BuyJoker(_int(data, "tile"), _int(data, "meld"))
     elif do == "take_discard":
         raw = data.get("layoffs", [])
-        if not isinstance(raw, list | tuple):
-            raise _bad("'layoffs' must be a list")
+        _layoff_list(raw)
         layoffs = []
         for item in raw:
             if not isinstance(item, Mapping):
@@ -294,8 +319,7 @@ def check_action(action: Action) -> Action:
         _index(action.index, "index")
         _check_specs(action.melds, False)
     elif isinstance(action, TakeDiscard):  # the lay-offs first, as parse_action reads them
-        if not isinstance(action.layoffs, list | tuple):
-            raise _bad("'layoffs' must be a list")
+        _layoff_list(action.layoffs)
         for lo in action.layoffs:
             if type(lo) is not LayoffSpec:
                 raise _bad("a lay-off is an object with 'tile' and 'meld'")

@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 
 from server.rules.actions import (
     ACTION_NAMES,
+    MAX_ID,
+    MAX_LAYOFFS,
     Action,
     BuyJoker,
     Discard,
@@ -48,6 +50,8 @@ def _old_int(data: Mapping[str, Any], key: str) -> int:
     value = data.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise _bad(f"'{key}' must be a non-negative integer")
+    if value > MAX_ID:
+        raise _bad(f"'{key}' must be at most {MAX_ID}")
     return value
 
 
@@ -89,6 +93,8 @@ def old_parse_action(data: Mapping[str, Any]) -> Action:
         raw = data.get("layoffs", [])
         if not isinstance(raw, list | tuple):
             raise _bad("'layoffs' must be a list")
+        if len(raw) > MAX_LAYOFFS:
+            raise _bad(f"an action makes at most {MAX_LAYOFFS} lay-offs")
         layoffs = []
         for item in raw:
             if not isinstance(item, Mapping):
@@ -140,7 +146,13 @@ class Number(enum.IntEnum):  # an int that is not exactly int
     SEVEN = 7
 
 
-ints = st.one_of(st.integers(-2, 60), st.just(Number.SEVEN), st.booleans(), st.just(2**70))
+ints = st.one_of(
+    st.integers(-2, 60),
+    st.just(Number.SEVEN),
+    st.booleans(),
+    st.just(2**70),
+    st.sampled_from([MAX_ID, MAX_ID + 1]),
+)
 junk = st.one_of(
     st.none(),
     st.floats(allow_nan=False),

@@ -110,7 +110,7 @@ def test_a_bad_frame_gets_the_protocol_error() -> None:
         "type": "error",
         "seq": 3,
         "code": "bad_action",
-        "message": "action.discard.tile: Input should be a valid integer",
+        "message": "'tile' must be a non-negative integer",
     }
 
 

@@ -3,13 +3,11 @@
 // desktop, and on a finished round's replay and deal check; no violation of impact "serious" or "critical" is allowed. Each violation
 // found is printed with its rule, impact and the elements it names.
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE, PHONE_VIEWPORT } from "./browser.mjs";
-import { botRound } from "./play.mjs";
+import { axeSerious as serious, botRound } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
-const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 let server;
 const browsers = [];
 
@@ -21,28 +19,6 @@ test.afterAll(async () => {
   for (const b of browsers) await b.close();
   await server?.stop();
 });
-
-/** axe's violations of impact serious or critical on the page as it is now. */
-async function serious(page, where) {
-  await page.addScriptTag({ path: AXE });
-  const found = await page.evaluate(async () => {
-    const r = await window.axe.run(document, {
-      runOnly: {
-        type: "tag",
-        values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"],
-      },
-    });
-    return r.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      help: v.help,
-      nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
-    }));
-  });
-  for (const v of found)
-    console.log(`# ${where}: ${v.impact} ${v.id} (${v.help}): ${v.nodes.join(", ")}`);
-  return found.filter((v) => v.impact === "serious" || v.impact === "critical");
-}
 
 for (const [size, options] of [
   ["phone", PHONE],

@@ -2,13 +2,11 @@
 // table, built from the catalogue (the threshold, the atu, the row, the doubles), within a
 // 360 px screen, and with no serious or critical axe violation.
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
-import { shot, startPractice } from "./play.mjs";
+import { axeSerious, shot, startPractice } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
-const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const PHONE_360 = {
   viewport: { width: 360, height: 740 },
   deviceScaleFactor: 2,
@@ -19,24 +17,6 @@ const running = [];
 test.afterAll(async () => {
   for (const x of running.reverse()) await x.close?.().catch?.(() => undefined);
 });
-
-async function serious(page) {
-  await page.addScriptTag({ path: AXE });
-  const found = await page.evaluate(async () => {
-    const r = await window.axe.run(document, {
-      runOnly: {
-        type: "tag",
-        values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"],
-      },
-    });
-    return r.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
-    }));
-  });
-  return found.filter((v) => v.impact === "serious" || v.impact === "critical");
-}
 
 for (const [name, opts] of [
   ["phone-360", PHONE_360],
@@ -72,7 +52,7 @@ for (const [name, opts] of [
       () => document.documentElement.scrollWidth > window.innerWidth,
     );
     assert.equal(wide, false, "no sideways scroll");
-    assert.deepEqual(await serious(page), []);
+    assert.deepEqual(await axeSerious(page, "how to play"), []);
     await shot(page, `howto-${name}.png`);
     await page.goto(`${server.url}/#/howto/remi101`);
     await page.waitForSelector("[data-testid=howto][data-variant=remi101]");

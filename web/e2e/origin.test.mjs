@@ -76,5 +76,12 @@ test("a refused origin is explained on the page", async () => {
   const text = await notice.textContent();
   assert.match(text, /REMI_ALLOWED_ORIGINS/);
   assert.ok(text.includes(via), "the notice names the page's origin");
+  assert.equal(await p.locator(".toast.show").count(), 0, "no toast over the notice");
   await shot(p, "origin-refused-phone.png");
+  // The player closes it; another refused request does not bring it back.
+  await p.click("[data-testid=origin-close]");
+  assert.equal(await p.locator("[data-testid=origin-refused]").count(), 0);
+  await p.click("[data-testid=practice]");
+  await p.waitForTimeout(1500);
+  assert.equal(await p.locator("[data-testid=origin-refused]").count(), 0);
 });

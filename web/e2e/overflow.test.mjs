@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "./fixtures.mjs";
 import { launch } from "./browser.mjs";
-import { botRound, shot } from "./play.mjs";
+import { botRound, overflowing, shot } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
 const PHONE_360 = {
@@ -17,35 +17,6 @@ const running = [];
 test.afterAll(async () => {
   for (const x of running.reverse()) await x.close?.().catch?.(() => undefined);
 });
-
-/** Elements that stick out of the screen sideways, unless a box of theirs scrolls or clips
- * them within the screen. */
-async function overflowing(page) {
-  return page.evaluate(() => {
-    const vw = window.innerWidth;
-    const out = [];
-    for (const el of document.querySelectorAll("body *")) {
-      const r = el.getBoundingClientRect();
-      if (!r.width || (r.right <= vw + 0.5 && r.left >= -0.5)) continue;
-      let held = false;
-      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
-        const ox = getComputedStyle(a).overflowX;
-        if (ox !== "visible") {
-          const b = a.getBoundingClientRect();
-          if (b.right <= vw + 0.5 && b.left >= -0.5) held = true;
-          break;
-        }
-      }
-      if (!held)
-        out.push(
-          `${el.tagName.toLowerCase()}.${[...el.classList].join(".")} "${(el.textContent ?? "").trim().slice(0, 30)}" ${Math.round(r.left)}..${Math.round(r.right)}`,
-        );
-    }
-    if (document.documentElement.scrollWidth > vw)
-      out.push(`the page scrolls sideways (${document.documentElement.scrollWidth} > ${vw})`);
-    return out.slice(0, 10);
-  });
-}
 
 test("phone-360: lobby, table, score sheet, replay, deal check and tournament page within the screen", async () => {
   test.setTimeout(300_000);

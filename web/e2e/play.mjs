@@ -3,6 +3,7 @@
 // under test does not.
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO } from "./server.mjs";
@@ -533,4 +534,61 @@ export async function botRound(page, url, { variant = "remi", seats = 3, isPubli
     await page.waitForTimeout(500);
   }
   return room;
+}
+
+// ---------------------------------------------------------------- checks of a whole page
+
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+/** axe's violations of impact serious or critical on the page as it is now, or within the
+ * element `selector` names (each one found printed); the page's browser needs `bypassCSP`
+ * (axe is injected as a script). */
+export async function axeSerious(page, where, selector = null) {
+  await page.addScriptTag({ path: AXE });
+  const found = await page.evaluate(async (sel) => {
+    const r = await window.axe.run(sel ? document.querySelector(sel) : document, {
+      runOnly: {
+        type: "tag",
+        values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"],
+      },
+    });
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
+    }));
+  }, selector);
+  for (const v of found)
+    console.log(`# ${where}: ${v.impact} ${v.id} (${v.help}): ${v.nodes.join(", ")}`);
+  return found.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+/** Elements that stick out of the screen sideways, unless a box of theirs scrolls or clips
+ * them within the screen. */
+export async function overflowing(page) {
+  return page.evaluate(() => {
+    const vw = window.innerWidth;
+    const out = [];
+    for (const el of document.querySelectorAll("body *")) {
+      const r = el.getBoundingClientRect();
+      if (!r.width || (r.right <= vw + 0.5 && r.left >= -0.5)) continue;
+      let held = false;
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+        const ox = getComputedStyle(a).overflowX;
+        if (ox !== "visible") {
+          const b = a.getBoundingClientRect();
+          if (b.right <= vw + 0.5 && b.left >= -0.5) held = true;
+          break;
+        }
+      }
+      if (!held)
+        out.push(
+          `${el.tagName.toLowerCase()}.${[...el.classList].join(".")} "${(el.textContent ?? "").trim().slice(0, 30)}" ${Math.round(r.left)}..${Math.round(r.right)}`,
+        );
+    }
+    if (document.documentElement.scrollWidth > vw)
+      out.push(`the page scrolls sideways (${document.documentElement.scrollWidth} > ${vw})`);
+    return out.slice(0, 10);
+  });
 }

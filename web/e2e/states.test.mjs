@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
 import { test } from "./fixtures.mjs";
-import { shot } from "./play.mjs";
+import { axeSerious, overflowing, plainTurn, read, shot } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
 const PHONE_360 = { ...PHONE, viewport: { width: 360, height: 740 } };
@@ -100,6 +100,7 @@ for (const [size, options] of SIZES) {
     const phone = size !== "desktop";
     assert.equal(await page.locator("[data-testid=create-form]").isVisible(), !phone);
     assert.equal(await page.locator("[data-testid=account]").isVisible(), !phone);
+    assert.deepEqual(await overflowing(page), [], "the short lobby");
     await shot(page, `lobby-short-${size}.png`);
     if (phone) {
       await page.click("[data-testid=lobby-more-toggle]");
@@ -149,7 +150,7 @@ test("an invite link names the room and who invites, before the name form", asyn
   });
   const link = `${server.url}/#/join/${encodeURIComponent(room.invite_code)}`;
 
-  for (const [size, options] of SIZES.slice(0, 2)) {
+  for (const [size, options] of SIZES) {
     const guest = await browser({ ...options, lobbyFolded: true });
     const failures = watchFailures(guest);
     await guest.goto(link);
@@ -164,6 +165,7 @@ test("an invite link names the room and who invites, before the name form", asyn
       ),
     );
     assert.ok(cardTop < formTop, `${cardTop} < ${formTop}`);
+    assert.deepEqual(await overflowing(guest), [], "the invite");
     await shot(guest, `invite-${size}.png`);
     if (size === "phone") {
       await named(guest, "Bogdan");
@@ -179,7 +181,7 @@ test("an invite link names the room and who invites, before the name form", asyn
   assert.match(await ana.locator("[data-testid=invite]").textContent(), /Ana/);
 
   // A code no room has: said so, and the name form still there to play.
-  const lost = await browser({ ...PHONE_360, lobbyFolded: true });
+  const lost = await browser({ ...PHONE_360, lobbyFolded: true, bypassCSP: true }); // axe
   await lost.goto(`${server.url}/#/join/nosuchcode123`);
   await lost.waitForSelector("[data-testid=invite-bad]");
   assert.match(
@@ -187,29 +189,42 @@ test("an invite link names the room and who invites, before the name form", asyn
     /nu este valid: nicio cameră nu are acest cod/,
   );
   assert.ok(await lost.locator("[data-testid=name-input]").isVisible());
+  assert.deepEqual(await overflowing(lost), [], "a bad invite");
+  assert.deepEqual(await axeSerious(lost, "bad invite"), []);
   await shot(lost, "invite-bad-phone-360.png");
 });
 
-test("the quick start's wait counts down the seconds until the bots come", async () => {
-  test.setTimeout(90_000);
-  const page = await browser(PHONE_360);
-  await page.goto(server.url);
-  await named(page, "Cara");
-  await page.click("[data-testid=quick-etalat]");
-  const clock = page.locator("[data-testid=quick-countdown]");
-  await clock.waitFor();
-  const first = Number(await clock.getAttribute("data-left"));
-  assert.ok(first > 0 && first <= WAIT, `${first}`);
-  assert.match(await clock.textContent(), new RegExp(`Boții ocupă locurile libere în ${first} s`));
-  await shot(page, "quick-countdown-phone-360.png");
-  await page.waitForFunction(
-    (n) => Number(document.querySelector("[data-testid=quick-countdown]")?.dataset.left) < n,
-    first,
-    { timeout: 5_000 },
-  );
-  // Then the bots come and the table starts.
-  await page.waitForSelector("[data-testid=rack] .tile", { timeout: (WAIT + 20) * 1000 });
-});
+for (const [size, options, variant] of [
+  ["phone-360", PHONE_360, "etalat"],
+  ["phone", PHONE, "remi45"],
+  ["desktop", DESKTOP, "remi51"],
+]) {
+  test(`the quick start's wait counts down the seconds until the bots come (${size})`, async () => {
+    test.setTimeout(90_000);
+    const page = await browser({ ...options, bypassCSP: true }); // axe
+    await page.goto(server.url);
+    await named(page, `Cara ${size}`);
+    await page.click(`[data-testid=quick-${variant}]`);
+    const clock = page.locator("[data-testid=quick-countdown]");
+    await clock.waitFor();
+    const first = Number(await clock.getAttribute("data-left"));
+    assert.ok(first > 0 && first <= WAIT, `${first}`);
+    assert.match(
+      await clock.textContent(),
+      new RegExp(`Boții ocupă locurile libere în ${first} s`),
+    );
+    assert.deepEqual(await overflowing(page), [], "the countdown");
+    assert.deepEqual(await axeSerious(page, "countdown"), []);
+    await shot(page, `quick-countdown-${size}.png`);
+    await page.waitForFunction(
+      (n) => Number(document.querySelector("[data-testid=quick-countdown]")?.dataset.left) < n,
+      first,
+      { timeout: 5_000 },
+    );
+    // Then the bots come and the table starts.
+    await page.waitForSelector("[data-testid=rack] .tile", { timeout: (WAIT + 20) * 1000 });
+  });
+}
 
 test("a finished match is played again: the same settings, the other player invited", async () => {
   test.setTimeout(240_000);
@@ -227,7 +242,7 @@ test("a finished match is played again: the same settings, the other player invi
     end: { kind: "rounds", rounds: 1 },
   };
   const room = await createRoom(ana, settings);
-  const bogdan = await browser(PHONE);
+  const bogdan = await browser({ ...PHONE, bypassCSP: true }); // axe
   await bogdan.goto(`${server.url}/#/join/${encodeURIComponent(room.invite_code)}`);
   await named(bogdan, "Bogdan");
   await bogdan.waitForSelector("[data-testid=waiting-room]");
@@ -267,6 +282,8 @@ test("a finished match is played again: the same settings, the other player invi
     await bogdan.locator("[data-testid=summary] [data-testid=again]").textContent(),
     /Un jucător a deschis meciul nou/,
   );
+  assert.deepEqual(await overflowing(bogdan), [], "play again");
+  assert.deepEqual(await axeSerious(bogdan, "play again", "[data-testid=again]"), []);
   await shot(bogdan, "again-join-phone.png");
   await join.click();
   await bogdan.waitForSelector("[data-testid=waiting-room]");
@@ -357,4 +374,49 @@ test("a tournament's fee shows in the balance at once; its page by link names th
     assert.ok(!new RegExp(`\\b${tour.variant}\\b`).test(text), text);
     await shot(phone, `tournament-link-${size}.png`);
   }
+});
+
+test("the practice on this device is played again with the same settings", async () => {
+  test.setTimeout(480_000);
+  const page = await browser(PHONE);
+  await page.goto(server.url);
+  await named(page, "Ilie");
+  await page.evaluate(() => localStorage.setItem("remi.practice.bot_delay", "0.05"));
+  await page.waitForSelector("[data-testid=local-practice]");
+  await page.selectOption("[data-testid=local-variant]", "remi");
+  await page.selectOption("[data-testid=local-seats]", "2");
+  await page.selectOption("[data-testid=local-level-1]", "easy");
+  await page.selectOption("[data-testid=local-end]", "one");
+  await page.click("[data-testid=local-start]");
+  await page.waitForSelector("[data-testid=rack] .tile", { timeout: 120_000 });
+  const deadline = Date.now() + 400_000;
+  for (;;) {
+    assert.ok(Date.now() < deadline, "the round ends in time");
+    const st = await read(page);
+    if (st.summary) break;
+    if (st.mine && !st.busy) await plainTurn(page, [], { open: true });
+    else await page.waitForTimeout(50);
+  }
+  const again = page.locator("[data-testid=summary] [data-testid=play-again][data-again=solo]");
+  await again.waitFor();
+  assert.match(
+    await page.locator("[data-testid=summary] [data-testid=again]").textContent(),
+    /Un meci nou, cu aceleași setări/,
+  );
+  await shot(page, "again-practice-phone.png");
+  const moves = async () =>
+    Number(/\((\d+)\)/.exec(await page.locator("[data-testid=moves-open]").textContent())?.[1]);
+  const before = await moves();
+  await again.click();
+  // A new match of the same settings: a fresh deal, the log of its first round only.
+  await page.waitForSelector("[data-testid=summary]", { state: "detached", timeout: 60_000 });
+  await page.waitForSelector("[data-testid=rack] .tile", { timeout: 60_000 });
+  // The new match's log holds its deal and a few moves, not the finished round's.
+  const after = await moves();
+  assert.ok(after < before && after <= 6, `${after} moves after ${before}`);
+  const kept = await page.evaluate(() => JSON.parse(localStorage.getItem("remi.practice.last")));
+  assert.equal(kept.variant, "remi");
+  assert.equal(kept.seats, 2);
+  assert.deepEqual(kept.bot_levels, ["easy"]);
+  assert.deepEqual(kept.end, { kind: "rounds", rounds: 1 });
 });

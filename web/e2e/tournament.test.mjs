@@ -5,13 +5,11 @@
 // prizes. Then, for the screenshots, a sit-and-go of 8 played by bots alone through both of
 // its stages, and an Arena table in the lobby.
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
-import { plainTurn, read, shot } from "./play.mjs";
+import { axeSerious, plainTurn, read, shot } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
-const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 let server;
 const browsers = [];
 const problems = [];
@@ -71,25 +69,6 @@ async function openTournaments() {
   return (await res.json()).tournaments.filter((x) => x.status === "registering");
 }
 
-/** axe's violations of impact serious or critical on the page (as e2e/a11y.test.mjs). */
-async function serious(page) {
-  await page.addScriptTag({ path: AXE });
-  const found = await page.evaluate(async () => {
-    const r = await window.axe.run(document, {
-      runOnly: {
-        type: "tag",
-        values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"],
-      },
-    });
-    return r.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
-    }));
-  });
-  return found.filter((v) => v.impact === "serious" || v.impact === "critical");
-}
-
 async function balance(page) {
   return page.evaluate(async () => (await (await fetch("/api/account")).json()).balance);
 }
@@ -145,7 +124,7 @@ test("a player registers for a sit-and-go and plays its table to the prizes", as
   const mine = await ana.locator("tr.me td:last-child").textContent();
   assert.equal(await balance(ana), before - 50 + Number(mine || 0));
   await shot(ana, "tournament-final-phone.png");
-  assert.deepEqual(await serious(ana), []);
+  assert.deepEqual(await axeSerious(ana, "tournament"), []);
   assert.deepEqual(problems, []);
 });
 
@@ -168,7 +147,7 @@ test("a sit-and-go of 8 through both stages, and an Arena table, as they look", 
   await eve.waitForSelector(`[data-testid=tournament-${sng.id}]`);
   await eve.locator("[data-testid=tournaments]").scrollIntoViewIfNeeded();
   await shot(eve, "tournament-lobby-desktop.png");
-  assert.deepEqual(await serious(eve), []);
+  assert.deepEqual(await axeSerious(eve, "tournament"), []);
 
   const phone = await open(PHONE);
   await named(phone, "Fay");
@@ -187,7 +166,7 @@ test("a sit-and-go of 8 through both stages, and an Arena table, as they look", 
   const goOn = await eve.locator("[data-testid=stage-1] .tour-on").count();
   assert.equal(goOn, 4);
   await shot(eve, "tournament-page-desktop.png");
-  assert.deepEqual(await serious(eve), []);
+  assert.deepEqual(await axeSerious(eve, "tournament"), []);
   await phone.goto(`${server.url}/#/tournament/${sng.id}`);
   await phone.waitForSelector("[data-testid=tournament-page][data-status=finished]");
   await shot(phone, "tournament-page-phone.png");

@@ -13,6 +13,13 @@ const TURN_TIMES = [15, 30, 60, 120];
 export const MORE_KEY = "remi.lobby.more";
 
 export function showApiError(err: unknown): void {
+  // A refused origin is explained by its notice (elsewhere.ts), not again in a toast over it.
+  if (
+    err instanceof api.ApiError &&
+    err.code === "origin_refused" &&
+    document.querySelector("[data-testid=origin-refused]")
+  )
+    return;
   // The server's English is shown only when the page has no words of its own for the code.
   if (err instanceof api.ApiError)
     toast(reason(err.code, err.message), "error", translated(err.code) ? undefined : err.message);

@@ -9,7 +9,7 @@
 import * as api from "./api";
 import { loadCatalogue, variantFacts, variantName } from "./catalogue";
 import { clear, h, nameEl } from "./dom";
-import { t, tParts } from "./i18n";
+import { failureText, reason, t, tParts } from "./i18n";
 import type { App } from "./main";
 import { describe, describeText } from "./table/movelog";
 import { ReplayCoach } from "./coach";
@@ -584,13 +584,13 @@ export class ReplayPage {
 
 /** A finished round's page could not load: why, in words, and the way back. */
 export function roundError(err: unknown): HTMLElement {
-  let text = String(err);
+  let text = failureText(err);
   if (err instanceof api.ApiError) {
     if (err.code === "round_not_finished") text = t("replay.notFinished");
     else if (err.code === "round_not_found") text = t("replay.notFound");
     else if (err.status === 404) text = t("room.notfound");
     else if (err.status === 0) text = t("offline.text");
-    else text = err.message;
+    else text = reason(err.code, err.message);
   }
   return h(
     "section",

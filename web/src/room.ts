@@ -8,7 +8,7 @@ import { loadCatalogue, variantFacts, variantName } from "./catalogue";
 import { RoomConnection, type ServerError, type Transport } from "./conn";
 import { clear, h, nameEl, namesEl, toast } from "./dom";
 import { hideElsewhere, showElsewhere, showOriginRefused, signedOut } from "./elsewhere";
-import { reason, t, tParts } from "./i18n";
+import { failureText, reason, t, tParts } from "./i18n";
 import { endText, showApiError } from "./lobby";
 import type { App } from "./main";
 import { noteDeal } from "./fair/seen";
@@ -166,7 +166,9 @@ export class RoomPage {
               ? t("room.notfound")
               : err instanceof api.ApiError && err.status === 0
                 ? t("offline.text")
-                : String(err),
+                : err instanceof api.ApiError
+                  ? reason(err.code, err.message)
+                  : failureText(err),
           ),
           h("a", { href: "#/" }, t("common.back")),
         ),
@@ -189,7 +191,7 @@ export class RoomPage {
     try {
       await loadCatalogue();
     } catch (err) {
-      toast(String(err));
+      showApiError(err);
     }
     if (this.disposed) return;
     this.state.status = "playing";
@@ -318,7 +320,9 @@ export class RoomPage {
     const seated = this.state.view?.seat != null;
     const kind = this.room?.settings.kind;
     const offered = seated && (this.local ? true : !!this.room && kind !== "tournament");
-    this.state = { ...this.state, again: offered ? "new" : null };
+    // Against bots alone (the practice here or on the server): a new match, nobody invited.
+    const solo = !!this.local || kind === "practice";
+    this.state = { ...this.state, again: offered ? (solo ? "solo" : "new") : null };
     if (!offered || this.local) return;
     const look = async () => {
       try {

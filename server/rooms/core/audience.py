@@ -239,7 +239,7 @@ class Audience:
         seat's whole view, or the same event copy with the same patch (a patch of
         values every seat sees alike is one frame for all of them)."""
         made: dict[tuple[Any, ...], str] = {}
-        changed: dict[int | None, tuple[str, ...] | None] = {}  # per seat, once
+        changed: dict[int | None, tuple[tuple[str, int], ...] | None] = {}  # once a seat
         for peer in peers:
             seen = self.seen.get(peer)
             if seen is None or not peer.ready or peer.closed:
@@ -357,13 +357,13 @@ class Audience:
         seat: int | None,
         shown: Shown,
         copy: dict[str, Any],
-        changed: dict[int | None, tuple[str, ...] | None],
+        changed: dict[int | None, tuple[tuple[str, int], ...] | None],
     ) -> tuple[Any, ...]:
         """What a patch connection is to get, as the key of its frame: ``("whole", seat)``
         when it holds no view of this round, or one the audience no longer keeps (the
         whole view, ``seats`` and ``scores``); else the event copy, the changed keys with
         their values' identities (none when no round), whether ``seats`` and ``scores``
-        come. The changed keys are found once per seat (``changed``), by value."""
+        come. The changed keys are found once per seat (kept in ``changed``), by value."""
         fields = shown.view(seat)
         seats, scores = seen.seats != shown.seats_json, seen.scores != shown.scores_json
         if fields is None:
@@ -377,14 +377,17 @@ class Audience:
         ):
             return ("whole", seat, id(copy))
         if seat in changed:
-            keys = changed[seat]
+            patch = changed[seat]
         else:
-            keys = changed[seat] = _changed_keys(sent.fields, fields)
-        if keys is None:
+            keys = _changed_keys(sent.fields, fields)
+            # Values are told apart by identity: two seats whose changed values are the
+            # same objects (a value every seat sees alike) share one frame.
+            patch = changed[seat] = (
+                None if keys is None else tuple((k, id(fields[k])) for k in keys)
+            )
+        if patch is None:
             return ("whole", seat, id(copy))
-        # Values are told apart by identity: two seats whose changed values are the
-        # same objects (a value every seat sees alike) share one frame.
-        return (id(copy), tuple((k, id(fields[k])) for k in keys), seats, scores)
+        return (id(copy), patch, seats, scores)
 
     @staticmethod
     def _whole(
