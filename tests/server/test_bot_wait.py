@@ -92,7 +92,7 @@ async def test_a_room_waiting_for_its_bot_answers_hellos_queries_and_timers(
         assert snap["type"] == "snapshot" and snap["view"]["turn"] == 1
         # A query is answered.
         await a.send({"type": "query", "seq": 99, "query": "arrange"})
-        await a.wait(lambda m: m["type"] == "query_result" and m["seq"] == 99)
+        await a.wait(lambda m: m["type"] == "query_result" and m["seq"] == 99, timeout=30)
         # A timer fires: Bob's connection drops, and after the reconnect grace he is away.
         await b.close()
         away = await a.wait(
@@ -110,7 +110,7 @@ async def test_a_room_waiting_for_its_bot_answers_hellos_queries_and_timers(
         )
 
         bots.gate.set()
-        await a.wait(lambda m: a.my_turn(), timeout=20)
+        await a.wait(lambda m: a.my_turn(), timeout=30)
         moves = [
             m["event"]["do"]
             for m in a.frames
