@@ -22,6 +22,7 @@ from server.protocol.client import (
     QueryMessage,
     RackMessage,
     ReactMessage,
+    RoomMessage,
     parse_client,
 )
 from server.protocol.common import MAX_RACK_SLOTS, MAX_SEQ
@@ -73,6 +74,7 @@ __all__ = [
     "ReactMessage",
     "ReactionMessage",
     "RoomInfo",
+    "RoomMessage",
     "Scores",
     "SeatState",
     "ServerMessage",

@@ -405,7 +405,7 @@ class ProtocolError(ServerError):
 
 _client_adapter: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 
-AnyClientMessage = (
+RoomMessage = (
     Hello
     | ActionMessage
     | RackMessage
@@ -413,8 +413,9 @@ AnyClientMessage = (
     | LeaveMessage
     | NextRoundMessage
     | ReactMessage
-    | PingMessage
 )
+"""A client message its room handles (a ``ping`` is answered where it arrives)."""
+AnyClientMessage = RoomMessage | PingMessage
 
 
 def _describe(exc: ValidationError, skip: int) -> str:

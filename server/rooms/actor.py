@@ -56,6 +56,7 @@ from server.protocol import (
     QueryMessage,
     RackMessage,
     ReactMessage,
+    RoomMessage,
 )
 from server.rooms import restore, store
 from server.rooms.botplay import BotRunner
@@ -190,17 +191,8 @@ def seats_of_view(view: Any) -> tuple[Seat, ...]:
     )
 
 
-ClientMessage = (
-    Hello
-    | ActionMessage
-    | RackMessage
-    | QueryMessage
-    | LeaveMessage
-    | NextRoundMessage
-    | ReactMessage
-)
-"""A connection's validated message that goes to its room (a ``ping`` is answered
-where it arrives)."""
+ClientMessage = RoomMessage
+"""A connection's validated message that goes to its room."""
 
 Inbound = Command | Start | Stop
 """What the actor's inbox holds, in arrival order: the core's commands and its own."""

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
 import { test } from "./fixtures.mjs";
-import { axeSerious, overflowing, shot } from "./play.mjs";
+import { axeSerious, overflowing, plainTurn, read, shot } from "./play.mjs";
 import { startServer } from "./server.mjs";
 
 const PHONE_360 = { ...PHONE, viewport: { width: 360, height: 740 } };
@@ -374,4 +374,49 @@ test("a tournament's fee shows in the balance at once; its page by link names th
     assert.ok(!new RegExp(`\\b${tour.variant}\\b`).test(text), text);
     await shot(phone, `tournament-link-${size}.png`);
   }
+});
+
+test("the practice on this device is played again with the same settings", async () => {
+  test.setTimeout(480_000);
+  const page = await browser(PHONE);
+  await page.goto(server.url);
+  await named(page, "Ilie");
+  await page.evaluate(() => localStorage.setItem("remi.practice.bot_delay", "0.05"));
+  await page.waitForSelector("[data-testid=local-practice]");
+  await page.selectOption("[data-testid=local-variant]", "remi");
+  await page.selectOption("[data-testid=local-seats]", "2");
+  await page.selectOption("[data-testid=local-level-1]", "easy");
+  await page.selectOption("[data-testid=local-end]", "one");
+  await page.click("[data-testid=local-start]");
+  await page.waitForSelector("[data-testid=rack] .tile", { timeout: 120_000 });
+  const deadline = Date.now() + 400_000;
+  for (;;) {
+    assert.ok(Date.now() < deadline, "the round ends in time");
+    const st = await read(page);
+    if (st.summary) break;
+    if (st.mine && !st.busy) await plainTurn(page, [], { open: true });
+    else await page.waitForTimeout(50);
+  }
+  const again = page.locator("[data-testid=summary] [data-testid=play-again][data-again=solo]");
+  await again.waitFor();
+  assert.match(
+    await page.locator("[data-testid=summary] [data-testid=again]").textContent(),
+    /Un meci nou, cu aceleași setări/,
+  );
+  await shot(page, "again-practice-phone.png");
+  const moves = async () =>
+    Number(/\((\d+)\)/.exec(await page.locator("[data-testid=moves-open]").textContent())?.[1]);
+  const before = await moves();
+  await again.click();
+  // A new match of the same settings: a fresh deal, the log of its first round only.
+  await page.waitForSelector("[data-testid=summary]", { state: "detached", timeout: 60_000 });
+  await page.waitForSelector("[data-testid=rack] .tile", { timeout: 60_000 });
+  // The new match's log holds its deal and a few moves, not the finished round's.
+  const after = await moves();
+  assert.ok(after < before && after <= 6, `${after} moves after ${before}`);
+  const kept = await page.evaluate(() => JSON.parse(localStorage.getItem("remi.practice.last")));
+  assert.equal(kept.variant, "remi");
+  assert.equal(kept.seats, 2);
+  assert.deepEqual(kept.bot_levels, ["easy"]);
+  assert.deepEqual(kept.end, { kind: "rounds", rounds: 1 });
 });

@@ -320,7 +320,9 @@ export class RoomPage {
     const seated = this.state.view?.seat != null;
     const kind = this.room?.settings.kind;
     const offered = seated && (this.local ? true : !!this.room && kind !== "tournament");
-    this.state = { ...this.state, again: offered ? "new" : null };
+    // Against bots alone (the practice here or on the server): a new match, nobody invited.
+    const solo = !!this.local || kind === "practice";
+    this.state = { ...this.state, again: offered ? (solo ? "solo" : "new") : null };
     if (!offered || this.local) return;
     const look = async () => {
       try {

@@ -1331,11 +1331,15 @@ export class TableView {
 
 /** A finished match's "play again": the same settings in a new room where its players are
  * invited; "join" once another of them made it. */
-export function againBox(again: "new" | "join"): HTMLElement {
+export function againBox(again: "new" | "join" | "solo"): HTMLElement {
   return h(
     "div",
     { class: "again", "data-testid": "again" },
-    h("p", { class: "muted" }, again === "join" ? t("again.ready") : t("again.hint")),
+    h(
+      "p",
+      { class: "muted" },
+      t(again === "join" ? "again.ready" : again === "solo" ? "again.solo" : "again.hint"),
+    ),
     h(
       "button",
       {

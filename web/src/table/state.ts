@@ -52,9 +52,10 @@ export interface RoomData {
   /** The joker credits in the player's account (GET /api/account), once known. */
   accountCredits?: number | null;
   /** A finished match played again: "new" (this player makes the room), "join" (another
-   * of its players made it: join it); absent where it is not offered (a tournament's
-   * table, a spectator). The room page decides it. */
-  again?: "new" | "join" | null;
+   * of its players made it: join it), "solo" (a new match against the bots: a practice);
+   * absent where it is not offered (a tournament's table, a spectator). The room page
+   * decides it. */
+  again?: "new" | "join" | "solo" | null;
 }
 
 export type Connection = "open" | "lost" | "connecting" | "closed";
