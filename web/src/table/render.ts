@@ -284,6 +284,8 @@ export class TableView {
   /** The round and the seat to play at the last drawing (where a new tile came from). */
   private lastRound: string | null = null;
   private lastTurn: number | null = null;
+  /** Watches the melds' area for size changes the game did not cause (see `meldsCue`). */
+  private cueWatch: ResizeObserver | null = null;
 
   constructor(
     private root: HTMLElement,
@@ -843,14 +845,27 @@ export class TableView {
     const el = this.root.querySelector<HTMLElement>(".melds");
     if (!el) return;
     const wrap = el.parentElement!;
+    // A cue while a meld is cut off at that edge (the area's own padding scrolls too, so
+    // its scroll position alone would show a cue with every meld whole).
     const update = () => {
-      const below = el.scrollHeight - el.clientHeight - el.scrollTop > 2;
-      const above = el.scrollTop > 2;
+      const area = el.getBoundingClientRect();
+      let below = false;
+      let above = false;
+      for (const m of el.querySelectorAll<HTMLElement>(".meld")) {
+        const r = m.getBoundingClientRect();
+        below ||= r.bottom > area.bottom + 1;
+        above ||= r.top < area.top - 1;
+      }
       wrap.querySelector<HTMLElement>(".melds-more.below")!.hidden = !below;
       wrap.querySelector<HTMLElement>(".melds-more.above")!.hidden = !above;
       el.dataset.more = below ? "below" : above ? "above" : "";
     };
     el.addEventListener("scroll", update, { passive: true });
+    // The area's height changes without a redraw or a scroll too (the status line or the
+    // move log wrapping differently, the window turned): the cues follow.
+    this.cueWatch?.disconnect();
+    this.cueWatch = typeof ResizeObserver === "function" ? new ResizeObserver(update) : null;
+    this.cueWatch?.observe(el);
     update();
   }
 
