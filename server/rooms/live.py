@@ -329,20 +329,25 @@ class LiveRooms:
         """The heartbeat: renew this node's leases, stop the actors of rooms another node
         took, then trust the leases again."""
         cluster = self.cluster
-        sent = await cluster.beat()
-        if sent is None:
-            return
-        try:
-            held = await cluster.leases.held()
-        except Exception as exc:
-            log.warning("node_leases_unread", extra={"error": repr(exc)})
-            return
-        for actor in list(self.actors.values()):
-            fence = actor.fence
-            if fence is not None and not actor.stopped and held.get(actor.room_id) != fence.epoch:
-                self._drop(actor, "lease_lost")
-        # Only now: a room paused while the leases were in doubt goes on if still held.
-        cluster.trust(sent)
+        with cluster.own_beat():
+            sent = await cluster.beat()
+            if sent is None:
+                return
+            try:
+                held = await cluster.leases.held()
+            except Exception as exc:
+                log.warning("node_leases_unread", extra={"error": repr(exc)})
+                return
+            for actor in list(self.actors.values()):
+                fence = actor.fence
+                if (
+                    fence is not None
+                    and not actor.stopped
+                    and held.get(actor.room_id) != fence.epoch
+                ):
+                    self._drop(actor, "lease_lost")
+            # Only now: a room paused while the leases were in doubt goes on if still held.
+            cluster.trust(sent)
 
     async def adopt(self) -> int:
         """Claim and restore playing rooms that no live node holds; how many."""

@@ -114,8 +114,14 @@ async def test_a_room_dropped_while_paused_stops_at_once(
         # (the node's own beat has just renewed it): it must not trust the leases again
         # before that beat has dropped the rooms taken meanwhile (before, the room
         # resumed, then was dropped).
-        live.cluster._thread_alive = time.monotonic() - 2 * live.cluster.ttl  # before the pause
-        live.cluster.thread_beat(time.monotonic(), alive=True)
+        cluster = live.cluster
+        before_pause = time.monotonic() - 2 * cluster.ttl
+        cluster._thread_alive = (before_pause, cluster._loop_beats)
+        with cluster.own_beat():  # the node's own beat, under way
+            cluster.thread_beat(time.monotonic(), alive=True, loop_beats=cluster._loop_beats)
+            assert not cluster.valid()
+        cluster._thread_alive = (before_pause, cluster._loop_beats - 1)  # it renewed the row
+        cluster.thread_beat(time.monotonic(), alive=True, loop_beats=cluster._loop_beats)
         assert not live.cluster.valid() and live.rooms_owned() == 0
         assert "remi_rooms_owned 0.0" in (await srv.http.get("/metrics")).text
         live._drop(actor, "lease_lost")  # what the heartbeat does, then it trusts again

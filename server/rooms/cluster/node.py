@@ -36,6 +36,7 @@ import random
 import socket
 import threading
 import time
+from collections.abc import Iterator
 
 from server.settings import Settings
 from server.storage.database import Database, sqlite_path
@@ -81,8 +82,13 @@ class Cluster:
         self._settings = settings
         self._thread: threading.Thread | None = None
         self._main_loop: asyncio.AbstractEventLoop | None = None
-        self._thread_alive: float | None = None
-        """When the heartbeat thread's last beat that found the row alive was sent."""
+        self._thread_alive: tuple[float, int] | None = None
+        """The heartbeat thread's last beat that found the row alive: when it was sent, and
+        how many of the event loop's own heartbeats had begun by then."""
+        self._loop_beats = 0
+        """The event loop's own heartbeats begun (:meth:`own_beat`)."""
+        self._loop_beating = False
+        """Whether one of them is under way."""
         self._thread_loop: asyncio.AbstractEventLoop | None = None
         self._thread_stop: asyncio.Event | None = None
         self._stop_requested = threading.Event()
@@ -115,6 +121,17 @@ class Cluster:
         log.info(
             "node_joined", extra={"node": self.node, "node_name": self.name, "single": self.single}
         )
+
+    @contextlib.contextmanager
+    def own_beat(self) -> Iterator[None]:
+        """Around the event loop's heartbeat, from its write to its trust: the thread's
+        beats cannot tell its renewal of an expired row from their own chain."""
+        self._loop_beats += 1
+        self._loop_beating = True
+        try:
+            yield
+        finally:
+            self._loop_beating = False
 
     async def beat(self) -> float | None:
         """The heartbeat: when it was sent (what :meth:`trust` takes once the node has
@@ -178,20 +195,29 @@ class Cluster:
         leases = Leases(db, self.node, self.name, self.ttl)
         try:
             while not stop.is_set() and not self._stop_requested.is_set():
+                loop_beats = self._loop_beats
                 sent, alive = await self._beat_alive(leases)
-                self.thread_beat(sent, alive)
+                self.thread_beat(sent, alive, loop_beats)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), self.interval * random.uniform(0.85, 1.0))
         finally:
             await leases.close()
             await db.dispose()
 
-    def thread_beat(self, sent: float | None, alive: bool) -> None:
+    def thread_beat(self, sent: float | None, alive: bool, loop_beats: int = -1) -> None:
         """The heartbeat thread's beat sent at ``sent`` (None: the database did not take
-        it) found the node's row ``alive``: :meth:`extend` if its previous beat did too,
-        less than ``ttl`` before."""
-        last, self._thread_alive = self._thread_alive, sent if alive else None
-        if sent is not None and alive and last is not None and sent - last < self.ttl:
+        it, ``loop_beats``: the event loop's heartbeats begun by then) found the node's
+        row ``alive``: :meth:`extend` if its previous beat did too, and either less than
+        ``ttl`` before or with no heartbeat of the event loop begun or under way since
+        (then only the thread renewed the row, and found it alive each time: however
+        slow its beats, as on a loop seconds late, the row never expired)."""
+        last = self._thread_alive
+        self._thread_alive = (sent, loop_beats) if sent is not None and alive else None
+        if sent is None or not alive or last is None:
+            return
+        last_sent, last_loop_beats = last
+        alone = last_loop_beats == self._loop_beats and not self._loop_beating
+        if sent - last_sent < self.ttl or alone:
             self.extend(sent)
 
     def extend(self, sent: float) -> None:
