@@ -497,18 +497,26 @@ async def test_sigstop_of_a_node_carrying_sockets_of_rooms_it_does_not_own(
     c = cluster
     c.resume_play()
     assert await c.play_for(2) > 0
-    victim, victim_id, own = await _busiest(c)
+    # Each room's players are spread over the nodes: the victim is the busiest node that
+    # carries sockets of rooms the other nodes play (where the sockets land is chance).
+    ids = await _node_ids(c)
     leases = await _leases(c)
-    others = sorted(r for r, (_, n) in leases.items() if n not in (None, victim_id))
-    assert others, f"every room is the victim's: {leases}"
-    # Each room's players are spread over the nodes: the victim carries sockets of the
-    # rooms the other nodes play.
-    carried = [
-        p
-        for p in c.players
-        if p.room in others and p.ws is not None and p.convs[-1].node == victim.index
-    ]
-    assert carried, "the node carries no socket of another node's room"
+
+    def owned(i: int) -> list[str]:
+        return sorted(r for r, (_, n) in leases.items() if n == ids[i])
+
+    def carried_by(i: int) -> list[Player]:
+        others = {r for r, (_, n) in leases.items() if n not in (None, ids[i])}
+        return [
+            p
+            for p in c.players
+            if p.room in others and p.ws is not None and p.convs[-1].node == c.nodes[i].index
+        ]
+
+    candidates = [i for i in ids if owned(i) and carried_by(i)]
+    assert candidates, f"no node plays a room and carries another node's socket: {leases}"
+    best = max(candidates, key=lambda i: len(owned(i)))
+    victim, victim_id, own, carried = c.nodes[best], ids[best], owned(best), carried_by(best)
     for p in c.players:
         p.heartbeat = True
     assert await c.play_for(2) > 0
