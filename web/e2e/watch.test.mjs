@@ -8,7 +8,9 @@ import { DESKTOP, PHONE } from "./browser.mjs";
 import { shot } from "./play.mjs";
 import { browserSession } from "./session.mjs";
 
-const session = browserSession();
+// Bots at 0.4 s a move: the round is still being played when the spectator arrives (at
+// 0.05 s a table of bots can finish its round before the spectator has found it).
+const session = browserSession({ REMI_BOT_DELAY_SECONDS: "0.4" });
 const { open, named, problems } = session;
 
 async function botTable(page, visibility) {
