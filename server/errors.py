@@ -99,7 +99,8 @@ _MEANINGS: dict[Code, str] = {
     "(a few in a short time are allowed, see REMI_REACTIONS_PER_MINUTE).",
     Code.DATABASE_UNAVAILABLE: "The database does not answer: the move (or rack layout) "
     "was not played. Send it again after `retry_after_ms` (with a back-off); every move "
-    "already acknowledged is kept.",
+    "already acknowledged is kept. An HTTP request answered with it (503, `Retry-After`) "
+    "may be sent again after that many seconds.",
     Code.BUSY: "The server is catching up (it is checking that its rooms are still its own; "
     "the database answers): the move (or rack layout) was not played. Send it again after "
     "`retry_after_ms` (with a back-off).",

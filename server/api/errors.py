@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from server.errors import Code, ServerError, Throttled
 from server.rules.errors import ErrorCode
+
+log = logging.getLogger(__name__)
+
+DATABASE_RETRY_SECONDS = 1
+"""The ``Retry-After`` of a request the database could not serve (busy or away)."""
 
 STATUS: dict[Code | ErrorCode, int] = {
     Code.NOT_AUTHENTICATED: 401,
@@ -125,5 +133,23 @@ def install_error_handlers(app: FastAPI) -> None:
             status_code=status_of(Code.INVALID_REQUEST),
         )
 
+    async def on_database(request: Request, exc: Exception) -> JSONResponse:
+        # SQLite still locked by other writers after its busy timeout, PostgreSQL gone or
+        # refusing connections, the pool out of connections: the client is told to come
+        # back, not handed an internal error.
+        log.warning(
+            "request_database_unavailable",
+            extra={"path": request.url.path, "error": type(exc).__name__},
+        )
+        return error_response(
+            ServerError(
+                Code.DATABASE_UNAVAILABLE,
+                "the database is busy or does not answer: try again in a moment",
+            ),
+            {"Retry-After": str(DATABASE_RETRY_SECONDS)},
+        )
+
     app.add_exception_handler(ServerError, on_server_error)
     app.add_exception_handler(RequestValidationError, on_validation)
+    app.add_exception_handler(OperationalError, on_database)
+    app.add_exception_handler(PoolTimeout, on_database)
