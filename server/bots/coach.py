@@ -396,7 +396,7 @@ def review_json(
     round_json: str, seat: int, clock: Clock, budget: float | None = None
 ) -> Iterator[str]:
     """:func:`review` for a round given as JSON (``variant``, ``players``, ``deal``,
-    ``options``, ``log``: the practice room's kept round or a server round record),
+    ``options``, ``log``: a finished round of the practice match or a server round record),
     each decision as a JSON object (for the browser's worker)."""
     data = json.loads(round_json)
     deal = Deal.from_dict(data["deal"])
@@ -504,21 +504,3 @@ def hint_json(view_json: str) -> str:
     known = set(SeatView.__dataclass_fields__)
     view = SeatView.from_dict({k: v for k, v in data.items() if k in known})
     return json.dumps(hint(view))
-
-
-def practice_round(session: Any) -> str | None:
-    """The offline practice's current round as :func:`review_json` reads it, or None: the
-    worker's session holds it as ``session.room.core.round`` (a round state; a finished
-    one stays there until the next deal). Read by duck typing: the bots import no room."""
-    state = getattr(getattr(getattr(session, "room", None), "core", None), "round", None)
-    if state is None:
-        return None
-    return json.dumps(
-        {
-            "variant": state.variant.id,
-            "players": state.players,
-            "deal": state.deal.to_dict(),
-            "options": state.options.to_dict(),
-            "log": [[s, a] for s, a in state.log],
-        }
-    )

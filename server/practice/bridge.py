@@ -3,7 +3,7 @@
 The worker holds one :class:`Session` (a Pyodide proxy); every call passes ``now``
 (unix seconds) so that nothing here reads a clock. Frames come back as a JSON list,
 the state to keep as a JSON object, the variant catalogue as the server's
-``GET /api/variants`` body.
+``GET /api/variants`` body, a finished round as the coach reads it.
 
 >>> s = Session()
 >>> frames = json.loads(s.start(json.dumps({"variant": "remi", "seats": 2}), "x", 0.0, "Ana", 0.1))
@@ -64,6 +64,12 @@ class Session:
 
     def summary(self) -> str:
         return json.dumps(self._room().summary())
+
+    def finished_round(self, number: int) -> str | None:
+        """Finished round ``number`` of the match (0: the last one) as the coach reads it
+        (:meth:`PracticeRoom.finished_round`), or None when there is no such round."""
+        record = self._room().finished_round(number or None)
+        return None if record is None else json.dumps(record)
 
     def catalogue(self) -> str:
         return json.dumps({"variants": catalogue()})

@@ -13,9 +13,11 @@ Pure like the core: no clock (every call gets ``now``, unix seconds), no global 
 no I/O. :meth:`PracticeRoom.to_dict` is the whole state (the match so far, the round's
 log, the events kept for the snapshot), kept by the caller after every change
 (IndexedDB); :meth:`PracticeRoom.from_dict` resumes it (the bots start afresh, as after a
-server restart). :meth:`PracticeRoom.due` says when :meth:`PracticeRoom.tick` has
-something to do: a bot's move (paced by ``bot_delay``), a turn's time running out (a bot
-then finishes the turn, ``by: "timeout"``), the next deal.
+server restart). The match's finished rounds are kept in that state too (deal, options,
+log): :meth:`PracticeRoom.finished_round` gives any of them to the coach, after a reload
+as before it. :meth:`PracticeRoom.due` says when :meth:`PracticeRoom.tick` has something to
+do: a bot's move (paced by ``bot_delay``), a turn's time running out (a bot then finishes
+the turn, ``by: "timeout"``), the next deal.
 
 >>> room = PracticeRoom({"variant": "remi45", "seats": 2, "bot_levels": ["easy"],
 ...                      "end": {"kind": "rounds", "rounds": 1}}, "s1", now=0.0)
@@ -237,6 +239,9 @@ class PracticeRoom:
         """The round's moves: seat, action, the player's seq (None: a bot's), version."""
         self.round_start: dict[str, Any] | None = None
         self.racks: dict[int, list[Any]] = {}
+        self.finished: list[dict[str, Any]] = []
+        """Each finished round of the match: number, seed, first, options (with the deal),
+        log (seat, action)."""
 
     def _seats(self) -> tuple[Seat, ...]:
         s = self.settings
@@ -310,6 +315,26 @@ class PracticeRoom:
             "started_at": self.started_at,
         }
 
+    def finished_round(self, number: int | None = None) -> dict[str, Any] | None:
+        """Finished round ``number`` of the match (None: the last one) as the coach reads
+        it (:func:`server.bots.coach.review_json`: variant, players, deal, options, log),
+        or None when the match has no such finished round (a round in play is never
+        given: it is not finished)."""
+        kept = [r for r in self.finished if number is None or r["number"] == number]
+        if not kept:
+            return None
+        record = kept[-1]
+        options = dict(record["options"])
+        deal = options.pop("deal")
+        return {
+            "number": record["number"],
+            "variant": self.settings.variant,
+            "players": self.settings.seats,
+            "deal": deal,
+            "options": options,
+            "log": [list(entry) for entry in record["log"]],
+        }
+
     # ------------------------------------------------------------------ the shell
 
     def _run(self, step: Step, now: float) -> None:
@@ -354,7 +379,12 @@ class PracticeRoom:
                     [effect.seat, dict(effect.action), effect.client_seq, effect.version]
                 )
                 return "ok"
-            case FinishRound() | RecordMatch():
+            case FinishRound():
+                if self.round_start is not None:
+                    log = [[seat, action] for seat, action, _, _ in self.log]
+                    self.finished.append({**self.round_start, "log": log})
+                return None
+            case RecordMatch():
                 return None
             case SaveRack():
                 self.racks[effect.seat] = [list(effect.layout), effect.round]
@@ -394,6 +424,7 @@ class PracticeRoom:
             "version": core.version,
             "history": [] if match is None else [list(line) for line in match.history],
             "round": current,
+            "finished": self.finished,
             "racks": {str(seat): rack for seat, rack in self.racks.items()},
             "recent": [
                 [v, seat, public.decode(), None if own is None else own.decode()]
@@ -421,6 +452,7 @@ class PracticeRoom:
         )
         racks = {int(seat): rack for seat, rack in (data.get("racks") or {}).items()}
         room.racks = racks
+        room.finished = [dict(r) for r in data.get("finished", [])]
         seats = tuple(
             Seat(
                 s.seat,

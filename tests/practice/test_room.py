@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
+from server.bots.coach import finished_round
 from server.bots.legal import fallback_action
 from server.practice.bridge import Session
 from server.practice.room import PLAYER, PracticeRoom, SettingsError
 from server.protocol.server import ServerMessage
-from server.rules import SeatView, view_for
+from server.rules import Deal, RoundOptions, RoundState, SeatView, view_for
 from server.rules.queries import (
     arrange,
     evaluate_formation,
@@ -301,3 +302,76 @@ def test_a_match_kept_in_the_first_format_resumes() -> None:
         assert a[key] == b[key], key
     frames, _ = run(again, now + 60)
     assert frames[-1]["event"]["do"] == "match_over"
+
+
+def test_finished_rounds_are_kept_for_the_coach_across_a_reload() -> None:
+    """Every finished round of the match is kept with it (deal, options, log) and given
+    to the coach as it was played, after a reload too; the round in play is not."""
+    room = PracticeRoom(
+        {
+            "variant": "remi",
+            "seats": 2,
+            "bot_levels": ["easy"],
+            "end": {"kind": "rounds", "rounds": 3},
+        },
+        "rev",
+        0.0,
+        bot_delay=0.05,
+    )
+    played: list[RoundState] = []
+    now, seq = 0.0, 0
+    while len(played) < 2:
+        state = room.round
+        assert state is not None
+        if not state.over and state.turn == PLAYER and not room.timed_out:
+            seq += 1
+            action = fallback_action(view_for(state, PLAYER))
+            msg = {"type": "action", "seq": seq, "base_version": room.version, "action": action}
+            room.message(msg, now)
+        else:
+            if state.over and (not played or played[-1] is not state):
+                played.append(state)
+                if len(played) == 2:
+                    break
+            now = max(now, room.due() or now)
+            room.tick(now)
+    assert room.round is played[1] and room.round.over  # round 2 over, round 3 not dealt
+    assert room.finished_round(3) is None
+
+    again = PracticeRoom.from_dict(json.loads(json.dumps(room.to_dict(now))), now + 60)
+    for number, state in ((1, played[0]), (2, played[1])):
+        record = again.finished_round(number)
+        assert record is not None
+        assert record["number"] == number
+        assert (record["variant"], record["players"]) == ("remi", 2)
+        assert record["deal"] == state.deal.to_dict()
+        assert record["options"] == state.options.to_dict()
+        assert [tuple(e) for e in record["log"]] == [(s, dict(a)) for s, a in state.log]
+    assert again.finished_round(None) == again.finished_round(2)
+
+    # The bridge gives it to the coach as JSON; the coach replays it to its end.
+    session = Session()
+    session.resume(json.dumps(room.to_dict(now)), now + 60)
+    text = session.finished_round(1)
+    assert text is not None
+    data = json.loads(text)
+    finished_round(
+        data["variant"],
+        data["players"],
+        Deal.from_dict(data["deal"]),
+        RoundOptions.from_dict(data["options"]),
+        data["log"],
+    )
+    assert session.finished_round(0) == json.dumps(again.finished_round(2))
+    assert session.finished_round(7) is None
+
+    # The next deal: round 3 in play is never given, rounds 1 and 2 still are.
+    for _ in range(100):
+        if again.round is not None and not again.round.over:
+            break
+        now = max(now + 60, again.due() or now)
+        again.tick(now)
+    assert again.round is not None and not again.round.over
+    assert again.finished_round(3) is None
+    assert again.finished_round(None) == again.finished_round(2)
+    assert [r["number"] for r in again.to_dict(now)["finished"]] == [1, 2]

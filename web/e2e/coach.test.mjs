@@ -4,7 +4,9 @@
 // marks on the timeline, a mark and a decision's button jump to its move, and the review
 // stops when asked. At 1280×800 and 390×844. In the offline practice: a hint on the
 // player's turn (what the hard level would do, in words), the same review once the round
-// is over; no hint at an online table.
+// is over; no hint at an online table. After a reload between two rounds of a practice
+// match, its finished round is still reviewed (from the table's header and from the score
+// sheet's row of that round), never showing a bot's hidden tiles.
 import assert from "node:assert/strict";
 import { test } from "./fixtures.mjs";
 import { DESKTOP, PHONE } from "./browser.mjs";
@@ -227,5 +229,167 @@ test("the practice on this device: a hint on the player's turn, the round's revi
     0,
     "no coach online",
   );
+  assert.deepEqual(problems, []);
+});
+
+/** The practice match kept in this browser's IndexedDB (practice/store.ts): the worker's
+ * state, as the Python room keeps it. */
+const keptPractice = (page) =>
+  page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const req = indexedDB.open("remi-practice");
+        req.onerror = () => reject(req.error);
+        req.onsuccess = () => {
+          const db = req.result;
+          const get = db.transaction("game").objectStore("game").get("current");
+          get.onsuccess = () => {
+            db.close();
+            resolve(get.result ? JSON.parse(get.result.state) : null);
+          };
+          get.onerror = () => reject(get.error);
+        };
+      }),
+  );
+
+/** Tile ids named in actions (their tile, tiles and melds fields). */
+function tilesIn(x, tiles = false) {
+  if (Array.isArray(x)) return x.flatMap((v) => tilesIn(v, tiles));
+  if (x && typeof x === "object")
+    return Object.entries(x).flatMap(([k, v]) =>
+      tilesIn(v, ["tile", "tiles", "melds"].includes(k)),
+    );
+  return tiles && Number.isInteger(x) ? [x] : [];
+}
+
+test("a practice round is reviewed after a reload: from the header and from the score sheet", async () => {
+  test.setTimeout(600_000);
+  const page = await open(PHONE);
+  await named(page, "Cora");
+  await page.evaluate(() => {
+    localStorage.setItem("remi.practice.bot_delay", "0.05");
+    localStorage.setItem("remi.coach.budget", "0.3");
+  });
+  await page.waitForSelector("[data-testid=local-practice]", { timeout: 60_000 });
+  await page.selectOption("[data-testid=local-variant]", "remi");
+  await page.selectOption("[data-testid=local-seats]", "2");
+  await page.selectOption("[data-testid=local-level-1]", "easy");
+  await page.selectOption("[data-testid=local-end]", "rounds");
+  await page.fill("[data-testid=local-end-value]", "2");
+  await page.click("[data-testid=local-start]");
+  await page.waitForSelector("[data-testid=rack] .tile", { timeout: 90_000 });
+  const deadline = Date.now() + 400_000;
+  for (;;) {
+    assert.ok(Date.now() < deadline, "the round ends in time");
+    const st = await read(page);
+    if (st.summary) break;
+    if (st.mine && !st.busy) await plainTurn(page, []);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+
+  // Round 1 is over, round 2 not dealt: the page is reloaded. The finished round is kept
+  // with the match on this device.
+  await page.reload();
+  await page.waitForSelector("[data-testid=scores-open]", { timeout: 90_000 });
+  const kept = await keptPractice(page);
+  assert.deepEqual(
+    kept.finished.map((r) => r.number),
+    [1],
+  );
+  const round = kept.finished[0];
+  const mine = round.log.filter(([s]) => s === 0).length;
+  // The bot's hidden tiles before move `i`: those dealt to it or drawn by it from the
+  // stock (the k-th draw of the round takes the deal's k-th stock tile) that it had not
+  // played yet.
+  const deal = round.options.deal;
+  const hiddenAt = (i) => {
+    const held = new Set(deal.hands[1]);
+    let drawn = 0;
+    for (const [seat, action] of round.log.slice(0, i)) {
+      if (action.do === "draw") {
+        if (seat === 1) held.add(deal.stock[drawn]);
+        drawn += 1;
+      } else if (seat === 1) for (const x of tilesIn(action)) held.delete(x);
+    }
+    return [...held];
+  };
+
+  // The table's header offers the last finished round's review; the score sheet, one per
+  // finished round.
+  await page.waitForSelector("[data-testid=coach-review]");
+  await page.click("[data-testid=scores-open]");
+  await page.click("[data-testid=scores-review-1]");
+  await page.waitForSelector("[data-testid=coach-review-box]");
+  assert.equal(await page.locator("#scores-modal").count(), 0, "the score sheet made way");
+  await page.click("[data-testid=coach-start]");
+  await page.waitForFunction(
+    () =>
+      /^[1-9]\d* din \d+ decizii analizate$/.test(
+        document.querySelector("[data-testid=coach-status]")?.textContent ?? "",
+      ) || /^Gata/.test(document.querySelector("[data-testid=coach-status]")?.textContent ?? ""),
+    null,
+    { timeout: 300_000 },
+  );
+  const status = await page.locator("[data-testid=coach-status]").textContent();
+  if (!status.startsWith("Gata")) assert.equal(Number(status.split(" ")[2]), mine, status);
+  // The whole review, to its end: flags, or "no decision clearly cost points".
+  await page.waitForFunction(
+    () => /^Gata/.test(document.querySelector("[data-testid=coach-status]")?.textContent ?? ""),
+    null,
+    { timeout: 400_000 },
+  );
+  const flags = await page.locator("[data-testid^=coach-flag-]").count();
+  assert.equal(await page.locator("[data-testid^=coach-mark-]").count(), flags);
+  const done = await page.locator("[data-testid=coach-status]").textContent();
+  if (flags) {
+    assert.equal(done, `Gata: ${flags} decizii au costat puncte.`);
+    const first = page.locator("[data-testid^=coach-flag-]").first();
+    assert.ok((await first.locator(".coach-position .tile").count()) > 0);
+    const index = Number((await first.getAttribute("data-testid")).slice("coach-flag-".length));
+    assert.equal(round.log[index][0], 0, "a flag is a decision of the player's seat");
+    await page.locator("[data-testid^=coach-mark-]").first().click();
+  } else {
+    assert.equal(done, "Gata: nicio decizie nu a costat clar puncte.");
+  }
+  // At each flag, the player's own hand and the row then: nothing of the bot's hidden
+  // hand (with no flag, no tile at all).
+  const positions = await page.$$eval("[data-testid^=coach-flag-]", (els) =>
+    els.map((el) => [
+      Number(el.dataset.testid.slice("coach-flag-".length)),
+      [...el.querySelectorAll(".coach-position [data-tile]")].map((t) => Number(t.dataset.tile)),
+    ]),
+  );
+  for (const [i, tiles] of positions) {
+    const hidden = hiddenAt(i);
+    assert.deepEqual(
+      tiles.filter((x) => hidden.includes(x)),
+      [],
+      `no hidden tile of the bot at move ${i + 1}`,
+    );
+  }
+  for (const [i] of positions) assert.ok(hiddenAt(i).length > 0, `the bot held tiles at ${i + 1}`);
+  if (!flags)
+    assert.equal(await page.locator("[data-testid=coach-review-box] [data-tile]").count(), 0);
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  assert.ok(wide, "no sideways scroll on a phone");
+  await shot(page, "coach-practice-reload-phone.png");
+  await page.click("[data-testid=coach-review-box-close]");
+
+  // The header's button reviews the same round (the last finished one).
+  await page.click("[data-testid=coach-review]");
+  await page.click("[data-testid=coach-start]");
+  await page.waitForFunction(
+    () =>
+      /^[1-9]\d* din \d+ decizii analizate$|^Gata/.test(
+        document.querySelector("[data-testid=coach-status]")?.textContent ?? "",
+      ),
+    null,
+    { timeout: 300_000 },
+  );
+  const again = await page.locator("[data-testid=coach-status]").textContent();
+  if (!again.startsWith("Gata")) assert.equal(Number(again.split(" ")[2]), mine, again);
+  if (await page.locator("[data-testid=coach-stop]").count())
+    await page.click("[data-testid=coach-stop]");
+  await page.click("[data-testid=coach-review-box-close]");
   assert.deepEqual(problems, []);
 });

@@ -3,7 +3,8 @@
 // decision at a time (each posted as it is valued, so the page fills in and can stop),
 // and the hard level's hint on the practice table's view. The round comes from the page
 // (a server round's record) or, with `round: null`, from the practice match in the
-// worker (its last round, once it is over). Python refuses a round still in play.
+// worker: its finished round `number` (0: the last finished one), kept with the match
+// (server/practice/room.py), so a reload loses none. Python refuses a round still in play.
 
 import type { PyodideAPI } from "pyodide";
 
@@ -37,7 +38,15 @@ export interface CoachDecision {
 }
 
 export type CoachToWorker =
-  | { kind: "coach"; id: number; round: CoachRound | null; seat: number; budget: number }
+  | {
+      kind: "coach";
+      id: number;
+      round: CoachRound | null;
+      /** With `round: null`: the practice match's finished round (0: the last one). */
+      number?: number;
+      seat: number;
+      budget: number;
+    }
   | { kind: "coach_stop"; id: number }
   | { kind: "coach_hint"; id: number; view: unknown };
 
@@ -58,7 +67,7 @@ export type CoachFromWorker =
 export interface CoachHost {
   api(): Promise<PyodideAPI>;
   /** The practice's session (server/practice/bridge.py Session, a Pyodide proxy), if one is open. */
-  session(): unknown;
+  session(): PracticeRounds | null;
   post(m: CoachFromWorker): void;
 }
 
@@ -75,13 +84,13 @@ export function coachMessage(m: { kind: string }, host: CoachHost): boolean {
   return true;
 }
 
-function practiceRound(
-  coach: { practice_round(session: unknown): string | undefined | null },
-  host: CoachHost,
-): CoachRound | null {
-  const session = host.session();
-  if (!session) return null;
-  const text = coach.practice_round(session);
+/** What the coach reads of the practice's session. */
+export interface PracticeRounds {
+  finished_round(number: number): string | undefined | null;
+}
+
+function practiceRound(number: number, host: CoachHost): CoachRound | null {
+  const text = host.session()?.finished_round(number);
   return text ? (JSON.parse(text) as CoachRound) : null;
 }
 
@@ -94,7 +103,7 @@ async function review(
   try {
     const api = await host.api();
     const coach = api.pyimport("server.bots.coach");
-    const round = m.round ?? practiceRound(coach, host);
+    const round = m.round ?? practiceRound(m.number ?? 0, host);
     if (!round) {
       coach.destroy();
       host.post({

@@ -40,11 +40,25 @@ export class CoachRun {
 
   constructor(private handlers: RunHandlers) {}
 
-  async start(round: CoachRound | null, seat: number, budget = coachBudget()): Promise<void> {
+  /** Reviews `round`, or with `round: null` the practice match's finished round `number`
+   * (0: the last one), kept in the worker. */
+  async start(
+    round: CoachRound | null,
+    seat: number,
+    budget = coachBudget(),
+    number = 0,
+  ): Promise<void> {
     const w = await practiceWorker();
     this.worker = w;
     w.addEventListener("message", this.on);
-    w.postMessage({ kind: "coach", id: this.id, round, seat, budget } satisfies CoachToWorker);
+    w.postMessage({
+      kind: "coach",
+      id: this.id,
+      round,
+      number,
+      seat,
+      budget,
+    } satisfies CoachToWorker);
   }
 
   stop(): void {
@@ -101,7 +115,9 @@ class ReviewPanel {
       faces: () => Faces;
       seats: { seat: number; name: string }[];
       seat: number;
+      /** The round; null: the practice match's finished round `number` (0: the last). */
       round: () => Promise<CoachRound | null>;
+      number?: number;
       jump: (d: CoachDecision) => void;
       changed: () => void;
       showPosition: boolean;
@@ -154,14 +170,18 @@ class ReviewPanel {
       failed: (code, message) => {
         this.run = null;
         this.status =
-          code === "round_not_finished" ? t("replay.notFinished") : t("coach.failed", { message });
+          code === "round_not_finished"
+            ? t("replay.notFinished")
+            : code === "no_round"
+              ? t("coach.noRound")
+              : t("coach.failed", { message });
         this.draw();
       },
     });
     this.run = run;
     this.draw();
     try {
-      await run.start(await this.opts.round(), this.opts.seat);
+      await run.start(await this.opts.round(), this.opts.seat, coachBudget(), this.opts.number);
     } catch (err) {
       this.run = null;
       this.status = t("coach.failed", { message: String(err) });
@@ -401,13 +421,28 @@ export class ReplayCoach {
 // ------------------------------------------------------------------ the practice
 
 /** The practice table's coach buttons (room.ts, offline practice only, never online):
- * the hint on the player's turn, the review once the round is over. */
+ * the hint on the player's turn, the review of the round once it is over (the score
+ * sheet has one per finished round: `practiceReviewButton`). */
 export function practiceCoachButtons(
   view: () => import("./types").SeatView | null,
   faces: () => Faces,
+  finished: () => number,
 ): HTMLElement[] {
   const v = view();
-  if (!v || v.seat === null) return [];
+  const review = (seat: number) =>
+    h(
+      "button",
+      {
+        type: "button",
+        class: "coach-review-btn",
+        "data-testid": "coach-review",
+        onclick: () => openPracticeReview(seat, faces()),
+      },
+      t("coach.review"),
+    );
+  // Reloaded between two rounds (no round on the table yet): the last finished one.
+  if (!v) return finished() > 0 ? [review(0)] : [];
+  if (v.seat === null) return [];
   const mine = !v.over && v.turn === v.seat;
   const out: HTMLElement[] = [];
   if (mine) {
@@ -425,21 +460,35 @@ export function practiceCoachButtons(
       ),
     );
   }
-  if (v.over) {
-    out.push(
-      h(
-        "button",
-        {
-          type: "button",
-          class: "coach-review-btn",
-          "data-testid": "coach-review",
-          onclick: () => openPracticeReview(v.seat ?? 0, faces()),
-        },
-        t("coach.review"),
-      ),
-    );
-  }
+  if (v.over) out.push(review(v.seat));
   return out;
+}
+
+/** The practice score sheet's review of finished round `number` (room.ts): the same
+ * review as the table's, of that round, kept with the match (a reload loses none);
+ * `opening()` first (the score sheet makes way). */
+export function practiceReviewButton(
+  number: number,
+  seat: number,
+  faces: Faces,
+  opening: () => void = () => undefined,
+): HTMLElement {
+  const label = t("coach.reviewRound", { n: number });
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "small coach-round-btn",
+      "data-testid": `scores-review-${number}`,
+      "aria-label": label,
+      title: label,
+      onclick: () => {
+        opening();
+        openPracticeReview(seat, faces, number);
+      },
+    },
+    "🔍",
+  );
 }
 
 function overlay(
@@ -494,7 +543,8 @@ async function showHint(view: import("./types").SeatView, faces: Faces): Promise
   w.postMessage({ kind: "coach_hint", id, view } satisfies CoachToWorker);
 }
 
-function openPracticeReview(seat: number, faces: Faces): void {
+/** The review dialog of the practice match's finished round `number` (0: the last one). */
+function openPracticeReview(seat: number, faces: Faces, number = 0): void {
   const marks = h("div", { class: "coach-marks", "data-testid": "coach-marks", hidden: true });
   let last = 1;
   let shown: CoachDecision | null = null;
@@ -509,13 +559,17 @@ function openPracticeReview(seat: number, faces: Faces): void {
     faces: () => faces,
     seats: [],
     seat,
-    round: async () => null, // the practice match's last round, in the worker
+    round: async () => null, // the practice match's round, kept in the worker
+    number,
     jump,
     changed: () => marksEl(marks, panel.flags, last, shown ? shown.index + 1 : -1, jump, faces),
     showPosition: true,
   });
   const body = h("div", null, h("div", { class: "coach-timeline" }, marks), panel.el);
-  overlay("coach-review-box", t("coach.title"), body, () => panel.stop());
+  const title = number
+    ? `${t("coach.title")} · ${t("coach.reviewRound", { n: number })}`
+    : t("coach.title");
+  overlay("coach-review-box", title, body, () => panel.stop());
   // The timeline's length: the round's log, known once the worker has the round.
   const w = practiceWorker();
   void w.then((worker) => {

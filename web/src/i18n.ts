@@ -691,6 +691,8 @@ const ro: Dict = {
   "coach.hint": "Sugestie",
   "coach.hint.title": "Ce ar face nivelul greu acum",
   "coach.thinking": "Se gândește…",
+  "coach.reviewRound": "Analiza rundei {n}",
+  "coach.noRound": "Runda aceasta nu este păstrată pe acest dispozitiv.",
   // Clear states: the quick start's countdown, play again, an invite link.
   "quick.countdown": "Boții ocupă locurile libere în {n} s.",
   "quick.countdown.now": "Boții ocupă acum locurile libere…",
@@ -1362,6 +1364,8 @@ const en: Dict = {
   "coach.hint": "Hint",
   "coach.hint.title": "What the hard level would do now",
   "coach.thinking": "Thinking…",
+  "coach.reviewRound": "Review of round {n}",
+  "coach.noRound": "This round is not kept on this device.",
   "quick.countdown": "Bots take the free seats in {n} s.",
   "quick.countdown.now": "Bots are taking the free seats now…",
   "again.button": "Play again",

@@ -18,7 +18,7 @@ import { Sounds } from "./feel/sounds";
 import { startLocal } from "./practice/box";
 import { LocalConnection, type LocalOptions } from "./practice/local";
 import type { PracticeSettings } from "./practice/store";
-import { practiceCoachButtons } from "./coach";
+import { practiceCoachButtons, practiceReviewButton } from "./coach";
 import { replayHash, verifyHash } from "./replay";
 import type { GameAction, ServerMessage } from "./protocol.gen";
 import { Table, type RoomData } from "./table/index";
@@ -627,7 +627,10 @@ export class RoomPage {
                 this.sounds.toggleButton(),
                 ...practiceCoachButtons(
                   () => this.state.view,
-                  () => variantFacts(this.state.view?.variant_id ?? null)?.faces ?? "cards",
+                  () =>
+                    variantFacts(this.state.view?.variant_id ?? this.state.variantId)?.faces ??
+                    "cards",
+                  () => this.state.scores?.rounds.length ?? 0,
                 ),
               ]
             : this.state.view?.seat == null
@@ -734,6 +737,16 @@ export class RoomPage {
     // A finished round of a room on the server: its replay and the check of its deal, in a
     // new tab (the table stays open here).
     const online = !this.local;
+    // A finished round of the practice on this device: its review by the coach (coach.ts),
+    // kept with the match, so a reload loses none.
+    const faces =
+      variantFacts(this.state.view?.variant_id ?? this.state.variantId)?.faces ?? "cards";
+    const review = (k: number) =>
+      h(
+        "td",
+        { class: "round-links" },
+        practiceReviewButton(k, this.state.view?.seat ?? 0, faces, () => close()),
+      );
     const links = (k: number) =>
       h(
         "td",
@@ -768,7 +781,7 @@ export class RoomPage {
       null,
       h("th", { scope: "col" }, t("scores.round")),
       Array.from({ length: n }, (_, i) => h("th", { scope: "col" }, nameEl(name(i)))),
-      online ? h("th", { scope: "col", class: "links-col" }, t("scores.links")) : null,
+      h("th", { scope: "col", class: "links-col" }, online ? t("scores.links") : t("coach.title")),
     );
     const body = h("tbody");
     (s?.rounds ?? []).forEach((line, k) => {
@@ -784,7 +797,7 @@ export class RoomPage {
               x === null ? "—" : x > 0 ? `+${x}` : String(x),
             ),
           ),
-          online ? links(k + 1) : null,
+          online ? links(k + 1) : review(k + 1),
         ),
       );
     });
@@ -796,7 +809,7 @@ export class RoomPage {
         { "data-testid": "scores-totals" },
         h("th", { scope: "row" }, t("scores.total")),
         (s?.totals ?? []).map((x) => h("td", null, String(x))),
-        online ? h("td", { class: "round-links" }) : null,
+        h("td", { class: "round-links" }),
       ),
     );
     const close = () => {

@@ -47,6 +47,7 @@ interface Session {
   state(now: number): string;
   summary(): string;
   catalogue(): string;
+  finished_round(number: number): string | undefined | null;
 }
 
 /** A step of the worker's start (`name`, epoch milliseconds: performance.timeOrigin +
