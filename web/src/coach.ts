@@ -436,9 +436,12 @@ export function practiceCoachButtons(
         type: "button",
         class: "coach-review-btn",
         "data-testid": "coach-review",
+        "aria-label": t("coach.review"),
+        title: t("coach.review"),
         onclick: () => openPracticeReview(seat, faces()),
       },
-      t("coach.review"),
+      "🔍",
+      h("span", { class: "coach-btn-label" }, ` ${t("coach.review")}`),
     );
   // Reloaded between two rounds (no round on the table yet): the last finished one.
   if (!v) return finished() > 0 ? [review(0)] : [];
@@ -454,9 +457,11 @@ export function practiceCoachButtons(
           class: "coach-hint-btn",
           "data-testid": "coach-hint",
           title: t("coach.hint.title"),
+          "aria-label": t("coach.hint"),
           onclick: () => void showHint(v, faces()),
         },
-        `💡 ${t("coach.hint")}`,
+        "💡",
+        h("span", { class: "coach-btn-label" }, ` ${t("coach.hint")}`),
       ),
     );
   }

@@ -781,7 +781,18 @@ export class RoomPage {
       null,
       h("th", { scope: "col" }, t("scores.round")),
       Array.from({ length: n }, (_, i) => h("th", { scope: "col" }, nameEl(name(i)))),
-      h("th", { scope: "col", class: "links-col" }, online ? t("scores.links") : t("coach.title")),
+      online
+        ? h("th", { scope: "col", class: "links-col" }, t("scores.links"))
+        : h(
+            "th",
+            {
+              scope: "col",
+              class: "links-col",
+              title: t("coach.title"),
+              "aria-label": t("coach.title"),
+            },
+            "🔍",
+          ),
     );
     const body = h("tbody");
     (s?.rounds ?? []).forEach((line, k) => {
