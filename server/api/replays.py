@@ -19,6 +19,7 @@ from server.api.rooms import RoomId
 from server.errors import Code, ServerError
 from server.fairness.rounds import published_round, round_inputs
 from server.rules.replays import replay_steps, to_scenario
+from server.rules.variants import SeatScore
 from server.services import Services
 from server.storage.gamelog import RoundRecord
 
@@ -49,25 +50,6 @@ class ReplayMeld(BaseModel):
     )
 
 
-class SeatScoreOut(BaseModel):
-    """How one seat's round total was made."""
-
-    seat: int
-    total: int
-    laid: int = 0
-    hand: int = 0
-    bonus: int = 0
-    atu_pair: int = 0
-    multiplier: int = 1
-    note: str = ""
-    opened: bool = False
-    doublings: list[str] = Field(
-        default_factory=list,
-        description="Why the multiplier: atu_ace, atu_joker, joker_out, closing_joker, "
-        "closing_hand, closing_hand_joker.",
-    )
-
-
 class RoundResultOut(BaseModel):
     """A finished round: why it ended (``out`` or ``stock``), who went out, each seat's
     total and how it was made."""
@@ -76,7 +58,7 @@ class RoundResultOut(BaseModel):
     out: int | None
     scores: list[int]
     closing: str | None = None
-    breakdown: list[SeatScoreOut] = Field(default_factory=list)
+    breakdown: list[SeatScore] = Field(default_factory=list)
 
 
 class RoundOptionsOut(BaseModel):

@@ -415,7 +415,7 @@ export interface RoundResultOut {
   out: number | null;
   scores: number[];
   closing: string | null;
-  breakdown: SeatScoreOut[];
+  breakdown: SeatScore[];
 }
 
 /** A seat of the room: its player's name, or its bot's level. */
@@ -449,8 +449,8 @@ export interface SeatRequest {
   code?: string | null;
 }
 
-/** How one seat's round total was made. */
-export interface SeatScoreOut {
+/** How one seat's round total was made (shown in the round summary). */
+export interface SeatScore {
   seat: number;
   total: number;
   laid: number;
@@ -460,7 +460,6 @@ export interface SeatScoreOut {
   multiplier: number;
   note: string;
   opened: boolean;
-  /** Why the multiplier: atu_ace, atu_joker, joker_out, closing_joker, closing_hand, closing_hand_joker. */
   doublings: string[];
 }
 
