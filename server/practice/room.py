@@ -304,7 +304,9 @@ class PracticeRoom:
         return self.core.timers.timed_out
 
     def summary(self) -> dict[str, Any]:
-        """What the local history keeps of the match: settings, score sheet, winners."""
+        """What the local history keeps of the match: settings, score sheet, winners, and
+        each finished round as the coach reads it (:meth:`finished_round`), so that a
+        round of a finished match is reviewed from the history."""
         match = self.core.match
         assert match is not None
         core = self.core
@@ -313,6 +315,7 @@ class PracticeRoom:
             "scores": match.score_sheet(),
             "seats": frames.seat_states(core.seats, match.totals, core.config.bot_level),
             "started_at": self.started_at,
+            "rounds": [self.finished_round(r["number"]) for r in self.finished],
         }
 
     def finished_round(self, number: int | None = None) -> dict[str, Any] | None:

@@ -375,3 +375,57 @@ def test_finished_rounds_are_kept_for_the_coach_across_a_reload() -> None:
     assert again.finished_round(3) is None
     assert again.finished_round(None) == again.finished_round(2)
     assert [r["number"] for r in again.to_dict(now)["finished"]] == [1, 2]
+
+
+def test_a_finished_match_gives_the_history_its_rounds() -> None:
+    """Once the match is over, its summary (what the local history keeps) has every
+    finished round as the coach reads it, the last one included: a round of a finished
+    match is reviewed from the history, with no kept game left."""
+    room = PracticeRoom(
+        {
+            "variant": "remi45",
+            "seats": 3,
+            "bot_levels": ["easy", "normal"],
+            "end": {"kind": "rounds", "rounds": 2},
+        },
+        "hist",
+        0.0,
+        bot_delay=0.05,
+    )
+    played: list[RoundState] = []
+    now, seq = 0.0, 0
+    while not room.over:
+        state = room.round
+        assert state is not None
+        if state.over and (not played or played[-1] is not state):
+            played.append(state)
+        if not state.over and state.turn == PLAYER and not room.timed_out:
+            seq += 1
+            action = fallback_action(view_for(state, PLAYER))
+            msg = {"type": "action", "seq": seq, "base_version": room.version, "action": action}
+            room.message(msg, now)
+        else:
+            now = max(now, room.due() or now)
+            room.tick(now)
+    if room.round is not None and room.round.over and played[-1] is not room.round:
+        played.append(room.round)
+    assert len(played) == 2
+
+    session = Session()
+    session.room = room
+    rounds = json.loads(session.summary())["rounds"]
+    assert [r["number"] for r in rounds] == [1, 2]
+    for record, state in zip(rounds, played, strict=True):
+        assert (record["variant"], record["players"]) == ("remi45", 3)
+        assert record["deal"] == state.deal.to_dict()
+        assert record["options"] == state.options.to_dict()
+        assert [tuple(e) for e in record["log"]] == [(s, dict(a)) for s, a in state.log]
+        replayed = finished_round(
+            record["variant"],
+            record["players"],
+            Deal.from_dict(record["deal"]),
+            RoundOptions.from_dict(record["options"]),
+            record["log"],
+        )
+        assert replayed.over
+    assert rounds[-1] == room.finished_round(None)

@@ -6,7 +6,8 @@
 // player's turn (what the hard level would do, in words), the same review once the round
 // is over; no hint at an online table. After a reload between two rounds of a practice
 // match, its finished round is still reviewed (from the table's header and from the score
-// sheet's row of that round), never showing a bot's hidden tiles.
+// sheet's row of that round), never showing a bot's hidden tiles; once a practice match
+// is over, its rounds are reviewed from the lobby's history (its score sheet).
 import assert from "node:assert/strict";
 import { test } from "./fixtures.mjs";
 import { DESKTOP, PHONE } from "./browser.mjs";
@@ -390,6 +391,189 @@ test("a practice round is reviewed after a reload: from the header and from the 
   if (!again.startsWith("Gata")) assert.equal(Number(again.split(" ")[2]), mine, again);
   if (await page.locator("[data-testid=coach-stop]").count())
     await page.click("[data-testid=coach-stop]");
+  await page.click("[data-testid=coach-review-box-close]");
+  assert.deepEqual(problems, []);
+});
+
+/** The finished practice matches kept in this browser's IndexedDB (practice/store.ts). */
+const practiceHistory = (page) =>
+  page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const req = indexedDB.open("remi-practice");
+        req.onerror = () => reject(req.error);
+        req.onsuccess = () => {
+          const db = req.result;
+          const get = db.transaction("history").objectStore("history").getAll();
+          get.onsuccess = () => {
+            db.close();
+            resolve(get.result);
+          };
+          get.onerror = () => reject(get.error);
+        };
+      }),
+  );
+
+test("a finished practice match's round is reviewed from the lobby's history after a reload", async () => {
+  test.setTimeout(600_000);
+  const page = await open(PHONE);
+  await named(page, "Dan");
+  await page.evaluate(() => {
+    localStorage.setItem("remi.practice.bot_delay", "0.05");
+    localStorage.setItem("remi.coach.budget", "0.3");
+  });
+  // A full history already (HISTORY_KEPT, 20 matches kept before rounds were): the
+  // oldest goes when this match comes.
+  await page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const req = indexedDB.open("remi-practice", 1);
+        req.onupgradeneeded = () => {
+          req.result.createObjectStore("game");
+          req.result.createObjectStore("history", { keyPath: "id", autoIncrement: true });
+        };
+        req.onerror = () => reject(req.error);
+        req.onsuccess = () => {
+          const db = req.result;
+          const tx = db.transaction("history", "readwrite");
+          for (let i = 0; i < 20; i++)
+            tx.objectStore("history").add({
+              finished_at: Date.now() - (20 - i) * 60_000,
+              settings: { variant: "remi", seats: 2, bot_levels: ["easy"], turn_seconds: null },
+              scores: { rounds: [[i, -i]], totals: [i, -i], over: true, winners: [0] },
+              name: "Dan",
+            });
+          tx.oncomplete = () => {
+            db.close();
+            resolve();
+          };
+          tx.onerror = () => reject(tx.error);
+        };
+      }),
+  );
+  await page.waitForSelector("[data-testid=local-practice]", { timeout: 60_000 });
+  await page.selectOption("[data-testid=local-variant]", "remi");
+  await page.selectOption("[data-testid=local-seats]", "2");
+  await page.selectOption("[data-testid=local-level-1]", "easy");
+  await page.selectOption("[data-testid=local-end]", "one");
+  await page.click("[data-testid=local-start]");
+  await page.waitForSelector("[data-testid=rack] .tile", { timeout: 90_000 });
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    assert.ok(Date.now() < deadline, "the match ends in time");
+    const st = await read(page);
+    if (st.summary) break;
+    if (st.mine && !st.busy) await plainTurn(page, []);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+
+  // The match is over: it goes into the history with its round (the oldest of the 20
+  // before it gone), the kept game goes.
+  let past = [];
+  for (let i = 0; i < 100 && !past.some((e) => e.rounds); i++) {
+    past = await practiceHistory(page);
+    if (!past.some((e) => e.rounds)) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(past.length, 20, "the history keeps 20 matches");
+  assert.deepEqual(
+    past.map((e) => e.scores.totals[0]).slice(0, 19),
+    Array.from({ length: 19 }, (_, i) => i + 1),
+    "the oldest match went",
+  );
+  assert.equal(await keptPractice(page), null, "no kept game left");
+  const ours = past[19];
+  const round = ours.rounds?.[0];
+  assert.ok(round, "the match's round is kept with its history entry");
+  assert.deepEqual(
+    ours.rounds.map((r) => r.number),
+    [1],
+  );
+  const mine = round.log.filter(([s]) => s === 0).length;
+  const hiddenAt = (i) => {
+    const held = new Set(round.deal.hands[1]);
+    let drawn = 0;
+    for (const [seat, action] of round.log.slice(0, i)) {
+      if (action.do === "draw") {
+        if (seat === 1) held.add(round.deal.stock[drawn]);
+        drawn += 1;
+      } else if (seat === 1) for (const x of tilesIn(action)) held.delete(x);
+    }
+    return [...held];
+  };
+
+  // From the lobby, after a reload: the history's score sheet, its round's 🔍.
+  await page.goto(`${session.server.url}/#/`);
+  await page.reload();
+  await page.waitForSelector("[data-testid=practice-history-entry]", { timeout: 60_000 });
+  assert.equal(await page.locator("[data-testid=local-resume]").count(), 0);
+  assert.equal(await page.locator("[data-testid=practice-history-entry]").count(), 20);
+  // A match kept before rounds were: its score sheet, no review.
+  await page.locator("[data-testid=practice-history-scores]").nth(1).click();
+  await page.waitForSelector("[data-testid=scores] [data-testid=scores-round-1]");
+  assert.equal(await page.locator("[data-testid=scores] [data-testid^=scores-review-]").count(), 0);
+  await page.click("[data-testid=scores-close]");
+  // The newest, this match: its round's review.
+  await page.locator("[data-testid=practice-history-scores]").first().click();
+  await page.waitForSelector("[data-testid=scores] [data-testid=scores-round-1]");
+  assert.equal(await page.locator("[data-testid=scores] [data-testid^=scores-review-]").count(), 1);
+  await page.click("[data-testid=scores-review-1]");
+  await page.waitForSelector("[data-testid=coach-review-box]");
+  assert.equal(await page.locator("#scores-modal").count(), 0, "the score sheet made way");
+  await page.click("[data-testid=coach-start]");
+  await page.waitForFunction(
+    () =>
+      /^[1-9]\d* din \d+ decizii analizate$|^Gata/.test(
+        document.querySelector("[data-testid=coach-status]")?.textContent ?? "",
+      ),
+    null,
+    { timeout: 300_000 },
+  );
+  const status = await page.locator("[data-testid=coach-status]").textContent();
+  if (!status.startsWith("Gata")) assert.equal(Number(status.split(" ")[2]), mine, status);
+  await page.waitForFunction(
+    () => /^Gata/.test(document.querySelector("[data-testid=coach-status]")?.textContent ?? ""),
+    null,
+    { timeout: 400_000 },
+  );
+  const flags = await page.locator("[data-testid^=coach-flag-]").count();
+  assert.equal(await page.locator("[data-testid^=coach-mark-]").count(), flags);
+  const done = await page.locator("[data-testid=coach-status]").textContent();
+  if (flags) {
+    assert.equal(done, `Gata: ${flags} decizii au costat puncte.`);
+    const first = page.locator("[data-testid^=coach-flag-]").first();
+    assert.ok((await first.locator(".coach-position .tile").count()) > 0);
+    const index = Number((await first.getAttribute("data-testid")).slice("coach-flag-".length));
+    assert.equal(round.log[index][0], 0, "a flag is a decision of the player's seat");
+    await page.locator("[data-testid^=coach-mark-]").first().click();
+  } else {
+    assert.equal(done, "Gata: nicio decizie nu a costat clar puncte.");
+    assert.equal(await page.locator("[data-testid=coach-review-box] [data-tile]").count(), 0);
+  }
+  // At each flag, the player's hand and the row then, never a tile the bot held hidden.
+  const positions = await page.$$eval("[data-testid^=coach-flag-]", (els) =>
+    els.map((el) => [
+      Number(el.dataset.testid.slice("coach-flag-".length)),
+      [...el.querySelectorAll(".coach-position [data-tile]")].map((t) => Number(t.dataset.tile)),
+    ]),
+  );
+  for (const [i, tiles] of positions) {
+    const hidden = hiddenAt(i);
+    assert.ok(hidden.length > 0, `the bot held tiles at move ${i + 1}`);
+    assert.deepEqual(
+      tiles.filter((x) => hidden.includes(x)),
+      [],
+      `no hidden tile of the bot at move ${i + 1}`,
+    );
+  }
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  assert.ok(wide, "no sideways scroll on a phone");
+  // The dialog from its title: the round named, then the review.
+  await page.evaluate(() => {
+    const box = document.querySelector("[data-testid=coach-review-box]");
+    for (const el of [box, ...box.querySelectorAll("*")]) el.scrollTop = 0;
+    window.scrollTo(0, 0);
+  });
+  await shot(page, "coach-practice-history-phone.png");
   await page.click("[data-testid=coach-review-box-close]");
   assert.deepEqual(problems, []);
 });

@@ -471,12 +471,14 @@ export function practiceCoachButtons(
 
 /** The practice score sheet's review of finished round `number` (room.ts): the same
  * review as the table's, of that round, kept with the match (a reload loses none);
- * `opening()` first (the score sheet makes way). */
+ * `opening()` first (the score sheet makes way). With `round`, that round as the history
+ * of finished matches keeps it (practice/box.ts), not the match in the worker. */
 export function practiceReviewButton(
   number: number,
   seat: number,
   faces: Faces,
   opening: () => void = () => undefined,
+  round: CoachRound | null = null,
 ): HTMLElement {
   const label = t("coach.reviewRound", { n: number });
   return h(
@@ -489,7 +491,7 @@ export function practiceReviewButton(
       title: label,
       onclick: () => {
         opening();
-        openPracticeReview(seat, faces, number);
+        openPracticeReview(seat, faces, number, round);
       },
     },
     "🔍",
@@ -548,8 +550,14 @@ async function showHint(view: import("./types").SeatView, faces: Faces): Promise
   w.postMessage({ kind: "coach_hint", id, view } satisfies CoachToWorker);
 }
 
-/** The review dialog of the practice match's finished round `number` (0: the last one). */
-function openPracticeReview(seat: number, faces: Faces, number = 0): void {
+/** The review dialog of the practice match's finished round `number` (0: the last one),
+ * or of `round` (a finished match's, from the history). */
+function openPracticeReview(
+  seat: number,
+  faces: Faces,
+  number = 0,
+  round: CoachRound | null = null,
+): void {
   const marks = h("div", { class: "coach-marks", "data-testid": "coach-marks", hidden: true });
   let last = 1;
   let shown: CoachDecision | null = null;
@@ -564,7 +572,7 @@ function openPracticeReview(seat: number, faces: Faces, number = 0): void {
     faces: () => faces,
     seats: [],
     seat,
-    round: async () => null, // the practice match's round, kept in the worker
+    round: async () => round, // null: the practice match's round, kept in the worker
     number,
     jump,
     changed: () => marksEl(marks, panel.flags, last, shown ? shown.index + 1 : -1, jump, faces),

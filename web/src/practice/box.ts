@@ -1,13 +1,22 @@
 // The lobby's practice on this device (offline): settings (variant, 2–4 players with the
 // short game for 2, a bot level per seat, the turn timer, the end condition), resume the
 // match kept on this device, and the history of finished practice matches with their
-// score sheets. The choices come from the catalogue; the worker's engine checks them.
+// score sheets (each finished round reviewed by the coach from there). The choices come
+// from the catalogue; the worker's engine checks them.
 
 import { variantFacts, variantName, variants } from "../catalogue";
-import { clear, h } from "../dom";
+import { practiceReviewButton } from "../coach";
+import { clear, h, nameEl } from "../dom";
 import { formatWhen, t } from "../i18n";
 import { practiceMark, warmPractice } from "./local";
-import { dropGame, history, loadGame, type HistoryEntry, type PracticeSettings } from "./store";
+import {
+  dropGame,
+  history,
+  HISTORY_KEPT,
+  loadGame,
+  type HistoryEntry,
+  type PracticeSettings,
+} from "./store";
 
 const TURNS = [null, 15, 30, 60, 120];
 const LEVELS = ["easy", "normal", "hard"];
@@ -42,6 +51,113 @@ export function startLocal(settings: PracticeSettings, go: (hash: string) => voi
   go("#/practice");
 }
 
+/** A finished match's score sheet (as the practice table's, room.ts): a 🔍 per round
+ * kept with it opens the coach's review of that round for the player (seat 0). */
+function historyScores(e: HistoryEntry): void {
+  document.getElementById("scores-modal")?.remove();
+  const name = (i: number) =>
+    i === 0 ? (e.name ?? t("practice.you")) : t("practice.bot", { n: i });
+  const faces = variantFacts(e.settings.variant)?.faces ?? "cards";
+  const close = () => modal.remove();
+  const review = (k: number) => {
+    const round = e.rounds?.find((r) => r.number === k);
+    return h(
+      "td",
+      { class: "round-links" },
+      round ? practiceReviewButton(k, 0, faces, close, round) : null,
+    );
+  };
+  const modal = h(
+    "div",
+    {
+      class: "modal-back",
+      id: "scores-modal",
+      onclick: (ev: Event) => ev.target === ev.currentTarget && close(),
+      onkeydown: (ev: KeyboardEvent) => ev.key === "Escape" && close(),
+    },
+    h(
+      "div",
+      {
+        class: "modal",
+        role: "dialog",
+        "aria-modal": "true",
+        "aria-label": t("scores.title"),
+        "data-testid": "scores",
+      },
+      h("h2", null, `${t("scores.title")} · ${variantName(e.settings.variant)}`),
+      h(
+        "div",
+        { class: "scroll-x" },
+        h(
+          "table",
+          { class: "score-table" },
+          h(
+            "thead",
+            null,
+            h(
+              "tr",
+              null,
+              h("th", { scope: "col" }, t("scores.round")),
+              e.scores.totals.map((_, i) => h("th", { scope: "col" }, nameEl(name(i)))),
+              h(
+                "th",
+                {
+                  scope: "col",
+                  class: "links-col",
+                  title: t("coach.title"),
+                  "aria-label": t("coach.title"),
+                },
+                "🔍",
+              ),
+            ),
+          ),
+          h(
+            "tbody",
+            null,
+            e.scores.rounds.map((line, k) =>
+              h(
+                "tr",
+                { "data-testid": `scores-round-${k + 1}` },
+                h("th", { scope: "row" }, String(k + 1)),
+                line.map((x) =>
+                  h(
+                    "td",
+                    { class: (x ?? 0) < 0 ? "neg" : "pos" },
+                    x === null ? "—" : x > 0 ? `+${x}` : String(x),
+                  ),
+                ),
+                review(k + 1),
+              ),
+            ),
+          ),
+          h(
+            "tfoot",
+            null,
+            h(
+              "tr",
+              { "data-testid": "scores-totals" },
+              h("th", { scope: "row" }, t("scores.total")),
+              e.scores.totals.map((x) => h("td", null, String(x))),
+              h("td", { class: "round-links" }),
+            ),
+          ),
+        ),
+      ),
+      h(
+        "div",
+        { class: "row end" },
+        h(
+          "button",
+          { type: "button", class: "primary", "data-testid": "scores-close", onclick: close },
+          t("common.close"),
+        ),
+      ),
+    ),
+  );
+  document.body.append(modal);
+  modal.querySelector<HTMLElement>("[data-testid=scores-close]")?.focus();
+}
+
 function historyList(entries: HistoryEntry[]): HTMLElement {
   if (!entries.length)
     return h(
@@ -52,7 +168,7 @@ function historyList(entries: HistoryEntry[]): HTMLElement {
   return h(
     "ol",
     { class: "practice-history", "data-testid": "practice-history" },
-    entries.slice(0, 20).map((e) => {
+    entries.slice(0, HISTORY_KEPT).map((e) => {
       const when = formatWhen(e.finished_at);
       const totals = e.scores.totals
         .map(
@@ -72,6 +188,16 @@ function historyList(entries: HistoryEntry[]): HTMLElement {
           won ? t("practice.history.won") : t("practice.history.lost"),
         ),
         h("div", { class: "muted" }, totals),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "small",
+            "data-testid": "practice-history-scores",
+            onclick: () => historyScores(e),
+          },
+          t("scores.title"),
+        ),
       );
     }),
   );

@@ -1,12 +1,18 @@
 // The offline practice's IndexedDB: the match being played (kept by the worker after
 // every change, so a reload, a closed tab or a restarted phone resumes it) and the local
-// history of finished practice matches with their score sheets. Used by the worker and
-// by the lobby (which lists the history and offers to resume).
+// history of finished practice matches with their score sheets and their rounds (for
+// the coach's review), the newest HISTORY_KEPT of them. Used by the worker and by the
+// lobby (which lists the history and offers to resume).
+
+import type { CoachRound } from "../coach-worker";
 
 const DB = "remi-practice";
 const GAME = "game";
 const HISTORY = "history";
 const CURRENT = "current";
+
+/** The finished matches kept (and listed in the lobby); an older one goes. */
+export const HISTORY_KEPT = 20;
 
 export interface KeptGame {
   /** The Python room's to_dict (server/practice/room.py), as JSON text. */
@@ -29,8 +35,11 @@ export interface HistoryEntry {
   id?: number;
   finished_at: number;
   settings: PracticeSettings;
-  scores: { rounds: number[][]; totals: number[]; over: boolean; winners: number[] };
+  scores: { rounds: (number | null)[][]; totals: number[]; over: boolean; winners: number[] };
   name: string | null;
+  /** Each finished round as the coach reads it (server/practice/room.py summary), the
+   * player's seat 0; absent in a match kept before rounds were. */
+  rounds?: (CoachRound & { number: number })[];
 }
 
 function open(): Promise<IDBDatabase> {
@@ -78,13 +87,20 @@ export async function dropGame(): Promise<void> {
   await run(GAME, "readwrite", (s) => s.delete(CURRENT));
 }
 
-/** A finished match into the history, and the kept game gone, in one transaction. */
+/** A finished match into the history (the oldest beyond HISTORY_KEPT gone), and the kept
+ * game gone, in one transaction. */
 export async function finishGame(entry: HistoryEntry): Promise<void> {
   const db = await open();
   try {
     await new Promise<void>((resolve, reject) => {
       const tx = db.transaction([GAME, HISTORY], "readwrite");
-      tx.objectStore(HISTORY).add(entry);
+      const past = tx.objectStore(HISTORY);
+      past.add(entry);
+      // Keys grow with each match: the first ones are the oldest.
+      const keys = past.getAllKeys();
+      keys.onsuccess = () => {
+        for (const key of keys.result.slice(0, -HISTORY_KEPT)) past.delete(key);
+      };
       tx.objectStore(GAME).delete(CURRENT);
       tx.oncomplete = () => resolve();
       tx.onerror = () => reject(tx.error);

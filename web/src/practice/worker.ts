@@ -9,7 +9,7 @@
 // needs it (local.ts warmPractice).
 
 import { loadPyodide, type PyodideAPI } from "pyodide";
-import { finishGame, loadGame, saveGame, type PracticeSettings } from "./store";
+import { finishGame, loadGame, saveGame, type HistoryEntry, type PracticeSettings } from "./store";
 import { coachMessage, type CoachFromWorker, type CoachToWorker } from "../coach-worker";
 
 /** From the page. */
@@ -100,20 +100,22 @@ function deliver(framesJson: string): void {
   if (frames.some((f) => f.type === "event")) keep();
 }
 
-/** Keep the match after a change: in IndexedDB, or in the history once it is over. */
+/** Keep the match after a change: in IndexedDB, or in the history once it is over (its
+ * score sheet and its rounds, for the coach's review from the lobby). */
 function keep(): void {
   const s = session;
   if (!s || !settings) return;
   const kept = settings;
   if (s.over()) {
-    const summary = JSON.parse(s.summary()) as {
-      scores: { rounds: number[][]; totals: number[]; over: boolean; winners: number[] };
+    const summary = JSON.parse(s.summary()) as Pick<HistoryEntry, "scores" | "rounds">;
+    const entry: HistoryEntry = {
+      finished_at: Date.now(),
+      settings: kept,
+      scores: summary.scores,
+      name,
+      rounds: summary.rounds,
     };
-    saving = saving
-      .then(() =>
-        finishGame({ finished_at: Date.now(), settings: kept, scores: summary.scores, name }),
-      )
-      .catch(() => undefined);
+    saving = saving.then(() => finishGame(entry)).catch(() => undefined);
     return;
   }
   const state = s.state(now());
