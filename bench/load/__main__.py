@@ -45,7 +45,15 @@ def parser() -> argparse.ArgumentParser:
         choices=("clients", "nginx"),
         default="clients",
         help="how the clients reach the nodes: each table to its own node (clients), or "
-        "all through one nginx with deploy/nginx.conf (nginx)",
+        "all through one nginx with deploy/nginx.conf, which routes each room by its id (nginx)",
+    )
+    p.add_argument(
+        "--route",
+        choices=("spread", "owner"),
+        default="spread",
+        help="with several nodes and --entry clients, where each socket goes: spread over the "
+        "nodes, so that with two half are bridged to their room's node (spread), or to the "
+        "node that plays its room (owner)",
     )
     p.add_argument(
         "--postgres-url",

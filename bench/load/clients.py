@@ -14,9 +14,10 @@ commands, one at a time, over a pipe, answering each with a dict:
 * ``("finish",)``: closes the sockets; answers every (room, seat, seq) acked.
 
 With several nodes (``ports``), table *i*'s HTTP requests all go to node *i mod n*, which
-thus plays the room (the first command that needs a room claims it), and the socket of
-its seat *s* to node *(i + s) mod n*: the rooms are spread over the nodes and, with two,
-half of the sockets are bridged to their room's node (``Player.bridged``).
+thus plays the room (the first command that needs a room claims it). With the route
+``spread`` the socket of its seat *s* goes to node *(i + s) mod n*: the rooms are spread
+over the nodes and, with two, half of the sockets are bridged to their room's node
+(``Player.bridged``); with ``owner`` every socket goes to node *i mod n*, none bridged.
 """
 
 from __future__ import annotations
@@ -64,8 +65,8 @@ async def _until(check: Any, what: str, timeout: float = 120) -> None:
 class Clients:
     """One process's tables."""
 
-    def __init__(self, host: str, ports: list[int], prefix: str) -> None:
-        self.host, self.ports, self.prefix = host, ports, prefix
+    def __init__(self, host: str, ports: list[int], prefix: str, route: str = "spread") -> None:
+        self.host, self.ports, self.prefix, self.route = host, ports, prefix, route
         self.tables: list[Table] = []
         self.sem = asyncio.Semaphore(PARALLEL)
 
@@ -104,11 +105,12 @@ class Clients:
         async def one(i: int, table: Table, s: int) -> None:
             p = table.players[s]
             n = len(self.ports)
-            p.bridged = (i + s) % n != i % n
+            node = (i if self.route == "owner" else i + s) % n
+            p.bridged = node != i % n
             async with self.sem:
                 p.client = await connect(
                     self.host,
-                    self.ports[(i + s) % n],
+                    self.ports[node],
                     f"/ws/rooms/{table.room}",
                     {"Authorization": f"Bearer {p.token}"},
                     p.on_text,
@@ -150,9 +152,9 @@ class Clients:
         return {"acks": acks}
 
 
-async def _serve(pipe: Connection, host: str, ports: list[int], prefix: str) -> None:
+async def _serve(pipe: Connection, host: str, ports: list[int], prefix: str, route: str) -> None:
     loop = asyncio.get_running_loop()
-    clients = Clients(host, ports, prefix)
+    clients = Clients(host, ports, prefix, route)
     while True:
         command = await loop.run_in_executor(None, pipe.recv)
         name = command[0]
@@ -176,11 +178,11 @@ async def _serve(pipe: Connection, host: str, ports: list[int], prefix: str) -> 
         pipe.send(answer)
 
 
-def main(pipe: Connection, host: str, ports: list[int], prefix: str) -> None:
+def main(pipe: Connection, host: str, ports: list[int], prefix: str, route: str) -> None:
     """A client process's entry point (``multiprocessing``)."""
     import gc
 
     import uvloop
 
     gc.disable()  # no collector pauses of its own in what it measures
-    uvloop.run(_serve(pipe, host, ports, prefix))
+    uvloop.run(_serve(pipe, host, ports, prefix, route))

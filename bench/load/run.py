@@ -44,14 +44,16 @@ SETUP_REQUESTS_PER_TABLE = 9  # four players, a room, three seats, the start
 class ClientProcesses:
     """The client processes (:mod:`bench.load.clients`), commanded together."""
 
-    def __init__(self, count: int, ports: list[int]) -> None:
+    def __init__(self, count: int, ports: list[int], route: str = "spread") -> None:
         context = multiprocessing.get_context("spawn")
         self.pipes: list[Connection] = []
         self.procs: list[BaseProcess] = []
         for i in range(count):
             mine, theirs = context.Pipe()
             proc = context.Process(
-                target=clients.main, args=(theirs, "127.0.0.1", ports, f"c{i}t"), daemon=True
+                target=clients.main,
+                args=(theirs, "127.0.0.1", ports, f"c{i}t", route),
+                daemon=True,
             )
             proc.start()
             self.pipes.append(mine)
@@ -110,6 +112,7 @@ def run_store(store_name: str, opts: argparse.Namespace) -> dict[str, Any]:
         "server_log": str(server.log_path),
         "nodes": nodes,
         "entry": getattr(opts, "entry", "clients"),
+        "route": getattr(opts, "route", "spread"),
     }
     if profile:
         out["server_profile"] = profile
@@ -120,7 +123,7 @@ def run_store(store_name: str, opts: argparse.Namespace) -> dict[str, Any]:
         if out["entry"] == "nginx":
             entry = Entry(server.ports, store.data_dir)
             ports = entry.ports
-        procs = ClientProcesses(n_procs, ports)
+        procs = ClientProcesses(n_procs, ports, out["route"])
         out |= {"tables": opts.tables, "connections": 4 * opts.tables}
         out["client_processes"] = n_procs
         rss = {"started": server.settled_rss_kb()}
@@ -132,6 +135,7 @@ def run_store(store_name: str, opts: argparse.Namespace) -> dict[str, Any]:
         rss["rooms_created"] = server.settled_rss_kb()
         log.info("%s: connecting %d sockets", store_name, 4 * opts.tables)
         setup["connect"] = timed(server, procs.all, "connect")
+        out["bridged_sockets"] = {"connected": server.bridged()}
         rss["clients_connected"] = server.settled_rss_kb()
         setup["start"] = timed(server, procs.all, "start")
         rss["matches_started"] = server.settled_rss_kb()
@@ -153,6 +157,7 @@ def run_store(store_name: str, opts: argparse.Namespace) -> dict[str, Any]:
             "warmup_s": opts.warmup,
             **measure(server, procs, ("paced", opts.duration, opts.interval)),
         }
+        out["bridged_sockets"]["after_paced"] = server.bridged()
         if opts.saturate > 0:
             log.info("%s: saturated, %s s", store_name, opts.saturate)
             out["saturated"] = measure(server, procs, ("saturated", opts.saturate))

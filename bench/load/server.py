@@ -52,6 +52,10 @@ BENCH_SETTINGS = {
 }
 
 
+BRIDGED = 'remi_bridged_connections{side="client"}'
+"""The metric of the sockets a node carries for rooms another node plays."""
+
+
 @dataclass
 class Store:
     """Where the server keeps its rooms for one run."""
@@ -200,22 +204,32 @@ class Server:
         fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(") ", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    def gc_full(self) -> tuple[int, float, float]:
-        """The server's full collections so far: how many, their pauses' total and the
-        longest pause, in seconds (``remi_gc_pause_*{generation="2"}`` of ``/metrics``)."""
+    def metrics(self) -> dict[str, float]:
+        """The server's ``/metrics``, each sample by its name with its labels."""
         url = f"http://127.0.0.1:{self.port}/metrics"
         with urllib.request.urlopen(url, timeout=30) as answer:
             text = answer.read().decode()
         values: dict[str, float] = {}
         for line in text.splitlines():
             name, _, value = line.rpartition(" ")
-            if name.endswith('{generation="2"}'):
-                values[name.split("{")[0]] = float(value)
+            if name and not line.startswith("#"):
+                values[name] = float(value)
+        return values
+
+    def gc_full(self) -> tuple[int, float, float]:
+        """The server's full collections so far: how many, their pauses' total and the
+        longest pause, in seconds (``remi_gc_pause_*{generation="2"}`` of ``/metrics``)."""
+        values = self.metrics()
+        full = '{generation="2"}'
         return (
-            int(values.get("remi_gc_pause_seconds_count", 0)),
-            values.get("remi_gc_pause_seconds_sum", 0.0),
-            values.get("remi_gc_pause_longest_seconds", 0.0),
+            int(values.get(f"remi_gc_pause_seconds_count{full}", 0)),
+            values.get(f"remi_gc_pause_seconds_sum{full}", 0.0),
+            values.get(f"remi_gc_pause_longest_seconds{full}", 0.0),
         )
+
+    def bridged(self) -> int:
+        """The sockets this server carries for rooms another node plays (bridged)."""
+        return int(self.metrics().get(BRIDGED, 0.0))
 
     def kill(self) -> None:
         """SIGKILL the server's process group: nothing it has not committed survives
@@ -294,6 +308,9 @@ class Nodes:
         for server in self.servers:
             counts.update(server.promotions())
         return dict(counts)
+
+    def bridged(self) -> int:
+        return sum(s.bridged() for s in self.servers)
 
     def gc_full(self) -> tuple[int, float, float]:
         counts = [s.gc_full() for s in self.servers]

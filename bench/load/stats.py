@@ -115,6 +115,14 @@ def text_report(result: dict[str, Any]) -> str:
             )
             + f"; {run.get('setup_server_cpu_ms_per_request')} ms of server CPU per HTTP request"
         )
+        bridged = run.get("bridged_sockets")
+        if bridged and run.get("nodes", 1) > 1:
+            lines.append(
+                f"  route {run.get('route', 'spread') if run.get('entry') != 'nginx' else 'nginx'}"
+                f": {bridged['connected']} of "
+                f"{run['connections']} sockets bridged to another node once connected, "
+                f"{bridged.get('after_paced', '?')} after the paced phase"
+            )
         lines.append(
             f"  memory: {run['rss_per_idle_connection_kb']} KB per idle connection, "
             f"{run['rss_per_playing_room_kb']} KB per playing room"

@@ -1,5 +1,6 @@
 // An automated accessibility check: axe-core (the npm package, run in
-// the page) on the lobby, the waiting room and the table, at a phone size and the
+// the page) on the lobby, the waiting room and the table (its move log, reactions and
+// score sheet), at a phone size and the
 // desktop, and on a finished round's replay and deal check; no violation of impact "serious" or "critical" is allowed. Each violation
 // found is printed with its rule, impact and the elements it names.
 import assert from "node:assert/strict";
@@ -54,6 +55,10 @@ for (const [size, options] of [
     await page.click("[data-testid=react-open]");
     await page.waitForSelector("[data-testid=react-panel]");
     assert.deepEqual(await serious(page, `${size} reactions`), []);
+    await page.keyboard.press("Escape");
+    await page.click("[data-testid=scores-open]");
+    await page.waitForSelector("[data-testid=scores]");
+    assert.deepEqual(await serious(page, `${size} score sheet`), []);
   });
 }
 

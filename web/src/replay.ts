@@ -13,7 +13,7 @@ import { failureText, reason, t, tParts } from "./i18n";
 import type { App } from "./main";
 import { describe, describeText } from "./table/movelog";
 import { ReplayCoach } from "./coach";
-import { tileEl, tileShort, type Faces } from "./tiles";
+import { meldLabel, tileEl, type Faces } from "./tiles";
 
 /** Steps a second at 1×; the speeds offered. */
 const BASE_STEPS_PER_SECOND = 1;
@@ -464,10 +464,7 @@ export class ReplayPage {
                 "li",
                 {
                   class: `meld kind-${m.kind}`,
-                  "aria-label":
-                    t("table.meld", { n: k + 1, kind: t(`table.kind.${m.kind}`) }) +
-                    ": " +
-                    m.tiles.map((x) => tileShort(faces, x)).join(" "),
+                  "aria-label": meldLabel(faces, k + 1, m.kind, m.tiles, m.stands_for),
                 },
                 m.tiles.map((x, i) =>
                   tileEl(faces, x, {

@@ -42,6 +42,37 @@ export function tileShort(faces: Faces, id: number): string {
   return rankText(faces, f.rank) + symbol(faces, f.suit);
 }
 
+/** A tile's text as its face shows it: a table joker shows the face it stands for (the
+ * rank, then each suit or colour it may be), a joker alone its word. */
+export function tileShown(faces: Faces, id: number, stands: number[] | null = null): string {
+  if (!faceOf(id).joker) return tileShort(faces, id);
+  if (!stands?.length) return "JOKER";
+  const rank = rankText(faces, faceOf(stands[0]).rank);
+  return rank + stands.map((x) => symbol(faces, faceOf(x).suit)).join("");
+}
+
+/** A table meld's name: its number and kind, its tiles as they show (so the name holds
+ * the visible text, WCAG 2.5.3), then what each joker stands for. */
+export function meldLabel(
+  faces: Faces,
+  n: number,
+  kind: string,
+  tiles: number[],
+  stands: (number[] | null)[] | null | undefined,
+): string {
+  const jokers: string[] = [];
+  const shown = tiles.map((id, i) => {
+    const st = stands?.[i] ?? null;
+    if (faceOf(id).joker && st?.length)
+      jokers.push(
+        t("tile.jokerFor", { tiles: st.map((x) => tileShort(faces, x)).join(t("tile.jokerOr")) }),
+      );
+    return tileShown(faces, id, st);
+  });
+  const head = `${t("table.meld", { n, kind: t(`table.kind.${kind}`) })}: ${shown.join(" ")}`;
+  return jokers.length ? `${head}; ${jokers.join("; ")}` : head;
+}
+
 /** The sort buttons' short labels: the suits (or colours) and the ranks. */
 export function sortSymbols(faces: Faces): { suit: string; rank: string } {
   return cards(faces)
@@ -54,6 +85,8 @@ export interface TileOpts {
   /** A table joker: the faces that may buy it back (the view's `stands_for`). */
   stands?: number[] | null;
   owner?: number | null;
+  /** The letter drawn on the owner's mark (the seat's initial). */
+  ownerInitial?: string;
   small?: boolean;
   tag?: "span" | "button";
 }
@@ -103,6 +136,10 @@ export function tileEl(faces: Faces, id: number, opts: TileOpts = {}): HTMLEleme
     const mark = document.createElement("span");
     mark.className = "own";
     mark.setAttribute("aria-hidden", "true");
+    // The letter is drawn by the style sheet (`content: attr(data-initial)`), not written
+    // into the tile: a tile button's visible text stays its face, which its name begins
+    // with (WCAG 2.5.3, label in name), while the name says the owner in full.
+    if (opts.ownerInitial) mark.dataset.initial = opts.ownerInitial;
     el.append(mark);
   }
   let label = stands

@@ -19,10 +19,19 @@ export function reducedMotion(): boolean {
   );
 }
 
-/** The tiles drawn under `root`, by id (the rack, the row, the melds, the atu). */
+/** The tiles on the table under `root` (the rack, the row, the melds, the atu): not those of
+ * a dialog over it (a round's summary shows a hand's tiles again, with the same ids, and
+ * they never travel). */
+function tableTiles(root: HTMLElement): HTMLElement[] {
+  return [...root.querySelectorAll<HTMLElement>(".tile[data-tile]")].filter(
+    (el) => !el.closest('[role="dialog"]'),
+  );
+}
+
+/** The tiles drawn on the table under `root`, by id. */
 export function places(root: HTMLElement): Places {
   const out: Places = new Map();
-  for (const el of root.querySelectorAll<HTMLElement>(".tile[data-tile]")) {
+  for (const el of tableTiles(root)) {
     const id = el.dataset.tile!;
     if (!out.has(id)) out.set(id, el.getBoundingClientRect());
   }
@@ -40,7 +49,7 @@ export function glide(
 ): number {
   if (reducedMotion() || (!before.size && !deal)) return 0;
   let moved = 0;
-  const tiles = [...root.querySelectorAll<HTMLElement>(".tile[data-tile]")];
+  const tiles = tableTiles(root);
   // A deal: the rack's tiles one after the other, the last one arriving within MOTION_MS.
   const stagger = deal ? Math.min(6, 80 / Math.max(1, tiles.length)) : 0;
   for (const el of tiles) {

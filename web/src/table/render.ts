@@ -9,7 +9,7 @@ import { clear, h, nameEl, namesEl } from "../dom";
 import { faceOf } from "../faces";
 import { getLang, reason, t, tParts } from "../i18n";
 import type { VariantFacts } from "../protocol.gen";
-import { sortSymbols, tileEl, tileShort, type Faces } from "../tiles";
+import { meldLabel, sortSymbols, tileEl, tileShort, type Faces } from "../tiles";
 import type { OpeningLock, SeatView } from "../types";
 import { glide, places, type Places } from "./motion";
 import {
@@ -717,11 +717,13 @@ export class TableView {
     v.row.forEach((id, k) => {
       const index = v.row_offset + k;
       const by = v.row_by?.[k] ?? null;
-      const el = tileEl(faces, id, { tag: "button", owner: by });
+      const el = tileEl(faces, id, {
+        tag: "button",
+        owner: by,
+        ownerInitial: by === null ? undefined : ownerInitial(s, by),
+      });
       el.setAttribute("type", "button");
       if (by !== null) {
-        const own = el.querySelector(".own");
-        if (own) own.textContent = ownerInitial(s, by);
         el.dataset.by = String(by);
         const label = `${el.getAttribute("aria-label")}, ${t("table.row.by", { name: seatName(s, by) })}`;
         el.setAttribute("aria-label", label);
@@ -778,10 +780,7 @@ export class TableView {
         "data-act": `meld:${k}`,
         "data-key": `meld:${k}`,
         "data-testid": `meld-${k}`,
-        "aria-label":
-          t("table.meld", { n: k + 1, kind: t(`table.kind.${m.kind}`) }) +
-          ": " +
-          m.tiles.map((x) => tileShort(faces, x)).join(" "),
+        "aria-label": meldLabel(faces, k + 1, m.kind, m.tiles, m.stands_for),
       });
       if (flash && flash.melds.includes(k)) flashEl(box, flash);
       m.tiles.forEach((id, i) => {
@@ -789,10 +788,9 @@ export class TableView {
           small: true,
           consumed: consumed.has(id),
           owner: m.owners[i],
+          ownerInitial: m.owners[i] === null ? undefined : ownerInitial(s, m.owners[i]),
           stands: m.stands_for?.[i] ?? null,
         });
-        const own = el.querySelector(".own");
-        if (own) own.textContent = ownerInitial(s, m.owners[i]);
         if (faceOf(id).joker) {
           el.dataset.drop = `joker:${k}:${id}`;
           el.dataset.act = `joker:${k}:${id}`;
