@@ -24,48 +24,67 @@ const stepIs = (page, n) =>
   );
 
 test("a replay's review fills in flagged decisions on the timeline, jumps to them and stops", async () => {
-  test.setTimeout(600_000);
+  test.setTimeout(900_000);
   const ana = await open(DESKTOP);
   await named(ana, "Ana");
-  const room = await botRound(ana, session.server.url, { variant: "remi", seats: 3 });
-  const data = await ana.evaluate(
-    (id) => fetch(`/api/rooms/${id}/rounds/1/replay`).then((r) => r.json()),
-    room,
-  );
-  const seat = data.seats.find((s) => s.name === "Ana").seat;
-  const record = await ana.evaluate(
-    (id) => fetch(`/api/rooms/${id}/rounds/1/verify`).then((r) => r.json()),
-    room,
-  );
-  const mine = record.actions.filter(([s]) => s === seat).length;
+  // A round of easy bots usually has several decisions that clearly cost points; when the
+  // review of one ends with none, another round is played and reviewed.
+  let room;
+  let seat;
+  let record;
+  let mine;
+  for (let attempt = 1; ; attempt++) {
+    room = await botRound(ana, session.server.url, { variant: "remi", seats: 3 });
+    const data = await ana.evaluate(
+      (id) => fetch(`/api/rooms/${id}/rounds/1/replay`).then((r) => r.json()),
+      room,
+    );
+    seat = data.seats.find((s) => s.name === "Ana").seat;
+    record = await ana.evaluate(
+      (id) => fetch(`/api/rooms/${id}/rounds/1/verify`).then((r) => r.json()),
+      room,
+    );
+    mine = record.actions.filter(([s]) => s === seat).length;
 
-  // A short budget per decision: the test waits for flags, not for a thorough review.
-  await ana.evaluate(() => localStorage.setItem("remi.coach.budget", "0.4"));
-  await ana.goto(`${session.server.url}/#/replay/${room}/1`);
-  await ana.waitForSelector("[data-testid=coach-start]");
-  assert.equal(
-    await ana.locator("[data-testid=coach-seat]").inputValue(),
-    String(seat),
-    "Ana's own seat is reviewed",
-  );
-  assert.equal(await ana.locator("[data-testid^=coach-mark-]").count(), 0);
-  await ana.click("[data-testid=coach-start]");
-  await ana.waitForSelector("[data-testid=coach-stop]");
+    // A short budget per decision: the test waits for flags, not for a thorough review.
+    await ana.evaluate(() => localStorage.setItem("remi.coach.budget", "0.4"));
+    await ana.goto(`${session.server.url}/#/replay/${room}/1`);
+    await ana.waitForSelector("[data-testid=coach-start]");
+    assert.equal(
+      await ana.locator("[data-testid=coach-seat]").inputValue(),
+      String(seat),
+      "Ana's own seat is reviewed",
+    );
+    assert.equal(await ana.locator("[data-testid^=coach-mark-]").count(), 0);
+    await ana.click("[data-testid=coach-start]");
+    await ana.waitForSelector("[data-testid=coach-stop]");
 
-  // Progress: "k din N decizii analizate", N the seat's actions in the round's log.
-  await ana.waitForFunction(
-    () =>
-      /^[1-9]\d* din \d+ decizii analizate$/.test(
-        document.querySelector("[data-testid=coach-status]")?.textContent ?? "",
-      ),
-    null,
-    { timeout: 240_000 },
-  );
-  const status = await ana.locator("[data-testid=coach-status]").textContent();
-  assert.equal(Number(status.split(" ")[2]), mine);
+    // Progress: "k din N decizii analizate", N the seat's actions in the round's log.
+    await ana.waitForFunction(
+      () =>
+        /^[1-9]\d* din \d+ decizii analizate$/.test(
+          document.querySelector("[data-testid=coach-status]")?.textContent ?? "",
+        ),
+      null,
+      { timeout: 240_000 },
+    );
+    const status = await ana.locator("[data-testid=coach-status]").textContent();
+    assert.equal(Number(status.split(" ")[2]), mine);
 
-  // The first flagged decision appears in the list and as a mark on the timeline.
-  await ana.waitForSelector("[data-testid^=coach-mark-]", { timeout: 400_000, state: "attached" });
+    // The first flagged decision appears in the list and as a mark on the timeline (or the
+    // review ends with none).
+    await ana.waitForFunction(
+      () =>
+        document.querySelector("[data-testid^=coach-mark-]") !== null ||
+        /^Gata: nicio decizie/.test(
+          document.querySelector("[data-testid=coach-status]")?.textContent ?? "",
+        ),
+      null,
+      { timeout: 400_000 },
+    );
+    if (await ana.locator("[data-testid^=coach-mark-]").count()) break;
+    assert.ok(attempt < 3, "three rounds reviewed, not one decision flagged");
+  }
   const mark = ana.locator("[data-testid^=coach-mark-]").first();
   const index = Number((await mark.getAttribute("data-testid")).slice("coach-mark-".length));
   assert.equal(record.actions[index][0], seat, "a flag is a decision of the reviewed seat");
