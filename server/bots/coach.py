@@ -317,7 +317,7 @@ def _in_sight(values: Sequence[Sequence[float]], settings: CoachSettings) -> boo
 _EN = {
     "draw": "drawing from the stock",
     "discard": "discarding {t}",
-    "take_row": "taking the row from {t} ({n} tiles)",
+    "take_row": "taking the row from {t} ({n})",
     "take_discard": "taking the discard {t}",
     "joker_button": "pressing the joker button",
     "lay": "laying {m}",
@@ -327,13 +327,30 @@ _EN = {
 _RO = {
     "draw": "tragerea din pachet",
     "discard": "aruncarea lui {t}",
-    "take_row": "luarea rândului de la {t} ({n} piese)",
+    "take_row": "luarea rândului de la {t} ({n})",
     "take_discard": "luarea piesei aruncate {t}",
     "joker_button": "apăsarea butonului de joker",
     "lay": "așezarea {m}",
     "layoff": "lipirea lui {t}",
     "buy_joker": "răscumpărarea jokerului cu {t}",
 }
+
+
+def count(n: int, lang: str, one: str, many: str) -> str:
+    """``n`` things in words, by the language's plural rules (those of ``Intl.PluralRules``,
+    as the page's own words): English 1 tile, 2 tiles; Romanian 1 piesă, 2 piese, 20 de
+    piese (a number ending in 20 to 99 or 00 takes "de").
+
+    >>> count(1, "en", "tile", "tiles"), count(3, "en", "tile", "tiles")
+    ('1 tile', '3 tiles')
+    >>> [count(n, "ro", "piesă", "piese") for n in (1, 2, 19, 20, 101, 119, 120)]
+    ['1 piesă', '2 piese', '19 piese', '20 de piese', '101 piese', '119 piese', '120 de piese']
+    """
+    if n == 1:
+        return f"{n} {one}"
+    if lang != "ro" or n == 0 or 1 <= n % 100 <= 19:
+        return f"{n} {many}"
+    return f"{n} de {many}"
 
 
 def say(
@@ -347,7 +364,7 @@ def say(
     do = str(action.get("do"))
     fmt = words.get(do, do)
     t = ""
-    n = 0
+    n = ""
     if "tile" in action:
         t = name(int(action["tile"]))
     elif do == "take_discard" and view.row:
@@ -356,7 +373,11 @@ def say(
         i = int(action["index"]) - view.row_offset
         if 0 <= i < len(view.row):
             t = name(view.row[i])
-            n = len(view.row) - i
+            n = count(
+                len(view.row) - i,
+                lang,
+                *(("piesă", "piese") if lang == "ro" else ("tile", "tiles")),
+            )
     melds = []
     for m in action.get("melds", []) or []:
         tiles = m["tiles"] if isinstance(m, dict) else m
@@ -379,12 +400,13 @@ def explain(
     en_played, en_best = say(view, played, "en", tile), say(view, best, "en", tile)
     ro_played, ro_best = say(view, played, "ro", tile), say(view, best, "ro", tile)
     en = (
-        f"{en_played[0].upper()}{en_played[1:]} cost about {pts} points: {en_best} was "
-        f"better (the stock had {stock} tiles left)."
+        f"{en_played[0].upper()}{en_played[1:]} cost about {count(pts, 'en', 'point', 'points')}"
+        f": {en_best} was better (the stock had {count(stock, 'en', 'tile', 'tiles')} left)."
     )
     ro = (
-        f"{ro_played[0].upper()}{ro_played[1:]} a costat cam {pts} puncte: era mai bine "
-        f"{ro_best} (mai erau {stock} piese în pachet)."
+        f"{ro_played[0].upper()}{ro_played[1:]} a costat cam "
+        f"{count(pts, 'ro', 'punct', 'puncte')}: era mai bine {ro_best} "
+        f"(mai {'era' if stock == 1 else 'erau'} {count(stock, 'ro', 'piesă', 'piese')} în pachet)."
     )
     return {"en": en, "ro": ro}
 

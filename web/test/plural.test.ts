@@ -15,6 +15,9 @@ test("Romanian: 1 piesă, 2 piese, 19 piese, 20 de piese, 101 piese", () => {
   assert.equal(t("practice.history.rounds", { n: 1 }), "1 rundă");
   assert.equal(t("practice.history.rounds", { n: 3 }), "3 runde");
   assert.equal(t("table.stock.count", { n: 48 }), "48 de piese în talon");
+  assert.equal(t("coach.done", { n: 1 }), "Gata: 1 decizie a costat puncte.");
+  assert.equal(t("coach.done", { n: 3 }), "Gata: 3 decizii au costat puncte.");
+  assert.equal(t("coach.done", { n: 21 }), "Gata: 21 de decizii au costat puncte.");
 });
 
 test("English: 1 tile, 2 tiles; a key without plural forms is unchanged", () => {
