@@ -69,14 +69,17 @@ def test_the_nodes_set_real_settings_pointing_at_the_other_services() -> None:
     assert any(str(p).endswith(":8000") for p in services["lb"]["ports"])
 
 
-def test_the_load_balancer_sends_requests_and_sockets_to_every_node() -> None:
+def test_the_load_balancer_sends_each_room_to_one_node_and_uses_every_node() -> None:
     lb = _compose()["services"]["lb"]
     [mount] = [v for v in lb["volumes"] if v.endswith(":/etc/nginx/nginx.conf:ro")]
     conf = (ROOT / mount.split(":")[0]).read_text(encoding="utf-8")
     upstream = re.search(r"upstream remi \{(.*?)\}", conf, re.S)
     assert upstream is not None
     assert sorted(re.findall(r"server (\w+):8000", upstream.group(1))) == sorted(APPS)
-    assert "ip_hash" not in conf and "hash " not in conf  # plain round robin: no stickiness
+    # Routed by the room's id (a consistent hash), not stuck to a client's address.
+    assert "ip_hash" not in conf
+    assert "hash $route_key consistent;" in upstream.group(1)
+    assert re.search(r"map \$uri \$route_key \{[^}]*rooms/[^}]*default \$request_id;", conf)
     assert "proxy_pass http://remi;" in conf
     assert "proxy_set_header Upgrade $http_upgrade;" in conf  # the room sockets
     assert "proxy_set_header Connection $connection_upgrade;" in conf
