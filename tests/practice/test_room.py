@@ -304,6 +304,36 @@ def test_a_match_kept_in_the_first_format_resumes() -> None:
     assert frames[-1]["event"]["do"] == "match_over"
 
 
+def _play(room: PracticeRoom, rounds: int) -> tuple[list[RoundState], float]:
+    """Play the player's turns (the fallback move) and the room's timers until ``rounds``
+    rounds are over, or the match is: the finished rounds, and the time reached."""
+    played: list[RoundState] = []
+    now, seq = 0.0, 0
+    while True:
+        state = room.round
+        if state is not None and state.over and (not played or played[-1] is not state):
+            played.append(state)
+        if len(played) == rounds or room.over:
+            return played, now
+        assert state is not None
+        if not state.over and state.turn == PLAYER and not room.timed_out:
+            seq += 1
+            action = fallback_action(view_for(state, PLAYER))
+            msg = {"type": "action", "seq": seq, "base_version": room.version, "action": action}
+            room.message(msg, now)
+        else:
+            now = max(now, room.due() or now)
+            room.tick(now)
+
+
+def _is_the_round(record: dict[str, Any], state: RoundState, variant: str, players: int) -> None:
+    """A kept round's record is the round as played: its deal, options and log."""
+    assert (record["variant"], record["players"]) == (variant, players)
+    assert record["deal"] == state.deal.to_dict()
+    assert record["options"] == state.options.to_dict()
+    assert [tuple(e) for e in record["log"]] == [(s, dict(a)) for s, a in state.log]
+
+
 def test_finished_rounds_are_kept_for_the_coach_across_a_reload() -> None:
     """Every finished round of the match is kept with it (deal, options, log) and given
     to the coach as it was played, after a reload too; the round in play is not."""
@@ -318,23 +348,7 @@ def test_finished_rounds_are_kept_for_the_coach_across_a_reload() -> None:
         0.0,
         bot_delay=0.05,
     )
-    played: list[RoundState] = []
-    now, seq = 0.0, 0
-    while len(played) < 2:
-        state = room.round
-        assert state is not None
-        if not state.over and state.turn == PLAYER and not room.timed_out:
-            seq += 1
-            action = fallback_action(view_for(state, PLAYER))
-            msg = {"type": "action", "seq": seq, "base_version": room.version, "action": action}
-            room.message(msg, now)
-        else:
-            if state.over and (not played or played[-1] is not state):
-                played.append(state)
-                if len(played) == 2:
-                    break
-            now = max(now, room.due() or now)
-            room.tick(now)
+    played, now = _play(room, 2)
     assert room.round is played[1] and room.round.over  # round 2 over, round 3 not dealt
     assert room.finished_round(3) is None
 
@@ -343,10 +357,7 @@ def test_finished_rounds_are_kept_for_the_coach_across_a_reload() -> None:
         record = again.finished_round(number)
         assert record is not None
         assert record["number"] == number
-        assert (record["variant"], record["players"]) == ("remi", 2)
-        assert record["deal"] == state.deal.to_dict()
-        assert record["options"] == state.options.to_dict()
-        assert [tuple(e) for e in record["log"]] == [(s, dict(a)) for s, a in state.log]
+        _is_the_round(record, state, "remi", 2)
     assert again.finished_round(None) == again.finished_round(2)
 
     # The bridge gives it to the coach as JSON; the coach replays it to its end.
@@ -392,23 +403,8 @@ def test_a_finished_match_gives_the_history_its_rounds() -> None:
         0.0,
         bot_delay=0.05,
     )
-    played: list[RoundState] = []
-    now, seq = 0.0, 0
-    while not room.over:
-        state = room.round
-        assert state is not None
-        if state.over and (not played or played[-1] is not state):
-            played.append(state)
-        if not state.over and state.turn == PLAYER and not room.timed_out:
-            seq += 1
-            action = fallback_action(view_for(state, PLAYER))
-            msg = {"type": "action", "seq": seq, "base_version": room.version, "action": action}
-            room.message(msg, now)
-        else:
-            now = max(now, room.due() or now)
-            room.tick(now)
-    if room.round is not None and room.round.over and played[-1] is not room.round:
-        played.append(room.round)
+    played, _ = _play(room, 3)
+    assert room.over
     assert len(played) == 2
 
     session = Session()
@@ -416,10 +412,7 @@ def test_a_finished_match_gives_the_history_its_rounds() -> None:
     rounds = json.loads(session.summary())["rounds"]
     assert [r["number"] for r in rounds] == [1, 2]
     for record, state in zip(rounds, played, strict=True):
-        assert (record["variant"], record["players"]) == ("remi45", 3)
-        assert record["deal"] == state.deal.to_dict()
-        assert record["options"] == state.options.to_dict()
-        assert [tuple(e) for e in record["log"]] == [(s, dict(a)) for s, a in state.log]
+        _is_the_round(record, state, "remi45", 3)
         replayed = finished_round(
             record["variant"],
             record["players"],

@@ -136,10 +136,9 @@ test("a replay's review fills in flagged decisions on the timeline, jumps to the
   assert.deepEqual(problems, []);
 });
 
-test("the practice on this device: a hint on the player's turn, the round's review at its end; no hint online", async () => {
-  test.setTimeout(600_000);
-  const page = await open(PHONE);
-  await named(page, "Bea");
+/** A practice match on this device against one easy bot, `rounds` long (1: one round),
+ * the bots quick and the coach's budget short; once its deal shows. */
+async function practiceMatch(page, rounds) {
   await page.evaluate(() => {
     localStorage.setItem("remi.practice.bot_delay", "0.05");
     localStorage.setItem("remi.coach.budget", "0.3");
@@ -148,9 +147,32 @@ test("the practice on this device: a hint on the player's turn, the round's revi
   await page.selectOption("[data-testid=local-variant]", "remi");
   await page.selectOption("[data-testid=local-seats]", "2");
   await page.selectOption("[data-testid=local-level-1]", "easy");
-  await page.selectOption("[data-testid=local-end]", "one");
+  if (rounds === 1) await page.selectOption("[data-testid=local-end]", "one");
+  else {
+    await page.selectOption("[data-testid=local-end]", "rounds");
+    await page.fill("[data-testid=local-end-value]", String(rounds));
+  }
   await page.click("[data-testid=local-start]");
   await page.waitForSelector("[data-testid=rack] .tile", { timeout: 90_000 });
+}
+
+/** The player's turns played plainly until the round's summary shows. */
+async function playToTheSummary(page, ms) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    assert.ok(Date.now() < deadline, "the round ends in time");
+    const st = await read(page);
+    if (st.summary) break;
+    if (st.mine && !st.busy) await plainTurn(page, []);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test("the practice on this device: a hint on the player's turn, the round's review at its end; no hint online", async () => {
+  test.setTimeout(600_000);
+  const page = await open(PHONE);
+  await named(page, "Bea");
+  await practiceMatch(page, 1);
 
   // The hint: on the player's turn only, in words, from the hard level.
   let hinted = false;
@@ -252,25 +274,37 @@ test("the practice on this device: a hint on the player's turn, the round's revi
   assert.deepEqual(problems, []);
 });
 
-/** The practice match kept in this browser's IndexedDB (practice/store.ts): the worker's
- * state, as the Python room keeps it. */
-const keptPractice = (page) =>
+/** What this browser's IndexedDB of the practice (practice/store.ts) holds in `store`:
+ * the value under `key`, or every value when no key is given. */
+const practiceStore = (page, store, key = null) =>
   page.evaluate(
-    () =>
+    ([name, k]) =>
       new Promise((resolve, reject) => {
         const req = indexedDB.open("remi-practice");
         req.onerror = () => reject(req.error);
         req.onsuccess = () => {
           const db = req.result;
-          const get = db.transaction("game").objectStore("game").get("current");
+          const all = db.transaction(name).objectStore(name);
+          const get = k === null ? all.getAll() : all.get(k);
           get.onsuccess = () => {
             db.close();
-            resolve(get.result ? JSON.parse(get.result.state) : null);
+            resolve(get.result ?? null);
           };
           get.onerror = () => reject(get.error);
         };
       }),
+    [store, key],
   );
+
+/** The practice match kept on this device: the worker's state, as the Python room keeps
+ * it (null: none). */
+const keptPractice = async (page) => {
+  const kept = await practiceStore(page, "game", "current");
+  return kept ? JSON.parse(kept.state) : null;
+};
+
+/** The finished practice matches kept on this device. */
+const practiceHistory = (page) => practiceStore(page, "history");
 
 /** Tile ids named in actions (their tile, tiles and melds fields). */
 function tilesIn(x, tiles = false) {
@@ -282,76 +316,43 @@ function tilesIn(x, tiles = false) {
   return tiles && Number.isInteger(x) ? [x] : [];
 }
 
-test("a practice round is reviewed after a reload: from the header and from the score sheet", async () => {
-  test.setTimeout(600_000);
-  const page = await open(PHONE);
-  await named(page, "Cora");
-  await page.evaluate(() => {
-    localStorage.setItem("remi.practice.bot_delay", "0.05");
-    localStorage.setItem("remi.coach.budget", "0.3");
-  });
-  await page.waitForSelector("[data-testid=local-practice]", { timeout: 60_000 });
-  await page.selectOption("[data-testid=local-variant]", "remi");
-  await page.selectOption("[data-testid=local-seats]", "2");
-  await page.selectOption("[data-testid=local-level-1]", "easy");
-  await page.selectOption("[data-testid=local-end]", "rounds");
-  await page.fill("[data-testid=local-end-value]", "2");
-  await page.click("[data-testid=local-start]");
-  await page.waitForSelector("[data-testid=rack] .tile", { timeout: 90_000 });
-  const deadline = Date.now() + 400_000;
-  for (;;) {
-    assert.ok(Date.now() < deadline, "the round ends in time");
-    const st = await read(page);
-    if (st.summary) break;
-    if (st.mine && !st.busy) await plainTurn(page, []);
-    await new Promise((r) => setTimeout(r, 50));
+/** The bot's (seat 1's) hidden tiles before move `i` of a kept practice round: those dealt
+ * to it or drawn by it from the stock (the k-th draw of the round takes the deal's k-th
+ * stock tile) that it had not played yet. */
+function hiddenAt(round, deal, i) {
+  const held = new Set(deal.hands[1]);
+  let drawn = 0;
+  for (const [seat, action] of round.log.slice(0, i)) {
+    if (action.do === "draw") {
+      if (seat === 1) held.add(deal.stock[drawn]);
+      drawn += 1;
+    } else if (seat === 1) for (const x of tilesIn(action)) held.delete(x);
   }
+  return [...held];
+}
 
-  // Round 1 is over, round 2 not dealt: the page is reloaded. The finished round is kept
-  // with the match on this device.
-  await page.reload();
-  await page.waitForSelector("[data-testid=scores-open]", { timeout: 90_000 });
-  const kept = await keptPractice(page);
-  assert.deepEqual(
-    kept.finished.map((r) => r.number),
-    [1],
-  );
-  const round = kept.finished[0];
-  const mine = round.log.filter(([s]) => s === 0).length;
-  // The bot's hidden tiles before move `i`: those dealt to it or drawn by it from the
-  // stock (the k-th draw of the round takes the deal's k-th stock tile) that it had not
-  // played yet.
-  const deal = round.options.deal;
-  const hiddenAt = (i) => {
-    const held = new Set(deal.hands[1]);
-    let drawn = 0;
-    for (const [seat, action] of round.log.slice(0, i)) {
-      if (action.do === "draw") {
-        if (seat === 1) held.add(deal.stock[drawn]);
-        drawn += 1;
-      } else if (seat === 1) for (const x of tilesIn(action)) held.delete(x);
-    }
-    return [...held];
-  };
-
-  // The table's header offers the last finished round's review; the score sheet, one per
-  // finished round.
-  await page.waitForSelector("[data-testid=coach-review]");
-  await page.click("[data-testid=scores-open]");
-  await page.click("[data-testid=scores-review-1]");
-  await page.waitForSelector("[data-testid=coach-review-box]");
-  assert.equal(await page.locator("#scores-modal").count(), 0, "the score sheet made way");
+/** Start the open review dialog's review: its progress counts the `mine` moves of the
+ * player (unless it is already over). */
+async function startReview(page, mine) {
   await page.click("[data-testid=coach-start]");
   await page.waitForFunction(
     () =>
-      /^[1-9]\d* din \d+ decizii analizate$/.test(
+      /^[1-9]\d* din \d+ decizii analizate$|^Gata/.test(
         document.querySelector("[data-testid=coach-status]")?.textContent ?? "",
-      ) || /^Gata/.test(document.querySelector("[data-testid=coach-status]")?.textContent ?? ""),
+      ),
     null,
     { timeout: 300_000 },
   );
   const status = await page.locator("[data-testid=coach-status]").textContent();
   if (!status.startsWith("Gata")) assert.equal(Number(status.split(" ")[2]), mine, status);
+}
+
+/** Review a kept practice round in the open dialog (`mine`: the player's moves in it),
+ * to its end: the progress, the flags as marks, each flag a move of the
+ * player's seat showing the player's hand and the row then and never a tile the bot held
+ * hidden (`deal`: the round's deal); with no flag, no tile at all. Returns the flags. */
+async function reviewToTheEnd(page, round, deal, mine) {
+  await startReview(page, mine);
   // The whole review, to its end: flags, or "no decision clearly cost points".
   await page.waitForFunction(
     () => /^Gata/.test(document.querySelector("[data-testid=coach-status]")?.textContent ?? ""),
@@ -370,9 +371,8 @@ test("a practice round is reviewed after a reload: from the header and from the 
     await page.locator("[data-testid^=coach-mark-]").first().click();
   } else {
     assert.equal(done, "Gata: nicio decizie nu a costat clar puncte.");
+    assert.equal(await page.locator("[data-testid=coach-review-box] [data-tile]").count(), 0);
   }
-  // At each flag, the player's own hand and the row then: nothing of the bot's hidden
-  // hand (with no flag, no tile at all).
   const positions = await page.$$eval("[data-testid^=coach-flag-]", (els) =>
     els.map((el) => [
       Number(el.dataset.testid.slice("coach-flag-".length)),
@@ -380,67 +380,63 @@ test("a practice round is reviewed after a reload: from the header and from the 
     ]),
   );
   for (const [i, tiles] of positions) {
-    const hidden = hiddenAt(i);
+    const hidden = hiddenAt(round, deal, i);
+    assert.ok(hidden.length > 0, `the bot held tiles at move ${i + 1}`);
     assert.deepEqual(
       tiles.filter((x) => hidden.includes(x)),
       [],
       `no hidden tile of the bot at move ${i + 1}`,
     );
   }
-  for (const [i] of positions) assert.ok(hiddenAt(i).length > 0, `the bot held tiles at ${i + 1}`);
-  if (!flags)
-    assert.equal(await page.locator("[data-testid=coach-review-box] [data-tile]").count(), 0);
   const wide = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
   assert.ok(wide, "no sideways scroll on a phone");
+  return flags;
+}
+
+test("a practice round is reviewed after a reload: from the header and from the score sheet", async () => {
+  test.setTimeout(600_000);
+  const page = await open(PHONE);
+  await named(page, "Cora");
+  await practiceMatch(page, 2);
+  await playToTheSummary(page, 400_000);
+
+  // Round 1 is over, round 2 not dealt: the page is reloaded. The finished round is kept
+  // with the match on this device.
+  await page.reload();
+  await page.waitForSelector("[data-testid=scores-open]", { timeout: 90_000 });
+  const kept = await keptPractice(page);
+  assert.deepEqual(
+    kept.finished.map((r) => r.number),
+    [1],
+  );
+  const round = kept.finished[0];
+  const mine = round.log.filter(([s]) => s === 0).length;
+  const deal = round.options.deal;
+
+  // The table's header offers the last finished round's review; the score sheet, one per
+  // finished round.
+  await page.waitForSelector("[data-testid=coach-review]");
+  await page.click("[data-testid=scores-open]");
+  await page.click("[data-testid=scores-review-1]");
+  await page.waitForSelector("[data-testid=coach-review-box]");
+  assert.equal(await page.locator("#scores-modal").count(), 0, "the score sheet made way");
+  await reviewToTheEnd(page, round, deal, mine);
   await shot(page, "coach-practice-reload-phone.png");
   await page.click("[data-testid=coach-review-box-close]");
 
   // The header's button reviews the same round (the last finished one).
   await page.click("[data-testid=coach-review]");
-  await page.click("[data-testid=coach-start]");
-  await page.waitForFunction(
-    () =>
-      /^[1-9]\d* din \d+ decizii analizate$|^Gata/.test(
-        document.querySelector("[data-testid=coach-status]")?.textContent ?? "",
-      ),
-    null,
-    { timeout: 300_000 },
-  );
-  const again = await page.locator("[data-testid=coach-status]").textContent();
-  if (!again.startsWith("Gata")) assert.equal(Number(again.split(" ")[2]), mine, again);
+  await startReview(page, mine);
   if (await page.locator("[data-testid=coach-stop]").count())
     await page.click("[data-testid=coach-stop]");
   await page.click("[data-testid=coach-review-box-close]");
   assert.deepEqual(problems, []);
 });
 
-/** The finished practice matches kept in this browser's IndexedDB (practice/store.ts). */
-const practiceHistory = (page) =>
-  page.evaluate(
-    () =>
-      new Promise((resolve, reject) => {
-        const req = indexedDB.open("remi-practice");
-        req.onerror = () => reject(req.error);
-        req.onsuccess = () => {
-          const db = req.result;
-          const get = db.transaction("history").objectStore("history").getAll();
-          get.onsuccess = () => {
-            db.close();
-            resolve(get.result);
-          };
-          get.onerror = () => reject(get.error);
-        };
-      }),
-  );
-
 test("a finished practice match's round is reviewed from the lobby's history after a reload", async () => {
   test.setTimeout(600_000);
   const page = await open(PHONE);
   await named(page, "Dan");
-  await page.evaluate(() => {
-    localStorage.setItem("remi.practice.bot_delay", "0.05");
-    localStorage.setItem("remi.coach.budget", "0.3");
-  });
   // A full history already (HISTORY_KEPT, 20 matches kept before rounds were): the
   // oldest goes when this match comes.
   await page.evaluate(
@@ -470,21 +466,8 @@ test("a finished practice match's round is reviewed from the lobby's history aft
         };
       }),
   );
-  await page.waitForSelector("[data-testid=local-practice]", { timeout: 60_000 });
-  await page.selectOption("[data-testid=local-variant]", "remi");
-  await page.selectOption("[data-testid=local-seats]", "2");
-  await page.selectOption("[data-testid=local-level-1]", "easy");
-  await page.selectOption("[data-testid=local-end]", "one");
-  await page.click("[data-testid=local-start]");
-  await page.waitForSelector("[data-testid=rack] .tile", { timeout: 90_000 });
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    assert.ok(Date.now() < deadline, "the match ends in time");
-    const st = await read(page);
-    if (st.summary) break;
-    if (st.mine && !st.busy) await plainTurn(page, []);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await practiceMatch(page, 1);
+  await playToTheSummary(page, 300_000);
 
   // The match is over: it goes into the history with its round (the oldest of the 20
   // before it gone), the kept game goes.
@@ -508,17 +491,6 @@ test("a finished practice match's round is reviewed from the lobby's history aft
     [1],
   );
   const mine = round.log.filter(([s]) => s === 0).length;
-  const hiddenAt = (i) => {
-    const held = new Set(round.deal.hands[1]);
-    let drawn = 0;
-    for (const [seat, action] of round.log.slice(0, i)) {
-      if (action.do === "draw") {
-        if (seat === 1) held.add(round.deal.stock[drawn]);
-        drawn += 1;
-      } else if (seat === 1) for (const x of tilesIn(action)) held.delete(x);
-    }
-    return [...held];
-  };
 
   // From the lobby, after a reload: the history's score sheet, its round's 🔍.
   await page.goto(`${session.server.url}/#/`);
@@ -538,54 +510,7 @@ test("a finished practice match's round is reviewed from the lobby's history aft
   await page.click("[data-testid=scores-review-1]");
   await page.waitForSelector("[data-testid=coach-review-box]");
   assert.equal(await page.locator("#scores-modal").count(), 0, "the score sheet made way");
-  await page.click("[data-testid=coach-start]");
-  await page.waitForFunction(
-    () =>
-      /^[1-9]\d* din \d+ decizii analizate$|^Gata/.test(
-        document.querySelector("[data-testid=coach-status]")?.textContent ?? "",
-      ),
-    null,
-    { timeout: 300_000 },
-  );
-  const status = await page.locator("[data-testid=coach-status]").textContent();
-  if (!status.startsWith("Gata")) assert.equal(Number(status.split(" ")[2]), mine, status);
-  await page.waitForFunction(
-    () => /^Gata/.test(document.querySelector("[data-testid=coach-status]")?.textContent ?? ""),
-    null,
-    { timeout: 400_000 },
-  );
-  const flags = await page.locator("[data-testid^=coach-flag-]").count();
-  assert.equal(await page.locator("[data-testid^=coach-mark-]").count(), flags);
-  const done = await page.locator("[data-testid=coach-status]").textContent();
-  if (flags) {
-    assert.match(done, new RegExp(`^Gata: ${flags} (de )?decizi(e a|i au) costat puncte\\.$`));
-    const first = page.locator("[data-testid^=coach-flag-]").first();
-    assert.ok((await first.locator(".coach-position .tile").count()) > 0);
-    const index = Number((await first.getAttribute("data-testid")).slice("coach-flag-".length));
-    assert.equal(round.log[index][0], 0, "a flag is a decision of the player's seat");
-    await page.locator("[data-testid^=coach-mark-]").first().click();
-  } else {
-    assert.equal(done, "Gata: nicio decizie nu a costat clar puncte.");
-    assert.equal(await page.locator("[data-testid=coach-review-box] [data-tile]").count(), 0);
-  }
-  // At each flag, the player's hand and the row then, never a tile the bot held hidden.
-  const positions = await page.$$eval("[data-testid^=coach-flag-]", (els) =>
-    els.map((el) => [
-      Number(el.dataset.testid.slice("coach-flag-".length)),
-      [...el.querySelectorAll(".coach-position [data-tile]")].map((t) => Number(t.dataset.tile)),
-    ]),
-  );
-  for (const [i, tiles] of positions) {
-    const hidden = hiddenAt(i);
-    assert.ok(hidden.length > 0, `the bot held tiles at move ${i + 1}`);
-    assert.deepEqual(
-      tiles.filter((x) => hidden.includes(x)),
-      [],
-      `no hidden tile of the bot at move ${i + 1}`,
-    );
-  }
-  const wide = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
-  assert.ok(wide, "no sideways scroll on a phone");
+  await reviewToTheEnd(page, round, round.deal, mine);
   // The dialog from its title: the round named, then the review.
   await page.evaluate(() => {
     const box = document.querySelector("[data-testid=coach-review-box]");

@@ -19,6 +19,7 @@ import { startLocal } from "./practice/box";
 import { LocalConnection, type LocalOptions } from "./practice/local";
 import type { PracticeSettings } from "./practice/store";
 import { practiceCoachButtons, practiceReviewButton } from "./coach";
+import { reviewHead, scoreSheet } from "./scoresheet";
 import { replayHash, verifyHash } from "./replay";
 import type { GameAction, ServerMessage } from "./protocol.gen";
 import { Table, type RoomData } from "./table/index";
@@ -776,81 +777,21 @@ export class RoomPage {
           "✓",
         ),
       );
-    const head = h(
-      "tr",
-      null,
-      h("th", { scope: "col" }, t("scores.round")),
-      Array.from({ length: n }, (_, i) => h("th", { scope: "col" }, nameEl(name(i)))),
-      online
-        ? h("th", { scope: "col", class: "links-col" }, t("scores.links"))
-        : h(
-            "th",
-            {
-              scope: "col",
-              class: "links-col",
-              title: t("coach.title"),
-              "aria-label": t("coach.title"),
-            },
-            "🔍",
-          ),
-    );
-    const body = h("tbody");
-    (s?.rounds ?? []).forEach((line, k) => {
-      body.append(
-        h(
-          "tr",
-          { "data-testid": `scores-round-${k + 1}` },
-          h("th", { scope: "row" }, String(k + 1)),
-          line.map((x) =>
-            h(
-              "td",
-              { class: (x ?? 0) < 0 ? "neg" : "pos" },
-              x === null ? "—" : x > 0 ? `+${x}` : String(x),
-            ),
-          ),
-          online ? links(k + 1) : review(k + 1),
-        ),
-      );
-    });
-    const foot = h(
-      "tfoot",
-      null,
-      h(
-        "tr",
-        { "data-testid": "scores-totals" },
-        h("th", { scope: "row" }, t("scores.total")),
-        (s?.totals ?? []).map((x) => h("td", null, String(x))),
-        h("td", { class: "round-links" }),
-      ),
-    );
     const close = () => {
       this.scoresOpen = false;
       this.renderScores();
     };
-    const modal = h(
-      "div",
-      {
-        class: "modal-back",
-        id: "scores-modal",
-        onclick: (e: Event) => e.target === e.currentTarget && close(),
-        onkeydown: (e: KeyboardEvent) => e.key === "Escape" && close(),
-      },
-      h(
-        "div",
-        {
-          class: "modal",
-          role: "dialog",
-          "aria-modal": "true",
-          "aria-label": t("scores.title"),
-          "data-testid": "scores",
-        },
-        h("h2", null, t("scores.title")),
-        s && s.rounds.length ? null : h("p", { class: "muted" }, t("scores.none")),
-        h(
-          "div",
-          { class: "scroll-x" },
-          h("table", { class: "score-table" }, h("thead", null, head), body, foot),
-        ),
+    const modal = scoreSheet({
+      title: t("scores.title"),
+      names: Array.from({ length: n }, (_, i) => name(i)),
+      rounds: s?.rounds ?? [],
+      totals: s?.totals ?? [],
+      linksHead: online
+        ? h("th", { scope: "col", class: "links-col" }, t("scores.links"))
+        : reviewHead(),
+      links: online ? links : review,
+      before: s && s.rounds.length ? null : h("p", { class: "muted" }, t("scores.none")),
+      after: [
         s?.over && s.winners.length
           ? h(
               "p",
@@ -859,17 +800,9 @@ export class RoomPage {
             )
           : null,
         s?.over && this.state.again ? scoresAgain(this.state.again) : null,
-        h(
-          "div",
-          { class: "row end" },
-          h(
-            "button",
-            { type: "button", class: "primary", "data-testid": "scores-close", onclick: close },
-            t("common.close"),
-          ),
-        ),
-      ),
-    );
+      ],
+      close,
+    });
     // The score sheet is not the table: its "play again" is pressed here.
     modal
       .querySelector<HTMLElement>("[data-testid=play-again]")

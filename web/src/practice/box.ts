@@ -6,8 +6,9 @@
 
 import { variantFacts, variantName, variants } from "../catalogue";
 import { practiceReviewButton } from "../coach";
-import { clear, h, nameEl } from "../dom";
+import { clear, h } from "../dom";
 import { formatWhen, t } from "../i18n";
+import { reviewHead, scoreSheet } from "../scoresheet";
 import { practiceMark, warmPractice } from "./local";
 import {
   dropGame,
@@ -67,93 +68,15 @@ function historyScores(e: HistoryEntry): void {
       round ? practiceReviewButton(k, 0, faces, close, round) : null,
     );
   };
-  const modal = h(
-    "div",
-    {
-      class: "modal-back",
-      id: "scores-modal",
-      onclick: (ev: Event) => ev.target === ev.currentTarget && close(),
-      onkeydown: (ev: KeyboardEvent) => ev.key === "Escape" && close(),
-    },
-    h(
-      "div",
-      {
-        class: "modal",
-        role: "dialog",
-        "aria-modal": "true",
-        "aria-label": t("scores.title"),
-        "data-testid": "scores",
-      },
-      h("h2", null, `${t("scores.title")} · ${variantName(e.settings.variant)}`),
-      h(
-        "div",
-        { class: "scroll-x" },
-        h(
-          "table",
-          { class: "score-table" },
-          h(
-            "thead",
-            null,
-            h(
-              "tr",
-              null,
-              h("th", { scope: "col" }, t("scores.round")),
-              e.scores.totals.map((_, i) => h("th", { scope: "col" }, nameEl(name(i)))),
-              h(
-                "th",
-                {
-                  scope: "col",
-                  class: "links-col",
-                  title: t("coach.title"),
-                  "aria-label": t("coach.title"),
-                },
-                "🔍",
-              ),
-            ),
-          ),
-          h(
-            "tbody",
-            null,
-            e.scores.rounds.map((line, k) =>
-              h(
-                "tr",
-                { "data-testid": `scores-round-${k + 1}` },
-                h("th", { scope: "row" }, String(k + 1)),
-                line.map((x) =>
-                  h(
-                    "td",
-                    { class: (x ?? 0) < 0 ? "neg" : "pos" },
-                    x === null ? "—" : x > 0 ? `+${x}` : String(x),
-                  ),
-                ),
-                review(k + 1),
-              ),
-            ),
-          ),
-          h(
-            "tfoot",
-            null,
-            h(
-              "tr",
-              { "data-testid": "scores-totals" },
-              h("th", { scope: "row" }, t("scores.total")),
-              e.scores.totals.map((x) => h("td", null, String(x))),
-              h("td", { class: "round-links" }),
-            ),
-          ),
-        ),
-      ),
-      h(
-        "div",
-        { class: "row end" },
-        h(
-          "button",
-          { type: "button", class: "primary", "data-testid": "scores-close", onclick: close },
-          t("common.close"),
-        ),
-      ),
-    ),
-  );
+  const modal = scoreSheet({
+    title: `${t("scores.title")} · ${variantName(e.settings.variant)}`,
+    names: e.scores.totals.map((_, i) => name(i)),
+    rounds: e.scores.rounds,
+    totals: e.scores.totals,
+    linksHead: reviewHead(),
+    links: review,
+    close,
+  });
   document.body.append(modal);
   modal.querySelector<HTMLElement>("[data-testid=scores-close]")?.focus();
 }
