@@ -121,7 +121,15 @@ test("move log, row discarders, highlights and what a table joker stands for", a
   );
   const meld = await layFormation(page, [run[0], joker, run[2]]);
   const onTable = page.locator(`[data-testid=meld-${meld}] [data-tile="${joker}"]`);
-  assert.equal((await onTable.textContent()).trim(), "7♥★D"); // 7♥, the joker's star, the owner's mark
+  assert.equal((await onTable.textContent()).trim(), "7♥★"); // 7♥, the joker's star
+  // The owner's mark, drawn by the style sheet from its letter.
+  assert.equal(await onTable.locator(".own").getAttribute("data-initial"), "D");
+  assert.equal(
+    await onTable
+      .locator(".own")
+      .evaluate((el) => getComputedStyle(el, "::after").content.replaceAll('"', "")),
+    "D",
+  );
   assert.match(await onTable.getAttribute("aria-label"), /^joker, ține locul: 7 de cupă ♥$/);
   await shot(page, "joker-stands-desktop.png");
   await page.setViewportSize({ width: 360, height: 740 });
