@@ -54,11 +54,9 @@ async function meldsSeen(page) {
     const melds = [...area.querySelectorAll(".meld")];
     const hidden = melds.filter((m) => {
       const r = m.getBoundingClientRect();
+      // Cut off by more than a pixel (what the cue counts, render.ts meldsCue).
       return (
-        r.top < a.top - 0.5 ||
-        r.bottom > a.bottom + 0.5 ||
-        r.left < a.left - 0.5 ||
-        r.right > a.right + 0.5
+        r.top < a.top - 1 || r.bottom > a.bottom + 1 || r.left < a.left - 1 || r.right > a.right + 1
       );
     }).length;
     const shown = (sel) => {

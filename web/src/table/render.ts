@@ -860,10 +860,12 @@ export class TableView {
     };
     el.addEventListener("scroll", update, { passive: true });
     // The area's height changes without a redraw or a scroll too (the status line or the
-    // move log wrapping differently, the window turned): the cues follow.
+    // move log wrapping differently, the window turned), and so may a meld's (its tiles
+    // laid out again): the cues follow.
     this.cueWatch?.disconnect();
     this.cueWatch = typeof ResizeObserver === "function" ? new ResizeObserver(update) : null;
     this.cueWatch?.observe(el);
+    for (const m of el.querySelectorAll<HTMLElement>(".meld")) this.cueWatch?.observe(m);
     update();
   }
 
