@@ -326,6 +326,9 @@ function position(d: CoachDecision, faces: Faces): HTMLElement {
   );
 }
 
+/** A timeline mark's size (coach.css, .coach-mark). */
+const MARK_PX = 12;
+
 /** Marks of flagged decisions along a timeline of `last` steps; a click jumps there. */
 function marksEl(
   el: HTMLElement,
@@ -337,15 +340,24 @@ function marksEl(
 ): void {
   clear(el);
   el.hidden = flags.length === 0;
-  for (const d of flags) {
+  // Marks closer than a mark's width go on lanes below one another, so that each one can
+  // be tapped (none covers another).
+  const width = el.clientWidth || 320;
+  const laneEnds: number[] = [];
+  for (const d of [...flags].sort((a, b) => a.index - b.index)) {
     const step = d.index + 1;
+    const x = (width * step) / Math.max(1, last);
+    let lane = laneEnds.findIndex((end) => x >= end);
+    if (lane < 0) lane = laneEnds.push(0) - 1;
+    laneEnds[lane] = x + MARK_PX + 2;
+    el.style.height = `${laneEnds.length * (MARK_PX + 2)}px`;
     el.append(
       h("button", {
         type: "button",
         class: `coach-mark${step === current ? " here" : ""}`,
         "data-testid": `coach-mark-${d.index}`,
         "data-step": step,
-        style: { left: `${(100 * step) / Math.max(1, last)}%` },
+        style: { left: `${(100 * step) / Math.max(1, last)}%`, top: `${lane * (MARK_PX + 2)}px` },
         title: sentence(d, faces),
         "aria-label": `${t("coach.move", { n: step })} ${sentence(d, faces)}`,
         onclick: () => jump(d),
