@@ -46,7 +46,7 @@ TABLES = [(v, p, False) for v in FAMILY_A + FAMILY_B for p in (2, 3, 4)] + [
     (v, 2, True) for v in FAMILY_A
 ]
 
-SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 # ----------------------------------------------------------------- helpers
