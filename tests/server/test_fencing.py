@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -42,6 +42,8 @@ class Env:
     log: GameLog
     owner: PlayerInfo
     room_id: str
+    leases: list[Leases] = field(default_factory=list)
+    """The nodes a test made (:func:`_nodes`): their heartbeat connections go back at the end."""
 
 
 @pytest.fixture
@@ -51,15 +53,19 @@ async def env(settings: Settings) -> AsyncIterator[Env]:
     owner, _ = await IdentityService(db).create_player("Owner")
     rooms = RoomService(db, settings)
     room = await rooms.create_room(owner, RoomSettings(seats=2, fill_with_bots=True))
+    env = Env(db, rooms, GameLog(db), owner, room.id)
     try:
-        yield Env(db, rooms, GameLog(db), owner, room.id)
+        yield env
     finally:
+        for leases in env.leases:
+            await leases.close()
         await db.dispose()
 
 
 async def _nodes(env: Env, ttl: float = 30.0) -> tuple[Leases, Leases]:
     a = Leases(env.db, "node-a", "A", ttl)
     b = Leases(env.db, "node-b", "B", ttl)
+    env.leases += [a, b]
     await a.register()
     await b.register()
     return a, b
