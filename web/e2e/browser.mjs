@@ -36,6 +36,9 @@ export async function launch({ lobbyFolded = false, ...options } = {}) {
     ...DESKTOP,
     ...options,
   });
+  // An action or a wait given no limit of its own fails after two minutes, with its call
+  // log, rather than holding the test to its own (much longer) limit.
+  context.setDefaultTimeout(120_000);
   if (!lobbyFolded)
     await context.addInitScript(() => {
       try {

@@ -107,8 +107,7 @@ test("a replay's review fills in flagged decisions on the timeline, jumps to the
   await shot(ana, "coach-replay-desktop.png");
 
   // Stopped: the review ends after the decision it is valuing.
-  if (await ana.locator("[data-testid=coach-stop]").count()) {
-    await ana.click("[data-testid=coach-stop]");
+  if (await stopIfRunning(ana)) {
     await ana.waitForFunction(
       () =>
         /^(Oprit după|Gata)/.test(
@@ -157,6 +156,20 @@ async function practiceMatch(page, rounds) {
 }
 
 /** The player's turns played plainly until the round's summary shows. */
+/** Stops the review if it is still running; true when it was. The review may end between
+ * the look and the click (its panel is drawn again after each decision): then there is
+ * nothing to stop. */
+async function stopIfRunning(page) {
+  const stop = page.locator("[data-testid=coach-stop]");
+  if (!(await stop.count())) return false;
+  try {
+    await stop.click({ timeout: 10_000 });
+  } catch (err) {
+    if (await stop.count()) throw err; // still there, and not clickable
+  }
+  return true;
+}
+
 async function playToTheSummary(page, ms) {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -224,8 +237,7 @@ test("the practice on this device: a hint on the player's turn, the round's revi
     null,
     { timeout: 300_000 },
   );
-  if (await page.locator("[data-testid=coach-stop]").count())
-    await page.click("[data-testid=coach-stop]");
+  await stopIfRunning(page);
   await page.waitForFunction(
     () =>
       /^(Gata|Oprit)/.test(document.querySelector("[data-testid=coach-status]")?.textContent ?? ""),
@@ -427,8 +439,7 @@ test("a practice round is reviewed after a reload: from the header and from the 
   // The header's button reviews the same round (the last finished one).
   await page.click("[data-testid=coach-review]");
   await startReview(page, mine);
-  if (await page.locator("[data-testid=coach-stop]").count())
-    await page.click("[data-testid=coach-stop]");
+  await stopIfRunning(page);
   await page.click("[data-testid=coach-review-box-close]");
   assert.deepEqual(problems, []);
 });
