@@ -39,7 +39,7 @@ import math
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import server.bots.coach as coach
 from server.bots import HARD, NORMAL
 from server.bots.bot import NormalBot
-from server.bots.coach import CoachSettings, review
+from server.bots.coach import CoachSettings, Decision, review
 from server.bots.hard import HardBot
 from server.bots.rollout import play_out, sample_world
 from server.rules.errors import RuleError
@@ -86,22 +86,27 @@ def play(
     return state
 
 
+def review_seat0(
+    variant: str, players: int, original: RoundState, settings: CoachSettings
+) -> Iterator[Decision]:
+    """The coach's review of seat 0 in a finished round, on the CPU clock."""
+    return review(
+        variant,
+        players,
+        original.deal,
+        original.options,
+        original.log,
+        0,
+        time.process_time,
+        settings,
+    )
+
+
 def one_round(variant: str, players: int, d: int, budget: float) -> dict[str, Any]:
     original = play(variant, players, d)
     base = outcome(original)
     c0 = time.process_time()
-    found = list(
-        review(
-            variant,
-            players,
-            original.deal,
-            original.options,
-            original.log,
-            0,
-            time.process_time,
-            CoachSettings(budget=budget),
-        )
-    )
+    found = list(review_seat0(variant, players, original, CoachSettings(budget=budget)))
     cpu = time.process_time() - c0
     flags = []
     for f in (x for x in found if x.flagged):
@@ -188,17 +193,7 @@ def recorded_round(
     TRACE.clear()
     c0 = time.process_time()
     found = {
-        x.index: x
-        for x in review(
-            variant,
-            players,
-            original.deal,
-            original.options,
-            original.log,
-            0,
-            time.process_time,
-            replace(record, budget=budget),
-        )
+        x.index: x for x in review_seat0(variant, players, original, replace(record, budget=budget))
     }
     cpu = time.process_time() - c0
     decisions = []
