@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from server.errors import Code, ServerError, Throttled
@@ -57,6 +57,15 @@ STATUS: dict[Code | ErrorCode, int] = {
     Code.ROOM_UNREACHABLE: 503,
 }
 """The HTTP status of each code a request can be refused with; any other is 400."""
+
+
+def lost_connection(exc: DBAPIError) -> bool:
+    """Whether a database error is the connection's, not the statement's: the database
+    was not reached or its answer was lost (a refusal such as a broken constraint is an
+    :class:`~sqlalchemy.exc.IntegrityError` or another of DB-API's statement errors)."""
+    if exc.connection_invalidated or isinstance(exc, OperationalError):
+        return True
+    return type(exc) in (DBAPIError, InterfaceError)
 
 
 def status_of(code: Code | ErrorCode) -> int:
@@ -135,8 +144,12 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_database(request: Request, exc: Exception) -> JSONResponse:
         # SQLite still locked by other writers after its busy timeout, PostgreSQL gone or
-        # refusing connections, the pool out of connections: the client is told to come
-        # back, not handed an internal error.
+        # refusing connections, a connection lost in the middle of a transaction (PostgreSQL
+        # ends one left idle, server/storage/database.py), the pool out of connections: the
+        # client is told to come back, not handed an internal error. A statement the
+        # database ran and refused is the server's own fault and stays one.
+        if isinstance(exc, DBAPIError) and not lost_connection(exc):
+            raise exc
         log.warning(
             "request_database_unavailable",
             extra={"path": request.url.path, "error": type(exc).__name__},
@@ -152,4 +165,5 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ServerError, on_server_error)
     app.add_exception_handler(RequestValidationError, on_validation)
     app.add_exception_handler(OperationalError, on_database)
+    app.add_exception_handler(DBAPIError, on_database)
     app.add_exception_handler(PoolTimeout, on_database)

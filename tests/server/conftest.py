@@ -95,6 +95,14 @@ def redis_problem() -> str | None:
     return asyncio.run(_redis_probe())
 
 
+PG_TEST_LEASE: dict[str, Any] = {"lease_seconds": 30.0}
+"""The lease of the PostgreSQL fixtures' settings. PostgreSQL ends a transaction left idle
+for half the lease (server/storage/database.py); a test's process shares the machine's
+cores with the other workers and the browser tests, and a worker kept waiting for a core
+for the default's 3 s lost its transaction in the middle of a request. The tests of that
+timeout, of leases and of fencing set their own lease."""
+
+
 def base_settings(**overrides: Any) -> Settings:
     """Settings for a test: nothing taken from a developer's REMI_ environment by accident."""
     values: dict[str, Any] = {
@@ -185,7 +193,9 @@ async def empty_settings(
     if postgres_problem is not None:
         unavailable("PostgreSQL", postgres_problem)
     schema = f"t_{secrets.token_hex(6)}"
-    yield base_settings(data_dir=tmp_path, database_url=PG_URL, database_schema=schema)
+    yield base_settings(
+        data_dir=tmp_path, database_url=PG_URL, database_schema=schema, **PG_TEST_LEASE
+    )
     await _drop_schema(schema)
 
 
@@ -205,7 +215,9 @@ async def settings(
         unavailable("PostgreSQL", postgres_problem)
     template = request.getfixturevalue("postgres_template")
     schema = f"t_{secrets.token_hex(6)}"
-    settings = base_settings(data_dir=tmp_path, database_url=PG_URL, database_schema=schema)
+    settings = base_settings(
+        data_dir=tmp_path, database_url=PG_URL, database_schema=schema, **PG_TEST_LEASE
+    )
     if template is None:
         await migrate(settings)
     else:

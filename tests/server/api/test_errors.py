@@ -6,17 +6,21 @@ import asyncio
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from conftest import base_settings
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
-from server.api.errors import STATUS, install_error_handlers, status_of
+from server.api.errors import STATUS, install_error_handlers, lost_connection, status_of
 from server.app import create_app
 from server.errors import Code, ServerError
+from server.rooms.lobby.service import RoomService
 from server.rules.errors import ErrorCode
+from server.settings import Settings
 from server.storage import database
 from server.storage.database import sqlite_path
 
@@ -85,3 +89,49 @@ async def test_a_write_the_database_cannot_take_is_a_503_to_retry_and_loses_noth
                 "/api/me", headers={"Authorization": f"Bearer {made.json()['token']}"}
             )
             assert me.status_code == 200 and me.json()["display_name"] == "Ana", me.text
+
+
+@pytest.mark.parametrize(  # PostgreSQL only: SQLite ends no transaction left idle
+    "settings", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
+async def test_a_transaction_ended_by_postgresql_while_the_server_stalled_is_a_503(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL ends a transaction left idle for half the lease (server/storage/
+    database.py). A server stalled that long in the middle of a request (a process
+    starved of CPU, a long pause) then loses the connection at its next statement: the
+    request gets ``database_unavailable`` with ``Retry-After``, not an internal error,
+    nothing of it is stored, and the next request is served on a fresh connection."""
+    settings = settings.model_copy(update={"lease_seconds": 1.0})  # idle: 500 ms
+    view_in = RoomService.view_in
+    stalls = [0.8]
+
+    async def stalled(self: RoomService, *args: Any, **kwargs: Any) -> Any:
+        if stalls:
+            await asyncio.sleep(stalls.pop())  # inside create_room's transaction
+        return await view_in(self, *args, **kwargs)
+
+    monkeypatch.setattr(RoomService, "view_in", stalled)
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            token = (await client.post("/api/players", json={"display_name": "Ana"})).json()
+            bearer = {"Authorization": f"Bearer {token['token']}"}
+            refused = await client.post("/api/rooms", json={"seats": 2}, headers=bearer)
+            assert refused.status_code == 503, refused.text
+            assert refused.json()["code"] == "database_unavailable"
+            assert refused.headers["Retry-After"] == "1"
+            assert stalls == []
+            made = await client.post("/api/rooms", json={"seats": 2}, headers=bearer)
+            assert made.status_code == 201, made.text
+            mine = await client.get("/api/rooms", params={"limit": 200}, headers=bearer)
+            assert mine.status_code == 200
+
+
+def test_a_statement_the_database_refused_is_not_called_a_lost_connection() -> None:
+    refused = IntegrityError("INSERT", {}, Exception("duplicate key"))
+    assert not lost_connection(refused)
+    lost = DBAPIError("COMMIT", {}, Exception("closed"), connection_invalidated=True)
+    assert lost_connection(lost)
+    assert lost_connection(OperationalError("SELECT 1", {}, Exception("refused")))
