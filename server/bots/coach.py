@@ -31,9 +31,10 @@ progress and stop.
 >>> s = new_round("remi", players=2, seed="coach-doc")
 >>> _ = play_round(s, random.Random(3))
 >>> ticks = iter(range(10**6))
->>> out = list(review(s.variant.id, 2, s.deal, s.options, s.log, 0, lambda: next(ticks),
-...                   CoachSettings(budget=1e9, min_worlds=2, max_worlds=2)))
->>> len(out) == sum(1 for seat, _ in s.log if seat == 0)
+>>> decisions = review(s.variant.id, 2, s.deal, s.options, s.log, 0, lambda: next(ticks),
+...                    CoachSettings(budget=1e9, min_worlds=2, max_worlds=2))
+>>> first = next(decisions)  # one Decision per action of seat 0, in the log's order
+>>> (first.seat, first.index) == (0, next(i for i, (seat, _) in enumerate(s.log) if seat == 0))
 True
 """
 

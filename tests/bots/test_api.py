@@ -29,6 +29,7 @@ def test_levels() -> None:
         make_bot("expert")
 
 
+@pytest.mark.volume
 @pytest.mark.parametrize("variant", ["remi45", "etalat", "remi101"])
 def test_act_on_a_view_rebuilt_from_json(variant: str) -> None:
     """A bot needs nothing but the JSON view: it plays whole rounds from it."""
@@ -72,6 +73,7 @@ def test_act_refuses_when_not_its_turn() -> None:
         make_bot("easy").act(view_for(state, 1))
 
 
+@pytest.mark.volume
 @pytest.mark.parametrize("level", BOT_LEVELS)
 def test_deterministic_given_the_seed(level: str) -> None:
     for variant in ("remi51", "remi101-rising"):

@@ -79,6 +79,7 @@ def hidden_swap(state: RoundState, seat: int) -> Deal:
     raise AssertionError("no hidden tile to exchange")
 
 
+@pytest.mark.volume
 @pytest.mark.parametrize("variant", ["remi45", "remi101"])
 def test_the_review_reads_only_the_seat_view(variant: str) -> None:
     state = bot_round(variant, 3, f"coach/view/{variant}")
@@ -162,6 +163,7 @@ def test_hint_from_the_view() -> None:
         hint(view_for(state, 1 - state.turn))
 
 
+@pytest.mark.volume
 def test_a_known_mistake_is_flagged_and_good_moves_are_not() -> None:
     """Seat 0 plays the hard level's own policy, except at its third discard, where it
     throws the tile that policy wants to keep most (its lowest discard score: here a 2

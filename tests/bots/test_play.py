@@ -19,6 +19,7 @@ LINEUPS = [
 ]
 
 
+@pytest.mark.volume
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_no_illegal_action(variant: str) -> None:
     for r, levels in enumerate(LINEUPS):
@@ -31,6 +32,7 @@ def test_no_illegal_action(variant: str) -> None:
             assert bot.fallbacks == 0
 
 
+@pytest.mark.volume
 @pytest.mark.parametrize(
     "options",
     [

@@ -52,6 +52,7 @@ def _bot(level: str, seed: str) -> Bot:
     return make_bot(level, seed=seed, time_limit=None)
 
 
+@pytest.mark.volume
 @pytest.mark.parametrize("hard", ["hard", "hard_value"])
 @pytest.mark.parametrize("variant", ["remi45", "remi101"])
 def test_decision_ignores_hidden_tiles(variant: str, hard: str) -> None:

@@ -213,6 +213,7 @@ def outcome(parse: Any, data: Any) -> tuple[Any, ...]:
 # --------------------------------------------------------------------------- the tests
 
 
+@pytest.mark.volume
 @settings(max_examples=3000, deadline=None)
 @given(inputs)
 def test_parse_action_answers_as_before(data: Any) -> None:
@@ -303,6 +304,7 @@ def _json_only(data: Mapping[str, Any]) -> bool:
 typed_inputs = names.filter(lambda d: d in CLASSES).flatmap(_one_kind)
 
 
+@pytest.mark.volume
 @settings(max_examples=1000, deadline=None)
 @given(typed_inputs)
 def test_a_typed_action_is_checked_exactly_like_its_json(data: dict[str, Any]) -> None:

@@ -62,6 +62,7 @@ TABLES = [(v, n, False) for v in VARIANTS for n in (2, 3, 4)] + [
 ]
 
 
+@pytest.mark.volume
 @pytest.mark.parametrize(("variant", "players", "short"), TABLES)
 def test_shadow_verdicts_match_the_real_round(variant: str, players: int, short: bool) -> None:
     rng = random.Random(f"{variant}-{players}-{short}")
