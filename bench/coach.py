@@ -36,23 +36,18 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import random
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import server.bots.coach as coach
-from server.bots import HARD, NORMAL
+from server.bots import NORMAL
 from server.bots.bot import NormalBot
 from server.bots.coach import CoachSettings, Decision, review
-from server.bots.hard import HardBot
-from server.bots.rollout import play_out, sample_world
-from server.rules.errors import RuleError
 from server.rules.state import RoundState, new_round
 from server.rules.views import view_for
 
@@ -87,9 +82,14 @@ def play(
 
 
 def review_seat0(
-    variant: str, players: int, original: RoundState, settings: CoachSettings
+    variant: str,
+    players: int,
+    original: RoundState,
+    settings: CoachSettings,
+    trace: list[dict[str, Any]] | None = None,
 ) -> Iterator[Decision]:
-    """The coach's review of seat 0 in a finished round, on the CPU clock."""
+    """The coach's review of seat 0 in a finished round, on the CPU clock (``trace``:
+    :func:`server.bots.coach.value`'s record of every valued decision)."""
     return review(
         variant,
         players,
@@ -99,6 +99,7 @@ def review_seat0(
         0,
         time.process_time,
         settings,
+        trace=trace,
     )
 
 
@@ -132,72 +133,23 @@ def one_round(variant: str, players: int, d: int, budget: float) -> dict[str, An
 
 # ------------------------------------------------------------------ choosing a rule
 
-TRACE: list[dict[str, Any]] = []
-
-
-def traced_value(
-    view: Any,
-    picked: set[int],
-    cands: Sequence[dict[str, Any]],
-    judge_bot: HardBot,
-    clock: Any,
-    settings: CoachSettings,
-    seed: str,
-) -> list[list[float]]:
-    """:func:`server.bots.coach.value`, the same play-outs in the same order, that also
-    keeps (in ``TRACE``) every sampled deal's values aligned by candidate (``None`` where
-    the engine refused one) and the deal count at which the budget ran out, so that any
-    stricter flag rule can be applied to the record afterwards (:func:`flag_under`)."""
-    seat = view.seat if view.seat is not None else 0
-    rng = random.Random(seed)
-    params = judge_bot.policy_params
-    horizon = HARD.rollout_horizon
-    values: list[list[float]] = [[] for _ in cands]
-    table: list[list[float | None]] = []
-    spent: int | None = None
-    start = clock()
-    for n in range(settings.max_worlds):
-        if n >= settings.min_worlds and clock() - start >= settings.budget:
-            spent = n if spent is None else spent
-            if n >= settings.flag_worlds or not coach._in_sight(values, settings):
-                break
-        world = f"{rng.random():.17f}"
-        row: list[float | None] = []
-        for k, action in enumerate(cands):
-            state = sample_world(view, picked, random.Random(world))
-            try:
-                state.apply(seat, action)
-            except RuleError:
-                if k == 0:
-                    return []  # the player's own move: not judged on this view
-                row.append(None)
-                continue
-            v = play_out(
-                state, seat, lambda s: NormalBot(params, s), world, horizon, judge_bot.judge
-            )
-            values[k].append(v)
-            row.append(v)
-        table.append(row)
-    TRACE.append({"seed": seed, "cands": list(cands), "table": table, "spent": spent})
-    return values
-
 
 def recorded_round(
     variant: str, players: int, d: int, budget: float, record: CoachSettings
 ) -> dict[str, Any]:
     """:func:`one_round` under the permissive rule ``record``, keeping every valued
     decision's play-outs and the replayed gain of each of its candidates."""
-    coach.value = traced_value
     original = play(variant, players, d)
     base = outcome(original)
-    TRACE.clear()
+    trace: list[dict[str, Any]] = []
     c0 = time.process_time()
     found = {
-        x.index: x for x in review_seat0(variant, players, original, replace(record, budget=budget))
+        x.index: x
+        for x in review_seat0(variant, players, original, replace(record, budget=budget), trace)
     }
     cpu = time.process_time() - c0
     decisions = []
-    for t in TRACE:
+    for t in trace:
         index = int(t["seed"].rsplit("/", 1)[1])
         gains = [0.0] + [
             outcome(play(variant, players, d, (index, a))) - base for a in t["cands"][1:]
@@ -213,7 +165,7 @@ def recorded_round(
             }
         )
     flags = []  # the record rule's own flags, as one_round gives them
-    for dec, t in zip(decisions, TRACE, strict=True):
+    for dec, t in zip(decisions, trace, strict=True):
         x = found[dec["index"]]
         if x.flagged:
             k = t["cands"].index(x.best)

@@ -125,9 +125,12 @@ def review(
     clock: Clock,
     settings: CoachSettings | None = None,
     only: Container[int] | None = None,
+    trace: list[dict[str, Any]] | None = None,
 ) -> Iterator[Decision]:
     """Each decision of ``seat`` in the finished round (``only``: those at these places
-    of the log), valued from the seat's view."""
+    of the log), valued from the seat's view. ``trace``: a list that receives each valued
+    decision's sampled deals (:func:`value`), for a benchmark that judges other flag rules
+    on the same play-outs."""
     settings = settings or CoachSettings()
     finished_round(variant, players, deal, options, log)
     if not 0 <= seat < players:
@@ -139,7 +142,7 @@ def review(
         if who == seat:
             view = view_for(state, seat)
             if only is None or index in only:
-                yield _decide(view, policy, dict(action), index, clock, settings)
+                yield _decide(view, policy, dict(action), index, clock, settings, trace)
             else:
                 policy.memory.update(view)  # the row memory follows every decision
                 if action["do"] == "discard":
@@ -154,6 +157,7 @@ def _decide(
     index: int,
     clock: Clock,
     settings: CoachSettings,
+    trace: list[dict[str, Any]] | None = None,
 ) -> Decision:
     """The decision at ``view``: candidates, play-outs, the flag."""
     # The policy's own choice (it keeps the row memory, as a bot at the seat would).
@@ -181,7 +185,8 @@ def _decide(
     )
     if len(cands) < 2 or view.stock_count <= 0:
         return base
-    values = value(view, picked, cands, policy, clock, settings, f"coach/{seat}/{index}")
+    seed = f"coach/{seat}/{index}"
+    values = value(view, picked, cands, policy, clock, settings, seed, trace)
     if not values or len(values[0]) == 0:
         return base
     n = len(values[0])
@@ -257,24 +262,31 @@ def value(
     clock: Clock,
     settings: CoachSettings,
     seed: str,
+    trace: list[dict[str, Any]] | None = None,
 ) -> list[list[float]]:
     """Each candidate's play-out values on the same sampled deals, until the budget is
     spent (at least ``min_worlds`` deals). A candidate the engine refuses on a deal gets
-    no value there, so it is never the best."""
+    no value there, so it is never the best.
+
+    ``trace``: receives ``{"seed", "cands", "table", "spent"}``: each sampled deal's
+    values by candidate (``None`` where the engine refused one) and the deal count at
+    which the budget ran out (``None``: it never did), so that a stricter flag rule can
+    be applied to the same play-outs afterwards (bench/coach.py)."""
     seat = view.seat if view.seat is not None else 0
     rng = random.Random(seed)
     params = judge_bot.policy_params
     horizon = HARD.rollout_horizon
     values: list[list[float]] = [[] for _ in cands]
+    table: list[list[float | None]] = []
+    spent: int | None = None
     start = clock()
     for n in range(settings.max_worlds):
-        if (
-            n >= settings.min_worlds
-            and clock() - start >= settings.budget
-            and (n >= settings.flag_worlds or not _in_sight(values, settings))
-        ):
-            break
+        if n >= settings.min_worlds and clock() - start >= settings.budget:
+            spent = n if spent is None else spent
+            if n >= settings.flag_worlds or not _in_sight(values, settings):
+                break
         world = f"{rng.random():.17f}"
+        row: list[float | None] = []
         for k, action in enumerate(cands):
             state = sample_world(view, picked, random.Random(world))
             try:
@@ -282,12 +294,16 @@ def value(
             except RuleError:
                 if k == 0:
                     return []  # the player's own move: not judged on this view
+                row.append(None)
                 continue
-            values[k].append(
-                play_out(
-                    state, seat, lambda s: NormalBot(params, s), world, horizon, judge_bot.judge
-                )
+            v = play_out(
+                state, seat, lambda s: NormalBot(params, s), world, horizon, judge_bot.judge
             )
+            values[k].append(v)
+            row.append(v)
+        table.append(row)
+    if trace is not None:
+        trace.append({"seed": seed, "cands": list(cands), "table": table, "spent": spent})
     return values
 
 

@@ -213,3 +213,31 @@ def test_a_known_mistake_is_flagged_and_good_moves_are_not() -> None:
     assert "cost about" in flagged.text["en"] and "a costat cam" in flagged.text["ro"]
     assert len(good) >= 4 and not any(out[i].flagged for i in good[:4])
     assert sum(1 for i in good[:4] if out[i].worlds == 32) >= 2  # valued, not skipped
+
+
+def test_the_trace_holds_each_valued_decisions_play_outs() -> None:
+    """A benchmark's trace (bench/coach.py) records the play-outs the review judged by,
+    deal by deal, and asking for it changes nothing of the review."""
+    state = bot_round("remi", 2, "coach/trace")
+    only = set(seat_moves(state)[:2])
+    settings = CoachSettings(budget=1e9, min_worlds=3, max_worlds=3)
+
+    def run(trace: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+        return [
+            d.to_dict()
+            for d in review(
+                "remi", 2, state.deal, state.options, state.log, 0, ticks(), settings, only, trace
+            )
+        ]
+
+    trace: list[dict[str, Any]] = []
+    traced = run(trace)
+    assert traced == run(None)
+    valued = [d for d in traced if d["worlds"]]
+    assert valued and len(trace) == len(valued)
+    for d, t in zip(valued, trace, strict=True):
+        assert t["seed"] == f"coach/0/{d['index']}"
+        assert t["cands"][0] == d["played"] and len(t["cands"]) == d["candidates"]
+        assert len(t["table"]) == d["worlds"] == 3 and t["spent"] is None  # no clock ran out
+        played = [row[0] for row in t["table"]]
+        assert round(sum(played) / 3, 2) == d["values"][0]
