@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sqlite3
 from pathlib import Path
 
@@ -66,3 +68,37 @@ async def test_a_failed_statement_never_shows_its_parameters(settings: Settings)
         assert "hidden" in told
     finally:
         await db.dispose()
+
+
+SLOW_QUERY = (
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000000) "
+    "SELECT count(*) FROM n"
+)
+"""A statement SQLite takes seconds over: a task is cancelled while it runs."""
+
+
+async def test_a_query_cancelled_twice_leaves_no_task_behind(tmp_path: Path) -> None:
+    """A request cancelled in the middle of a statement, then cancelled again while the
+    connection is being closed (a server stopping, ``asyncio.run`` cancelling every task
+    at its end): no closing task is left waiting for ever. With aiosqlite 0.22 such a task
+    waited for a worker thread that had already stopped, and the event loop's end hung on
+    it (pyproject.toml pins aiosqlite below 0.22)."""
+    db = Database(base_settings(data_dir=tmp_path, database_url=""))
+    before = asyncio.all_tasks()
+
+    async def request() -> None:
+        async with db.engine.connect() as conn:
+            await conn.execute(text(SLOW_QUERY))
+
+    task = asyncio.create_task(request())
+    await asyncio.sleep(0.3)  # the statement runs
+    task.cancel()
+    await asyncio.sleep(0.05)  # the connection is being closed
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.wait_for(task, 30)
+    await db.dispose()
+    left = asyncio.all_tasks() - before - {asyncio.current_task()}
+    if left:
+        _, pending = await asyncio.wait(left, timeout=10)
+        assert not pending, f"tasks left waiting: {pending}"
