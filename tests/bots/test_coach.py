@@ -122,6 +122,25 @@ def seat_moves(state: RoundState, seat: int = 0) -> list[int]:
     return [i for i, (s, _) in enumerate(state.log) if s == seat]
 
 
+def test_review_json_gives_each_decision_as_json() -> None:
+    state = bot_round("remi", 2, "coach/trace")
+    data = {
+        "variant": "remi",
+        "players": 2,
+        "deal": state.deal.to_dict(),
+        "options": state.options.to_dict(),
+        "log": [[s, a] for s, a in state.log],
+    }
+    first = json.loads(next(review_json(json.dumps(data), 0, ticks(), budget=1.0)))
+    index = seat_moves(state)[0]
+    assert (first["index"], first["seat"]) == (index, 0)
+    then = new_round("remi", 2, "coach/trace")
+    for seat, action in state.log[:index]:
+        then.apply(seat, action)
+    assert first["hand"] == list(view_for(then, 0).hand)  # the seat's own tiles then
+
+
+@pytest.mark.volume
 def test_review_json_and_progress() -> None:
     state = bot_round("remi101", 2, "coach/json")
     data = {

@@ -94,6 +94,15 @@ test("two quick starts at once share a table; the match is rated and on the lead
     throw new Error("the match did not end");
   };
   await ended(ana);
+  // The ratings are settled just after the match ends: the board is opened once they are.
+  for (let i = 0; ; i += 1) {
+    const board = await ana.evaluate(async () =>
+      (await fetch("/api/leaderboards/rating/remi")).json(),
+    );
+    if (board.rows?.length === 2) break;
+    assert.ok(i < 120, `both players rated: ${JSON.stringify(board)}`);
+    await ana.waitForTimeout(500);
+  }
 
   await ana.goto(`${server.url}/#/`);
   await ana.click("[data-testid=nav-leaderboard]");
