@@ -5,7 +5,16 @@
 import assert from "node:assert/strict";
 import { test } from "./fixtures.mjs";
 import { DESKTOP, launch, PHONE } from "./browser.mjs";
-import { drag, plainTurn, read, shot, slotSel, startPractice, waitMyTurn } from "./play.mjs";
+import {
+  drag,
+  plainTurn,
+  read,
+  settled,
+  shot,
+  slotSel,
+  startPractice,
+  waitMyTurn,
+} from "./play.mjs";
 import { startServer } from "./server.mjs";
 
 export const PHONE_360 = {
@@ -166,6 +175,7 @@ for (const size of SIZES) {
       await page.waitForFunction(
         () => document.querySelector("[data-testid=melds-more-below]").hidden,
       );
+      await settled(page); // a meld's tiles may still glide in (up to 300 ms)
       const last = await page.evaluate(() => {
         const area = document.querySelector("[data-testid=melds]").getBoundingClientRect();
         const r = [...document.querySelectorAll("[data-testid=melds] .meld")]
