@@ -122,16 +122,22 @@ def seat_moves(state: RoundState, seat: int = 0) -> list[int]:
     return [i for i, (s, _) in enumerate(state.log) if s == seat]
 
 
+def round_json(state: RoundState) -> str:
+    """A finished round as the browser's worker hands it to the review."""
+    return json.dumps(
+        {
+            "variant": state.variant.id,
+            "players": state.players,
+            "deal": state.deal.to_dict(),
+            "options": state.options.to_dict(),
+            "log": [[s, a] for s, a in state.log],
+        }
+    )
+
+
 def test_review_json_gives_each_decision_as_json() -> None:
     state = bot_round("remi", 2, "coach/trace")
-    data = {
-        "variant": "remi",
-        "players": 2,
-        "deal": state.deal.to_dict(),
-        "options": state.options.to_dict(),
-        "log": [[s, a] for s, a in state.log],
-    }
-    first = json.loads(next(review_json(json.dumps(data), 0, ticks(), budget=1.0)))
+    first = json.loads(next(review_json(round_json(state), 0, ticks(), budget=1.0)))
     index = seat_moves(state)[0]
     assert (first["index"], first["seat"]) == (index, 0)
     then = new_round("remi", 2, "coach/trace")
@@ -143,14 +149,7 @@ def test_review_json_gives_each_decision_as_json() -> None:
 @pytest.mark.volume
 def test_review_json_and_progress() -> None:
     state = bot_round("remi101", 2, "coach/json")
-    data = {
-        "variant": "remi101",
-        "players": 2,
-        "deal": state.deal.to_dict(),
-        "options": state.options.to_dict(),
-        "log": [[s, a] for s, a in state.log],
-    }
-    out = [json.loads(x) for x in review_json(json.dumps(data), 1, ticks(), budget=1.0)]
+    out = [json.loads(x) for x in review_json(round_json(state), 1, ticks(), budget=1.0)]
     assert [d["index"] for d in out] == seat_moves(state, 1)
     assert all(d["seat"] == 1 and d["worlds"] <= 200 for d in out)
     # The clock bounds the work: it is read before each sampled deal once the minimum

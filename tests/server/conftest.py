@@ -98,9 +98,8 @@ def redis_problem() -> str | None:
 PG_TEST_LEASE: dict[str, Any] = {"lease_seconds": 30.0}
 """The lease of the PostgreSQL fixtures' settings. PostgreSQL ends a transaction left idle
 for half the lease (server/storage/database.py); a test's process shares the machine's
-cores with the other workers and the browser tests, and a worker kept waiting for a core
-for the default's 3 s lost its transaction in the middle of a request. The tests of that
-timeout, of leases and of fencing set their own lease."""
+cores with the other workers, and one kept waiting seconds for a core must keep its
+transaction. The tests of that timeout, of leases and of fencing set their own lease."""
 
 
 def base_settings(**overrides: Any) -> Settings:

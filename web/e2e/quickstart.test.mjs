@@ -19,7 +19,7 @@ test.beforeAll(async () => {
     REMI_QUICK_START_SEATS: "2",
     REMI_QUICK_START_ROUNDS: "1",
     // Long enough for a browser on a busy machine to draw the waiting room before the bots
-    // fill the table (with 1 s the table had started before the page showed it).
+    // fill the table and it starts.
     REMI_QUICK_START_WAIT_SECONDS: "6",
     REMI_TURN_TIME_SCALE: "0.03", // 60 s turns last 1.8 s: the seats time out, bots play them
     REMI_UNRESPONSIVE_AFTER_TIMEOUTS: "1",
